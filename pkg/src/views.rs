@@ -337,7 +337,8 @@ export interface IndexStats {
 
 /** Why a file was left out. */
 export type SkipReasonKind =
-  | "binary" | "not_utf8" | "too_large" | "unsafe_path" | "budget_exhausted" | "unreadable";
+  | "binary" | "not_utf8" | "too_large" | "unsafe_path" | "duplicate" | "symlink" | "special_file"
+  | "budget_exhausted" | "unreadable";
 
 /** A file left out of a repository, with the reason. */
 export interface SkippedFile {
