@@ -510,9 +510,13 @@ export type SyntaxCheck =
   | { ok: true; line: null; column: null; message: null; kind: null }
   | { ok: false; line: number; column: number; message: string; kind: string };
 
-/** What every thrown error looks like: `err instanceof Error`, `err.name === "AcrError"`. */
+/**
+ * What every thrown error looks like: `err instanceof Error`, `err.name === "AcrError"`. `TRAPPED`: the WebAssembly
+ * core stopped (out of memory, or a bug); objects made before cannot be used, new ones get a fresh core.
+ * `NOT_INITIALIZED`: `init()` has not run.
+ */
 export interface AcrError extends Error {
   name: "AcrError";
-  code: "BAD_ARCHIVE" | "REFUSED_FILES" | "BAD_INPUT" | "BAD_SEARCH" | "CONVERSION";
+  code: "BAD_ARCHIVE" | "REFUSED_FILES" | "BAD_INPUT" | "BAD_SEARCH" | "CONVERSION" | "TRAPPED" | "NOT_INITIALIZED";
 }
 "#;
