@@ -4,7 +4,7 @@
 // with a file loader) see `new URL("./acr_wasm_bg.wasm", import.meta.url)` and ship the file as an asset.
 import wasmInit, { initSync as wasmInitSync } from "./acr_wasm.js";
 
-export { Repo, applyEdits, checkSyntax, apis } from "./acr_wasm.js";
+export { Repo, applyEdits, checkSyntax, apis, parseCall } from "./acr_wasm.js";
 
 const wasmUrl = new URL("./acr_wasm_bg.wasm", import.meta.url);
 
