@@ -8,6 +8,7 @@
 //! | stage | module | what it does |
 //! |---|---|---|
 //! | load | [`repo`] | files in memory, from a map or a zip, with skipped files and reasons |
+//! | parse | [`python`] | tree-sitter-python behind one guard (comment runs blanked: the scanner is quadratic on them) |
 //! | index | [`index`] | tree-sitter-python tables of classes, methods, functions and base classes |
 //! | search | [`api`], [`call`], [`search`] | the table of the nine search APIs, one checked [`call::SearchCall`] value, and the answers with ACR's model-facing text |
 //! | protocol | [`prompt`], [`answers`], [`proxy`] | every request as a [`prompt::Prompt`]; every answer read into typed values; whether a search answer's deterministic reading stands or the proxy model rewrites it |
@@ -32,6 +33,7 @@ pub mod mcts;
 pub mod patch;
 pub mod prompt;
 pub mod proxy;
+pub mod python;
 pub mod repo;
 pub mod runner;
 pub mod search;
