@@ -41,7 +41,7 @@ web: setup
 	  dist/pkg/acr_web_bg.wasm -o dist/pkg/acr_web_bg.wasm; fi
 	node tools/glue-factory.mjs dist/pkg/acr_web.js dist/pkg/acr_web_instances.js
 	rm dist/pkg/acr_web.js
-	cp index.html web/style.css web/boot.js dist/
+	cp index.html web/style.css web/boot.js web/js/index-worker.mjs web/js/index-cache.mjs dist/
 	@echo "built dist/ ($$(stat -c %s dist/pkg/acr_web_bg.wasm) bytes of wasm)"
 
 ## The npm package in pkg/dist: release build, wasm-bindgen --target web, wasm-opt -Oz, the package's own files.

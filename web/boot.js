@@ -4,6 +4,11 @@
 // happened and starts a fresh instance from the already compiled module. Settings live in localStorage and the issue
 // text in sessionStorage, so they survive; the repository has to be loaded again, and the banner says so.
 import { createInstance, RetiredInstance } from "./pkg/acr_web_instances.js";
+import { indexCache } from "./index-cache.mjs";
+
+// The index cache (web/src/index_cache.rs) and the compiled module the indexing workers instantiate
+// (web/src/index_pool.rs).
+window.__acrIndexCache = indexCache;
 
 const WASM = new URL("./pkg/acr_web_bg.wasm", import.meta.url);
 let module;
@@ -61,6 +66,7 @@ window.acrMemoryBytes = () => current.__memoryBytes();
 
 try {
   module = await WebAssembly.compileStreaming(fetch(WASM));
+  window.__acrWasmModule = module;
   start();
 } catch (e) {
   document.body.insertAdjacentHTML("afterbegin",

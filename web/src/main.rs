@@ -5,6 +5,7 @@
 //! | [`app`] | the page layout, tabs, result view, theme |
 //! | [`state`] | shared state: loaded repository, tabs, explorer requests |
 //! | [`load`], [`load_view`], [`file_tree`] | reading a zip, indexing with progress, counts and the file tree |
+//! | [`index_pool`], [`index_worker`], [`index_cache`] | indexing in a pool of Web Workers; the index kept across reloads |
 //! | [`settings`], [`model`], [`transport`] | model settings, the demo model, chat completions over fetch |
 //! | [`runner_client`] | the optional reproducer runner over fetch |
 //! | [`run`], [`run_view`] | running the agent and its live transcript |
@@ -21,6 +22,9 @@ mod diff_view;
 mod explorer;
 mod file_tree;
 mod highlight;
+mod index_cache;
+mod index_pool;
+mod index_worker;
 mod load;
 mod load_view;
 mod mcts_view;
@@ -31,8 +35,14 @@ mod runner_client;
 mod settings;
 mod state;
 mod transport;
+mod worker;
 
 fn main() {
+    // The same module runs in the indexing workers (web/js/index-worker.mjs), which have no page to mount on.
+    if web_sys::window().is_none() {
+        std::panic::set_hook(Box::new(console_error_panic_hook::hook));
+        return;
+    }
     // A panic ends in a trap; the bootstrap (web/boot.js) then restarts the core and shows this message.
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
