@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Serves a folder over HTTP with the right type for .wasm. Usage: serve.py DIR [PORT] [--host HOST]."""
+"""Serves a folder over HTTP with the right type for .wasm. Usage: serve.py DIR [PORT] [--host HOST].
+
+Everything is served uncached except `pyodide/`, whose files are versioned by their folder or file name and are
+cached by the browser for good: a second visit does not download Python again."""
 import argparse
 import functools
 import http.server
@@ -10,7 +13,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                       ".wasm": "application/wasm", ".js": "text/javascript", ".mjs": "text/javascript"}
 
     def end_headers(self):
-        self.send_header("Cache-Control", "no-store")
+        immutable = self.path.startswith("/pyodide/")
+        self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-store")
         super().end_headers()
 
     def log_message(self, fmt, *args):  # keep test output quiet

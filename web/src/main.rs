@@ -6,7 +6,8 @@
 //! | [`state`] | shared state: loaded repository, tabs, explorer requests |
 //! | [`load`], [`load_view`], [`file_tree`] | reading a zip, indexing with progress, counts and the file tree |
 //! | [`settings`], [`model`], [`transport`] | model settings, the demo model, chat completions over fetch |
-//! | [`runner_client`] | the optional reproducer runner over fetch |
+//! | [`runners`], [`tab_runner`], [`python_view`] | where executions happen: Python in this tab (Pyodide, in a worker), or the runner server ([`runner_client`]) |
+//! | [`worker`] | module Web Workers with typed messages, deadlines and a warm spare |
 //! | [`run`], [`run_view`] | running the agent and its live transcript |
 //! | [`diff_view`], [`highlight`], [`code_view`] | diffs and code, numbered and coloured |
 //! | [`mcts_view`] | the MCTS tree |
@@ -25,12 +26,16 @@ mod load;
 mod load_view;
 mod mcts_view;
 mod model;
+mod python_view;
 mod run;
 mod run_view;
 mod runner_client;
+mod runners;
 mod settings;
 mod state;
+mod tab_runner;
 mod transport;
+mod worker;
 
 fn main() {
     // A panic leaves the page's state undefined: say so on the page instead of leaving it silently broken.
