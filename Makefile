@@ -57,6 +57,8 @@ pkg: setup
 	wasm-bindgen --target web --out-dir pkg/dist --out-name acr_wasm $(PKG_WASM)
 	$(WASM_OPT) -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-reference-types \
 	  pkg/dist/acr_wasm_bg.wasm -o pkg/dist/acr_wasm_bg.wasm
+	node tools/glue-factory.mjs pkg/dist/acr_wasm.js pkg/dist/acr_wasm_instances.js
+	rm pkg/dist/acr_wasm.js
 	cp pkg/package.json pkg/README.md pkg/index.js pkg/index.d.ts pkg/dist/
 	@echo "built pkg/dist: acr_wasm_bg.wasm $$(stat -c %s pkg/dist/acr_wasm_bg.wasm) B raw," \
 	  "$$(gzip -9 -c pkg/dist/acr_wasm_bg.wasm | wc -c) B gzip -9"
