@@ -22,11 +22,13 @@ export WASM_BINDGEN_TEST_TIMEOUT ?= 120
 play: web
 	python3 tools/serve.py dist $(PORT)
 
-## Benchmarks (figures, not tests): index, search, locate and patch natively; index in wasm against native.
-bench: pkg
+## Benchmarks (figures, not tests): index, search, locate and patch natively; index in wasm against native; Python
+## in the tab (cold start, warm run, pytest, bytes downloaded, second load from the cache).
+bench: pkg web
 	cargo build -q --release -p acr-cli
 	cargo bench -q -p acr-core
 	node tests/bench/index.mjs
+	cd tests && node bench/tab-python.mjs
 
 setup:
 	@bash tools/setup.sh

@@ -51,4 +51,11 @@ if [ "$have_all" = 0 ]; then
   python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.14 \
     --dest tests/wheels "${wheels[@]}"
 fi
+# 6. CPython with the same pytest, for the differential suite that compares the tab's Python with CPython
+#    (a virtual environment in tests/.venv, installed from tests/wheels with no network).
+if ! tests/.venv/bin/python3 -m pytest --version >/dev/null 2>&1; then
+  say "python3 -m venv tests/.venv (pytest from tests/wheels)"
+  python3 -m venv tests/.venv
+  tests/.venv/bin/python3 -m pip install -q --disable-pip-version-check --no-index --find-links tests/wheels pytest
+fi
 say "ready"

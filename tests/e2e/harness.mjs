@@ -133,13 +133,20 @@ export async function downloadText(page, selector) {
 /** The reproducer runner built by `make test-e2e`. */
 export const RUNNER = join(ROOT, "target", "debug", "acr-runner");
 
-/** Starts `acr-runner` on a free port allowing `origin`; resolves to { url, token, close }. */
-export async function serveRunner(origin) {
+/**
+ * Starts `acr-runner` on a free port allowing `origin`; resolves to { url, token, close }. With `python`, runs use
+ * that interpreter (through `--python` when the runner has it, else first on PATH).
+ */
+export async function serveRunner(origin, { python } = {}) {
   const token = "e2e-token-0123456789abcdefghijklmnop";
-  const child = spawn(RUNNER, ["--port", "0", "--origin", origin], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, ACR_RUNNER_TOKEN: token },
-  });
+  const args = ["--port", "0", "--origin", origin];
+  const env = { ...process.env, ACR_RUNNER_TOKEN: token };
+  if (python) {
+    const help = execFileSync(RUNNER, ["--help"], { encoding: "utf8" });
+    if (help.includes("--python")) args.push("--python", python);
+    else env.PATH = `${dirname(python)}:${env.PATH}`;
+  }
+  const child = spawn(RUNNER, args, { stdio: ["ignore", "pipe", "inherit"], env });
   const url = await new Promise((resolve, reject) => {
     let buf = "";
     child.stdout.on("data", (d) => {
@@ -192,6 +199,21 @@ export async function useRunner(page, kind) {
 /** Runs a `RunRequest` in the page's Python (the runner the agent uses); resolves to the `RunOutcome`. */
 export function runInTab(page, request) {
   return page.evaluate(async (r) => (await import("./pkg/acr_web.js")).runInTab(r), request);
+}
+
+/** CPython with pytest, made by tools/setup.sh for the differential suite. */
+export const CPYTHON = join(ROOT, "tests", ".venv", "bin", "python3");
+
+/** Sends a `RunRequest` to an `acr-runner` started by `serveRunner`; resolves to the `RunOutcome`. */
+export async function runOnServer(runner, request) {
+  const response = await fetch(`${runner.url}/run`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${runner.token}` },
+    body: JSON.stringify(request),
+  });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`acr-runner refused the request (${response.status}): ${body.error}`);
+  return body;
 }
 
 /** Wheels fetched by tools/setup.sh from the Python package registry (micropip, pytest and its dependencies). */

@@ -6,7 +6,7 @@
 //                   output_bytes, memory_bytes}
 //                  {kind: "run", id, files: {path: text}, argv: [...]}
 //   worker → page  {kind: "ready", id, python, pyodide, load_ms, installed: [{name, version, source}], failed: [...]}
-//                  {kind: "output", id, stdout, stderr}   (what a run printed so far, at most every 250 ms)
+//                  {kind: "output", id, stdout, stderr, truncated}   (what a run printed so far, every 250 ms)
 //                  {kind: "done", id, exit_code, stdout, stderr, truncated, missing_modules, heap_bytes}
 //                  {kind: "failed", id, message, cause}   (cause: "memory", "stack" or "error")
 //
@@ -135,7 +135,8 @@ function writer(which) {
       const now = performance.now();
       if (current !== null && now - lastOutput > OUTPUT_EVERY_MS) {
         lastOutput = now;
-        post({ kind: "output", id: current, stdout: stdout.text().text, stderr: stderr.text().text });
+        const [out, err] = [stdout.text(), stderr.text()];
+        post({ kind: "output", id: current, stdout: out.text, stderr: err.text, truncated: out.truncated || err.truncated });
       }
       return buffer.length;
     },

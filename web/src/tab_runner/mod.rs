@@ -168,7 +168,7 @@ impl TabRunner {
         let _turn = self.inner.one_at_a_time.lock().await;
         let python = self.python().await.map_err(RunError::Unavailable)?;
         let timeout_ms = f64::from(request.timeout_secs.clamp(1, MAX_TIMEOUT_SECS)) * 1000.0;
-        let mut so_far = (String::new(), String::new());
+        let mut so_far = (String::new(), String::new(), false);
         let started = browser::now();
         let answer = python
             .worker
@@ -176,19 +176,21 @@ impl TabRunner {
                 |id| Request::Run { id, files, argv },
                 Some(timeout_ms),
                 |progress| {
-                    if let Reply::Output { stdout, stderr, .. } = progress {
-                        so_far = (stdout, stderr);
+                    if let Reply::Output { stdout, stderr, truncated, .. } = progress {
+                        so_far = (stdout, stderr, truncated);
                     }
                 },
             )
             .await;
         let duration_ms = (browser::now() - started).max(0.0).round() as u64;
-        let killed = |stdout: String, stderr: String, timed_out: bool| RunOutcome {
+        // A run that ended without an exit code keeps what it printed until then, as the runner server does.
+        let killed = |(stdout, stderr, truncated): (String, String, bool), timed_out: bool| RunOutcome {
             exit_code: None,
             stdout,
             stderr,
             duration_ms,
             timed_out,
+            truncated,
             ..RunOutcome::default()
         };
         match answer {
@@ -199,32 +201,23 @@ impl TabRunner {
                 }
                 let mut stderr = stderr;
                 stderr.push_str(&notes(&missing_modules, grown && stderr.contains("MemoryError")));
-                Ok(RunOutcome {
-                    exit_code,
-                    stdout,
-                    stderr,
-                    duration_ms,
-                    truncated,
-                    ..RunOutcome::default()
-                })
+                Ok(RunOutcome { exit_code, stdout, stderr, duration_ms, truncated, ..RunOutcome::default() })
             }
             Ok(Reply::Failed { message, cause, .. }) => {
                 // Python broke down in the middle of the run, as a process that crashes: no exit code.
                 self.inner.warm.discard(&python);
-                let (stdout, mut stderr) = so_far;
-                stderr.push_str(&breakdown(cause, &message));
-                Ok(killed(stdout, stderr, false))
+                so_far.1.push_str(&breakdown(cause, &message));
+                Ok(killed(so_far, false))
             }
             Ok(other) => Err(RunError::Unavailable(format!("unexpected answer from the tab's Python: {other:?}"))),
             Err(WorkerError::TimedOut) => {
                 self.inner.warm.discard(&python);
-                Ok(killed(so_far.0, so_far.1, true))
+                Ok(killed(so_far, true))
             }
             Err(WorkerError::Crashed(message)) => {
                 self.inner.warm.discard(&python);
-                let (stdout, mut stderr) = so_far;
-                stderr.push_str(&breakdown(FailureCause::Error, &message));
-                Ok(killed(stdout, stderr, false))
+                so_far.1.push_str(&breakdown(FailureCause::Error, &message));
+                Ok(killed(so_far, false))
             }
             Err(e) => {
                 self.inner.warm.discard(&python);

@@ -85,6 +85,9 @@ pub enum Reply {
         stdout: String,
         /// Standard error so far (capped).
         stderr: String,
+        /// Whether either stream was cut so far.
+        #[serde(default)]
+        truncated: bool,
     },
     /// A run ended.
     Done {
