@@ -21,7 +21,12 @@ page.on("requestfinished", async (request) => {
   const sizes = await request.sizes().catch(() => null);
   traffic.push({ url: request.url(), bytes: sizes ? sizes.responseBodySize + sizes.responseHeadersSize : 0 });
 });
-const reproduce = { files: { ...demoFiles(), "reproducer.py": REPRODUCER }, command: "python3 reproducer.py", timeout_secs: 60 };
+const reproduce = {
+  files: { ...demoFiles(), "reproducer.py": REPRODUCER },
+  command: "python3 reproducer.py",
+  timeout_secs: 60,
+};
+const spareReady = () => page.evaluate(async () => (await import("./pkg/acr_web.js")).tabPythonReadiness()[1]);
 
 /** Loads the page and times its first execution; returns [ms, outcome, bytes by kind]. */
 async function coldStart(label) {
@@ -42,9 +47,7 @@ async function coldStart(label) {
 
 async function warmRuns(label, request, runs) {
   // Wait for the spare worker to finish starting, so it does not share the CPU with the measured runs.
-  for (let i = 0; i < 100 && !(await page.evaluate(async () => (await import("./pkg/acr_web.js")).tabPythonReadiness()[1])); i++) {
-    await page.waitForTimeout(100);
-  }
+  for (let i = 0; i < 100 && !(await spareReady()); i++) await page.waitForTimeout(100);
   const times = [];
   let last;
   for (let i = 0; i < runs; i++) {
@@ -52,7 +55,8 @@ async function warmRuns(label, request, runs) {
     last = await runInTab(page, request);
     times.push(Date.now() - started);
   }
-  console.log(`${label}: median ${median(times)} ms, min ${Math.min(...times)} ms, max ${Math.max(...times)} ms over ${runs} runs ` +
+  const [min, max] = [Math.min(...times), Math.max(...times)];
+  console.log(`${label}: median ${median(times)} ms, min ${min} ms, max ${max} ms over ${runs} runs ` +
     `(exit ${last.exit_code}; the runner's own duration ${last.duration_ms} ms)`);
 }
 
@@ -64,10 +68,10 @@ await coldStart("second page load, same browser");
 await page.click("details.runner summary");
 await page.setInputFiles("#wheels", pytestWheels());
 await page.waitForSelector(`#wheel-list li:nth-child(${pytestWheels().length})`);
-let started = Date.now();
+const installing = Date.now();
 await page.click("#start-python");
 await page.waitForSelector("#python-status .ok", { timeout: 180000 });
-console.log(`start with pytest's ${pytestWheels().length} wheels installed: ${Date.now() - started} ms`);
+console.log(`start with pytest's ${pytestWheels().length} wheels installed: ${Date.now() - installing} ms`);
 const pytest = { files: demoFiles(), command: "python3 -m pytest -q tests/test_cart.py", timeout_secs: 60 };
 await warmRuns("pytest run on the demo", pytest, Math.max(3, Math.floor(RUNS / 2)));
 

@@ -5,9 +5,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import {
-  ROOT, RUNNER, CPYTHON, serveDist, openBrowser, blockForeignRequests, serveRunner, runOnServer, runInTab,
+  RUNNER, CPYTHON, serveDist, openBrowser, blockForeignRequests, serveRunner, runOnServer, runInTab,
   pytestWheels, demoFiles, fixtureFiles,
 } from "./harness.mjs";
 import { CASES } from "../fixtures/differential/cases.mjs";
@@ -64,7 +63,8 @@ test("the tab's Python and CPython agree on every script's verdict", async (t) =
     rows.push({ c, tab, cpython, a, b, agree });
   }
   const width = Math.max(...CASES.map((c) => c.name.length));
-  const show = (v) => `exit ${v.exit_code ?? "none"}${v.reproduced ? ", reproduced" : ""}${v.timed_out ? ", timed out" : ""}${v.truncated ? ", cut" : ""}`;
+  const show = (v) => [`exit ${v.exit_code ?? "none"}`, v.reproduced && "reproduced", v.timed_out && "timed out",
+    v.truncated && "cut"].filter(Boolean).join(", ");
   console.log(`case${" ".repeat(width - 4)}  tab (Pyodide)                 CPython (acr-runner)`);
   for (const r of rows) {
     const mark = r.c.differs ? (r.agree ? "SAME?" : "differs as listed") : r.agree ? "" : "DISAGREE";
@@ -72,12 +72,16 @@ test("the tab's Python and CPython agree on every script's verdict", async (t) =
   }
   const checked = rows.filter((r) => !r.c.differs);
   const agreed = checked.filter((r) => r.agree).length;
-  console.log(`[differential] ${agreed}/${checked.length} scripts agree; ${rows.length - checked.length} known differences`);
+  const known = rows.length - checked.length;
+  console.log(`[differential] ${agreed}/${checked.length} scripts agree; ${known} known differences`);
   for (const r of checked.filter((r) => !r.agree)) {
-    console.log(`--- ${r.c.name}\ntab stderr:\n${r.tab.stderr.slice(-1500)}\nCPython stderr:\n${r.cpython.stderr.slice(-1500)}`);
+    console.log(`--- ${r.c.name}\ntab stderr:\n${r.tab.stderr.slice(-1500)}`);
+    console.log(`CPython stderr:\n${r.cpython.stderr.slice(-1500)}`);
   }
   assert.equal(agreed, checked.length, "every script's verdict agrees");
-  for (const r of rows.filter((r) => r.c.differs)) assert.ok(!r.agree, `${r.c.name} no longer differs (${r.c.differs})`);
+  for (const r of rows.filter((r) => r.c.differs)) {
+    assert.ok(!r.agree, `${r.c.name} no longer differs (${r.c.differs}): update the README's list`);
+  }
   assert.deepEqual(foreign, [], "nothing left the page");
   assert.deepEqual(errors, []);
 });

@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
-  ROOT, OUT, serveDist, openBrowser, blockForeignRequests, runInTab, useRunner, pytestWheels, servePackageIndex,
+  ROOT, OUT, serveDist, openBrowser, blockForeignRequests, runInTab, pytestWheels, servePackageIndex,
   demoFiles, serveModel, acrHas,
 } from "./harness.mjs";
 
@@ -66,10 +66,12 @@ test("ACR: the demo patch is validated by execution in the tab, offline, with no
   assert.match(rows[1], /reproducer on patch: exit 0 in \d+ ms\s*in this tab/);
   // The reproducer failed with the issue's numbers before the patch, as CPython reports it.
   await page.locator("#transcript .ev.run summary").first().click();
-  assert.match(await page.locator("#transcript .ev.run").first().textContent(), /AssertionError: expected 150 cents for three apples, got 50/);
+  const first = await page.locator("#transcript .ev.run").first().textContent();
+  assert.match(first, /AssertionError: expected 150 cents for three apples, got 50/);
   assert.match(await page.textContent("#transcript .ev.review"), /patch accepted, test accepted/);
   await page.click("details.runner summary");
   assert.match(await page.textContent("#python-status"), /Python 3\.14\.\d+ \(Pyodide 314\.0\.7\) ready/);
+  await page.screenshot({ path: join(OUT, "tab-run.png"), fullPage: true });
   await page.click("#tab-result");
   await page.locator(".tabs-card").evaluate((e) => e.scrollIntoView({ block: "start" }));
   await page.screenshot({ path: join(OUT, "tab-validated.png") });
@@ -250,7 +252,8 @@ test("requirements install with micropip from a package index", async () => {
     await page.waitForSelector("#python-status .ok", { timeout: 180000 });
     assert.match(await page.textContent("#python-installed"), /pytest 9\.0\.2/);
     assert.equal(await page.locator("#python-not-installed").count(), 0);
-    const run = await runInTab(page, { files: demoFiles(), patch: DEMO_PATCH, command: "python3 -m pytest -q", timeout_secs: 60 });
+    const request = { files: demoFiles(), patch: DEMO_PATCH, command: "python3 -m pytest -q", timeout_secs: 60 };
+    const run = await runInTab(page, request);
     assert.equal(run.exit_code, 0, run.stdout + run.stderr);
     assert.ok(seen.some((u) => u.startsWith(`${index.origin}/files/pytest-9.0.2`)), seen.join("\n"));
   } finally {

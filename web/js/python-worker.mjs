@@ -5,7 +5,7 @@
 //   page → worker  {kind: "setup", id, packages: {wheels: [{name, bytes}], requirements: [...], index_url},
 //                   output_bytes, memory_bytes}
 //                  {kind: "run", id, files: {path: text}, argv: [...]}
-//   worker → page  {kind: "ready", id, python, pyodide, load_ms, installed: [{name, version, source}], failed: [...]}
+//   worker → page  {kind: "ready", id, python, pyodide, installed: [{name, version, source}], failed: [...]}
 //                  {kind: "output", id, stdout, stderr, truncated}   (what a run printed so far, every 250 ms)
 //                  {kind: "done", id, exit_code, stdout, stderr, truncated, missing_modules, heap_bytes}
 //                  {kind: "failed", id, message, cause}   (cause: "memory", "stack" or "error")
@@ -67,7 +67,7 @@ Object.defineProperty(WebAssembly.Memory.prototype, "grow", {
 });
 
 let py = null; // the Pyodide instance
-let harness = null; // the Python side (python_run.py), as a dict of its functions
+let harness = null; // the Python side (python_run.py): its functions, taken once so that no run can swap them
 let stdout = null; // Capped
 let stderr = null; // Capped
 let current = null; // id of the run in progress
@@ -109,7 +109,7 @@ class Capped {
     const cut = this.total - this.headLen - Math.min(this.tailLen, this.tailCap);
     let tail = concat(this.tail, this.tailLen);
     if (tail.length > this.tailCap) tail = tail.subarray(tail.length - this.tailCap);
-    const marker = cut > 0 ? new TextEncoder().encode(`\n[... ${cut} bytes cut by the runner ...]\n`) : new Uint8Array();
+    const marker = new TextEncoder().encode(cut > 0 ? `\n[... ${cut} bytes cut by the runner ...]\n` : "");
     const all = concat([concat(this.head, this.headLen), marker, tail]);
     return { text: new TextDecoder().decode(all), truncated: cut > 0 };
   }
@@ -136,7 +136,8 @@ function writer(which) {
       if (current !== null && now - lastOutput > OUTPUT_EVERY_MS) {
         lastOutput = now;
         const [out, err] = [stdout.text(), stderr.text()];
-        post({ kind: "output", id: current, stdout: out.text, stderr: err.text, truncated: out.truncated || err.truncated });
+        const truncated = out.truncated || err.truncated;
+        post({ kind: "output", id: current, stdout: out.text, stderr: err.text, truncated });
       }
       return buffer.length;
     },
@@ -144,7 +145,6 @@ function writer(which) {
 }
 
 async function setup(message) {
-  const started = performance.now();
   outputLimit = message.output_bytes || outputLimit;
   memoryLimit = message.memory_bytes || memoryLimit;
   const { loadPyodide } = await import(PYODIDE_URL);
@@ -155,17 +155,22 @@ async function setup(message) {
   const source = await (await realFetch(HARNESS_URL)).text();
   const namespace = py.globals.get("dict")();
   py.runPython(source, { globals: namespace, filename: "<acr-tab>" });
-  harness = namespace;
-  const packages = message.packages ?? {};
-  const report = await installPackages(packages);
-  harness.get("baseline")();
+  const take = (name) => namespace.get(name);
+  harness = {
+    install: take("install"),
+    baseline: take("baseline"),
+    reset: take("reset"),
+    run: take("run"),
+    missing: take("missing_modules"),
+  };
+  const report = await installPackages(message.packages ?? {});
+  harness.baseline();
   lockDown();
   return {
     kind: "ready",
     id: message.id,
     python: py.runPython("import sys; sys.version.split()[0]"),
     pyodide: py.version,
-    load_ms: Math.round(performance.now() - started),
     ...report,
   };
 }
@@ -175,18 +180,19 @@ async function installPackages({ wheels = [], requirements = [], index_url: inde
   stdout = new Capped(outputLimit);
   stderr = new Capped(outputLimit);
   py.FS.mkdirTree("/tmp/acr-wheels");
-  for (const wheel of wheels) py.FS.writeFile(`/tmp/acr-wheels/${wheel.name}`, wheel.bytes);
+  for (const wheel of wheels) py.FS.writeFile(`/tmp/acr-wheels/${wheel.name.replace(/[/\\]/g, "_")}`, wheel.bytes);
   let micropipPath = "";
   if (requirements.length > 0) {
     try {
       const bytes = new Uint8Array(await (await realFetch(MICROPIP_URL)).arrayBuffer());
       py.FS.writeFile("/tmp/acr-micropip.whl", bytes);
       micropipPath = "/tmp/acr-micropip.whl";
-    } catch (e) {
-      micropipPath = "";
+    } catch {
+      micropipPath = ""; // the harness reports every requirement as not installed, with why
     }
   }
-  const result = await harness.get("install")(py.toPy(wheels.map((w) => w.name)), py.toPy(requirements), indexUrl, micropipPath);
+  const names = wheels.map((w) => w.name.replace(/[/\\]/g, "_"));
+  const result = await harness.install(py.toPy(names), py.toPy(requirements), indexUrl, micropipPath);
   const report = result.toJs({ dict_converter: Object.fromEntries });
   result.destroy();
   return report;
@@ -208,7 +214,8 @@ function lockDown() {
   const stand = door("building a function from a string");
   stand.prototype = Function.prototype;
   for (const f of [function () {}, async function () {}, function* () {}, async function* () {}]) {
-    Object.defineProperty(Object.getPrototypeOf(f), "constructor", { value: undefined, writable: false, configurable: false });
+    const gone = { value: undefined, writable: false, configurable: false };
+    Object.defineProperty(Object.getPrototypeOf(f), "constructor", gone);
   }
   pin(self, "Function", stand);
   // Timers that take a string evaluate it.
@@ -248,17 +255,17 @@ async function run(message) {
   lastOutput = performance.now();
   let exitCode;
   try {
-    harness.get("reset")();
+    harness.reset();
     writeTree(message.files);
     // callPromising lets the run block on asyncio (run_until_complete) through JavaScript promise integration.
-    const runner = harness.get("run");
-    exitCode = await (runner.callPromising ? runner.callPromising(py.toPy(message.argv)) : runner(py.toPy(message.argv)));
+    const argv = py.toPy(message.argv);
+    exitCode = await (harness.run.callPromising ? harness.run.callPromising(argv) : harness.run(argv));
   } finally {
     current = null;
   }
   const out = stdout.text();
   const err = stderr.text();
-  const missing = harness.get("missing_modules")(`${out.text}\n${err.text}`);
+  const missing = harness.missing(`${out.text}\n${err.text}`);
   const missingModules = missing.toJs().map(([name, kind]) => ({ name, kind }));
   missing.destroy();
   return {

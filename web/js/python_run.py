@@ -158,8 +158,6 @@ def baseline():
     _base["displayhook"] = sys.displayhook
     _base["recursion"] = sys.getrecursionlimit()
     _base["filters"] = list(warnings.filters)
-    _base["stdout"] = sys.stdout
-    _base["stderr"] = sys.stderr
     _base["stdin"] = sys.stdin
 
 

@@ -31,6 +31,9 @@ impl Packages {
 
 /// A dropped file as a wheel, or why it is not one.
 pub fn wheel(name: &str, bytes: Vec<u8>) -> Result<WheelFile, String> {
+    if name.contains(['/', '\\']) {
+        return Err(format!("{name} is not a file name"));
+    }
     let parts: Vec<&str> = name.strip_suffix(".whl").map(|n| n.split('-').collect()).unwrap_or_default();
     if parts.len() < 5 {
         return Err(format!("{name} is not a wheel (expected name-version-python-abi-platform.whl)"));
@@ -279,6 +282,7 @@ click = "^8.0"
         let linux = wheel("numpy-2.0-cp314-cp314-manylinux_2_17_x86_64.whl", b"PK".to_vec()).unwrap_err();
         assert!(linux.contains("manylinux_2_17_x86_64"), "{linux}");
         assert!(wheel("notes.txt", b"PK".to_vec()).is_err());
+        assert!(wheel("../x-1-py3-none-any.whl", b"PK".to_vec()).is_err());
         assert!(wheel("x-1-py3-none-any.whl", b"not a zip".to_vec()).unwrap_err().contains("not a zip"));
     }
 }

@@ -70,8 +70,6 @@ pub enum Reply {
         python: String,
         /// The Pyodide version.
         pyodide: String,
-        /// Milliseconds the set-up took in the worker.
-        load_ms: f64,
         /// Every package installed, with where it came from.
         installed: Vec<Installed>,
         /// The requirements and wheels that could not be installed, with why.
