@@ -9,6 +9,7 @@ import {
   ROOT, OUT, serveDist, openBrowser, blockForeignRequests, runInTab, pytestWheels, servePackageIndex,
   demoFiles, serveModel, acrHas,
 } from "./harness.mjs";
+import { DEMO_FIX } from "../fixtures/differential/cases.mjs";
 
 let server, browser, origin, foreign;
 before(async () => {
@@ -23,14 +24,6 @@ after(async () => {
 });
 
 const FIX = "total += item.price_cents * units";
-const DEMO_PATCH = `--- a/inventory/cart.py
-+++ b/inventory/cart.py
-@@ -26,3 +26,3 @@
-         for item, units in self.lines.items():
--            total += item.price_cents
-+            total += item.price_cents * units
-         if discount is not None:
-`;
 
 async function loadDemo(page) {
   await page.goto(server.url);
@@ -232,7 +225,7 @@ test("pytest runs from dropped wheels, offline", async () => {
   assert.equal(failing.exit_code, 1, failing.stdout + failing.stderr);
   assert.match(failing.stdout, /1 failed/);
   assert.match(failing.stdout, /assert 50 == 150/);
-  const passing = await python({ files, patch: DEMO_PATCH, command: "pytest -q tests", timeout_secs: 60 });
+  const passing = await python({ files, patch: DEMO_FIX, command: "pytest -q tests", timeout_secs: 60 });
   assert.equal(passing.exit_code, 0, passing.stdout + passing.stderr);
   assert.match(passing.stdout, /1 passed/);
   assert.deepEqual(errors, []);
@@ -252,7 +245,7 @@ test("requirements install with micropip from a package index", async () => {
     await page.waitForSelector("#python-status .ok", { timeout: 180000 });
     assert.match(await page.textContent("#python-installed"), /pytest 9\.0\.2/);
     assert.equal(await page.locator("#python-not-installed").count(), 0);
-    const request = { files: demoFiles(), patch: DEMO_PATCH, command: "python3 -m pytest -q", timeout_secs: 60 };
+    const request = { files: demoFiles(), patch: DEMO_FIX, command: "python3 -m pytest -q", timeout_secs: 60 };
     const run = await runInTab(page, request);
     assert.equal(run.exit_code, 0, run.stdout + run.stderr);
     assert.ok(seen.some((u) => u.startsWith(`${index.origin}/files/pytest-9.0.2`)), seen.join("\n"));

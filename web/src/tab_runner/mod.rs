@@ -185,7 +185,6 @@ impl TabRunner {
         let duration_ms = (browser::now() - started).max(0.0).round() as u64;
         // A run that ended without an exit code keeps what it printed until then, as the runner server does.
         let killed = |(stdout, stderr, truncated): (String, String, bool), timed_out: bool| RunOutcome {
-            exit_code: None,
             stdout,
             stderr,
             duration_ms,
