@@ -22,12 +22,15 @@ export WASM_BINDGEN_TEST_TIMEOUT ?= 120
 play: web
 	python3 tools/serve.py dist $(PORT)
 
-## Benchmarks (figures, not tests): index, search, locate and patch natively; index in wasm against native; Python
-## in the tab (cold start, warm run, pytest, bytes downloaded, second load from the cache).
-bench: pkg web
+## Benchmarks (figures, not tests): index, search, locate and patch natively; index in wasm against native; hostile
+## sources natively (time, peak heap) and the largest accepted zip in the tab (time, wasm memory); Python in the tab
+## (cold start, warm run, pytest, bytes downloaded, second load from the cache).
+bench: pkg
 	cargo build -q --release -p acr-cli
 	cargo bench -q -p acr-core
 	node tests/bench/index.mjs
+	$(MAKE) web
+	node tests/bench/tab_load.mjs
 	cd tests && node bench/tab-python.mjs
 
 setup:
@@ -41,7 +44,9 @@ web: setup
 	wasm-bindgen --target web --no-typescript --out-dir dist/pkg --out-name acr_web $(WEB_WASM)
 	if [ -x $(WASM_OPT) ]; then $(WASM_OPT) -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
 	  dist/pkg/acr_web_bg.wasm -o dist/pkg/acr_web_bg.wasm; fi
-	cp index.html web/style.css web/js/python-worker.mjs web/js/python_run.py dist/
+	node tools/glue-factory.mjs dist/pkg/acr_web.js dist/pkg/acr_web_instances.js
+	rm dist/pkg/acr_web.js
+	cp index.html web/style.css web/boot.js web/js/python-worker.mjs web/js/python_run.py dist/
 	@grep -q '"version": "$(PYODIDE_VERSION)"' tests/node_modules/pyodide/package.json || \
 	  { echo "tests/node_modules/pyodide is not $(PYODIDE_VERSION) (run make setup)"; exit 1; }
 	@grep -q 'PYODIDE_VERSION = "$(PYODIDE_VERSION)"' web/js/python-worker.mjs || \

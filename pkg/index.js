@@ -117,6 +117,7 @@ function guard(gen, fn) {
       // Detach every object of the dead instance from its finaliser, so none calls into it again.
       for (const ref of gen.objects) ref.deref()?.__destroy_into_raw();
       gen.objects.clear();
+      gen.core.__retire();
     }
     throw trappedError(e);
   }

@@ -312,6 +312,34 @@ impl Repo {
     }
 }
 
+/// What an archive's directory says about it, read without unpacking anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ArchiveSummary {
+    /// Entries that are files (folders not counted).
+    pub files: usize,
+    /// Their total size once unpacked, as the directory declares it (a hostile archive can lie; loading still
+    /// counts the bytes it actually gets).
+    pub declared_bytes: u64,
+}
+
+/// Reads a zip archive's directory: how many files it holds and how large they say they are unpacked. Use it to
+/// refuse an archive that cannot fit before spending time unpacking it.
+#[cfg(feature = "zip")]
+pub fn archive_summary(bytes: &[u8]) -> Result<ArchiveSummary, RepoError> {
+    let mut archive =
+        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| RepoError::BadArchive(e.to_string()))?;
+    let mut summary = ArchiveSummary { files: 0, declared_bytes: 0 };
+    for i in 0..archive.len() {
+        if let Ok(entry) = archive.by_index_raw(i)
+            && !entry.is_dir()
+        {
+            summary.files += 1;
+            summary.declared_bytes = summary.declared_bytes.saturating_add(entry.size());
+        }
+    }
+    Ok(summary)
+}
+
 /// Whether a path names a test file as AutoCodeRover defines it: a component equal to `test` or `tests`, or a file
 /// name that starts with `test_` or ends with `_test.py`.
 pub fn is_test_file(path: &str) -> bool {
@@ -450,6 +478,24 @@ mod tests {
         assert_eq!(common_root(["r/a.py", "r/b/c.py"].into_iter()), "r/");
         assert_eq!(common_root(["r/a.py", "s/b.py"].into_iter()), "");
         assert_eq!(common_root(["a.py", "r/b.py"].into_iter()), "");
+    }
+
+    #[cfg(feature = "zip")]
+    #[test]
+    fn the_archive_summary_reads_declared_sizes_without_unpacking() {
+        use std::io::Write;
+        let mut buf = std::io::Cursor::new(Vec::new());
+        let mut zip = zip::ZipWriter::new(&mut buf);
+        let options = zip::write::SimpleFileOptions::default();
+        zip.add_directory("r/", options).unwrap();
+        for name in ["r/a.py", "r/b.py"] {
+            zip.start_file(name, options).unwrap();
+            zip.write_all(&[b'x'; 1000]).unwrap();
+        }
+        zip.finish().unwrap();
+        let summary = archive_summary(buf.get_ref()).unwrap();
+        assert_eq!(summary, ArchiveSummary { files: 2, declared_bytes: 2000 });
+        assert!(archive_summary(b"not a zip").is_err());
     }
 
     #[cfg(feature = "zip")]

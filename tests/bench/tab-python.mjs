@@ -26,7 +26,7 @@ const reproduce = {
   command: "python3 reproducer.py",
   timeout_secs: 60,
 };
-const spareReady = () => page.evaluate(async () => (await import("./pkg/acr_web.js")).tabPythonReadiness()[1]);
+const spareReady = () => page.evaluate(() => window.acrTabPythonReadiness()[1]);
 
 /** Loads the page and times its first execution; returns [ms, outcome, bytes by kind]. */
 async function coldStart(label) {

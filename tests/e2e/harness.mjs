@@ -198,7 +198,7 @@ export async function useRunner(page, kind) {
 
 /** Runs a `RunRequest` in the page's Python (the runner the agent uses); resolves to the `RunOutcome`. */
 export function runInTab(page, request) {
-  return page.evaluate(async (r) => (await import("./pkg/acr_web.js")).runInTab(r), request);
+  return page.evaluate((r) => window.acrRunInTab(r), request);
 }
 
 /** CPython with pytest, made by tools/setup.sh for the differential suite. */

@@ -1,5 +1,6 @@
 // Hostile inputs shared by the Node (package) and browser (playground) suites. Each builder makes what an attacker
 // could publish; the tests check the faces survive it.
+import { execFileSync } from "node:child_process";
 import { zipEntries } from "../e2e/harness.mjs";
 
 /**
@@ -26,4 +27,20 @@ export function forgedPathZip() {
     [`r/${FORGED_PATH}`]: "y = 2\n",
     "r/sub\\evil.py": "z = 3\n",
   });
+}
+
+/**
+ * A zip whose directory declares more unpacked bytes than the tab holds (300 files of 4 MiB, 1.2 GiB), a megabyte
+ * or so on disk: it must be refused before anything is unpacked.
+ */
+export function oversizedZip(files = 300) {
+  return execFileSync("python3", ["-c", `
+import io, sys, zipfile
+buf = io.BytesIO()
+text = b"a" * (4 << 20)
+with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+    for i in range(${files}):
+        z.writestr(f"big/data{i}.py", text)
+sys.stdout.buffer.write(buf.getvalue())
+`], { maxBuffer: 64 << 20 });
 }
