@@ -270,3 +270,25 @@ test("a run that exhausts memory ends with MemoryError, and the page keeps worki
   assert.ok(await page.isVisible("#stats"));
   assert.deepEqual(errors, []);
 });
+
+test("when the core traps and restarts, its Python workers are stopped with it", async () => {
+  const page = await browser.ctx.newPage();
+  try {
+    await loadDemo(page);
+    await runInTab(page, { files: { "ok.py": "print(1)\n" }, command: "python3 ok.py", timeout_secs: 30 });
+    // A run in progress: its worker would spin on if nobody terminated it (the old core's timers cannot).
+    page.evaluate(() => window.acrRunInTab({ files: { "loop.py": "while True: pass\n" }, command: "python3 loop.py",
+      timeout_secs: 600 })).catch(() => {});
+    assert.ok(page.workers().length >= 1);
+    await page.evaluate(() => { location.hash = "acr-test-trap=index"; });
+    await page.click("#demo-button");
+    await page.waitForSelector("#core-restarted", { timeout: 20000 });
+    for (let i = 0; i < 50 && page.workers().length > 0; i++) await page.waitForTimeout(100);
+    assert.equal(page.workers().length, 0, "the old core's workers are gone");
+    // The new core starts its own Python.
+    const after = await runInTab(page, { files: { "ok.py": "print(2)\n" }, command: "python3 ok.py", timeout_secs: 30 });
+    assert.equal(after.stdout, "2\n");
+  } finally {
+    await page.close();
+  }
+});

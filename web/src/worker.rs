@@ -8,6 +8,9 @@
 //!   (after a timeout, a crash, or because it grew too large) does not wait for a slow start-up.
 //!
 //! Messages cross as plain JavaScript objects (`serde-wasm-bindgen`, maps as objects, bytes as `Uint8Array`).
+//!
+//! Every started worker is also listed in the page's `window.__acrWorkers` set (made by `web/boot.js`), so that when
+//! the core traps and is restarted, its workers are terminated with it instead of running on unowned.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -120,6 +123,7 @@ impl<Req: Serialize, Rep: Reply> ModuleWorker<Req, Rep> {
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        registry_call("add", &worker);
         Ok(ModuleWorker {
             worker,
             inbox,
@@ -216,6 +220,7 @@ impl<Req: Serialize, Rep: Reply> ModuleWorker<Req, Rep> {
             self.worker.terminate();
             self.worker.set_onmessage(None);
             self.worker.set_onerror(None);
+            registry_call("delete", &self.worker);
         }
     }
 }
@@ -224,7 +229,17 @@ impl<Req, Rep> Drop for ModuleWorker<Req, Rep> {
     fn drop(&mut self) {
         if self.alive.replace(false) {
             self.worker.terminate();
+            registry_call("delete", &self.worker);
         }
+    }
+}
+
+/// Adds a worker to, or deletes it from, the page's `window.__acrWorkers` set, when the page has one.
+fn registry_call(method: &str, worker: &web_sys::Worker) {
+    let Some(window) = web_sys::window() else { return };
+    let Ok(set) = js_sys::Reflect::get(&window, &"__acrWorkers".into()) else { return };
+    if let Ok(f) = js_sys::Reflect::get(&set, &method.into()).and_then(|f| f.dyn_into::<js_sys::Function>()) {
+        let _ = f.call1(&set, worker);
     }
 }
 
