@@ -82,6 +82,13 @@ test("the tab's Python and CPython agree on every script's verdict", async (t) =
   for (const r of rows.filter((r) => r.c.differs)) {
     assert.ok(!r.agree, `${r.c.name} no longer differs (${r.c.differs}): update the README's list`);
   }
+  // Commands with nothing to run are refused by both, so the agent reports a refusal rather than an exit code.
+  for (const command of ["", "   ", "python3 'r.py"]) {
+    const request = { files: REPOS.demo, patch: "", command, timeout_secs: 5 };
+    await assert.rejects(runInTab(page, request), /refused the request: bad command/, `tab: ${JSON.stringify(command)}`);
+    await assert.rejects(runOnServer(runner, request), /refused the request \(400\): bad command/,
+      `CPython: ${JSON.stringify(command)}`);
+  }
   assert.deepEqual(foreign, [], "nothing left the page");
   assert.deepEqual(errors, []);
 });

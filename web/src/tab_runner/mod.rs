@@ -159,11 +159,11 @@ impl TabRunner {
 
     async fn execute(&self, request: &RunRequest) -> Result<RunOutcome, RunError> {
         let files = snapshot::patched_files(request)?;
-        let words =
-            shlex::split(&request.command).ok_or_else(|| RunError::Refused("bad command: unbalanced quotes".into()))?;
-        let argv = match python_argv(words) {
-            Ok(argv) => argv,
-            Err(stderr) => return Ok(RunOutcome { exit_code: Some(127), stderr, ..RunOutcome::default() }),
+        let argv = match command(&request.command)? {
+            Command::Python(argv) => argv,
+            Command::NotFound(stderr) => {
+                return Ok(RunOutcome { exit_code: Some(127), stderr, ..RunOutcome::default() });
+            }
         };
         let _turn = self.inner.one_at_a_time.lock().await;
         let python = self.python().await.map_err(RunError::Unavailable)?;
@@ -252,24 +252,34 @@ async fn start(packages: Packages) -> Result<Rc<Python>, WorkerError> {
     }
 }
 
-/// The command as the worker runs it: `python3 ...` as it is, `pytest ...` as `python3 -m pytest ...`; anything
-/// else is not available in the tab (the text for stderr, with exit 127 as a shell gives).
-pub fn python_argv(words: Vec<String>) -> Result<Vec<String>, String> {
-    let Some(program) = words.first() else { return Err("bad command: empty command".into()) };
+/// How the tab runs a command line.
+#[derive(Debug, PartialEq)]
+pub enum Command {
+    /// With Python, these arguments.
+    Python(Vec<String>),
+    /// Not at all: a program the tab does not have (the text for stderr, with exit 127 as a shell gives).
+    NotFound(String),
+}
+
+/// Reads a command line: `python3 ...` runs as it is, `pytest ...` as `python3 -m pytest ...`, anything else is not
+/// found. A command the runner server refuses (unbalanced quotes, nothing to run) is refused the same way.
+pub fn command(line: &str) -> Result<Command, RunError> {
+    let words = shlex::split(line).ok_or_else(|| RunError::Refused("bad command: unbalanced quotes".into()))?;
+    let Some(program) = words.first() else { return Err(RunError::Refused("bad command: empty command".into())) };
     let name = program.rsplit('/').next().unwrap_or(program);
     let is_python = name == "python"
         || name.strip_prefix("python3").is_some_and(|v| {
             v.is_empty() || v.strip_prefix('.').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         });
     if is_python {
-        return Ok(words);
+        return Ok(Command::Python(words));
     }
     if name == "pytest" || name == "py.test" {
         let mut argv = vec!["python3".to_string(), "-m".to_string(), "pytest".to_string()];
         argv.extend(words.into_iter().skip(1));
-        return Ok(argv);
+        return Ok(Command::Python(argv));
     }
-    Err(format!("{program}: command not found (only python3 and pytest commands run in this tab)\n"))
+    Ok(Command::NotFound(format!("{program}: command not found (only python3 and pytest commands run in this tab)\n")))
 }
 
 /// What stderr says when Python broke down during a run.
@@ -328,19 +338,35 @@ pub fn tab_python_readiness() -> js_sys::Array {
 mod tests {
     use super::*;
 
-    fn words(line: &str) -> Vec<String> {
-        shlex::split(line).expect("balanced")
+    fn argv(line: &str) -> Vec<String> {
+        match command(line) {
+            Ok(Command::Python(argv)) => argv,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    fn not_found(line: &str) -> String {
+        match command(line) {
+            Ok(Command::NotFound(stderr)) => stderr,
+            other => panic!("{line}: {other:?}"),
+        }
     }
 
     #[test]
     fn python_commands_run_and_others_are_not_found() {
-        assert_eq!(python_argv(words("python3 reproducer.py")).unwrap(), ["python3", "reproducer.py"]);
-        assert!(python_argv(words("/usr/bin/python3.14 -m pytest")).is_ok());
-        assert!(python_argv(words("python -c 'print(1)'")).is_ok());
-        assert_eq!(python_argv(words("pytest -q tests")).unwrap(), ["python3", "-m", "pytest", "-q", "tests"]);
-        assert!(python_argv(words("python3.x r.py")).is_err());
-        assert!(python_argv(words("ls -la")).unwrap_err().starts_with("ls: command not found"));
-        assert!(python_argv(Vec::new()).is_err());
+        assert_eq!(argv("python3 reproducer.py"), ["python3", "reproducer.py"]);
+        assert_eq!(argv("/usr/bin/python3.14 -m pytest"), ["/usr/bin/python3.14", "-m", "pytest"]);
+        assert_eq!(argv("python -c 'print(1)'"), ["python", "-c", "print(1)"]);
+        assert_eq!(argv("pytest -q tests"), ["python3", "-m", "pytest", "-q", "tests"]);
+        assert!(not_found("python3.x r.py").starts_with("python3.x: command not found"));
+        assert!(not_found("ls -la").starts_with("ls: command not found"));
+    }
+
+    #[test]
+    fn commands_the_runner_server_refuses_are_refused() {
+        for line in ["", "   ", "python3 'r.py"] {
+            assert!(matches!(command(line), Err(RunError::Refused(_))), "{line:?}");
+        }
     }
 
     #[test]
