@@ -6,6 +6,7 @@ cached by the browser for good: a second visit does not download Python again.""
 import argparse
 import functools
 import http.server
+import sys
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -21,6 +22,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A browser that goes away mid-download (a page closed, a worker terminated while loading Python) is normal.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("dir")
@@ -28,7 +37,7 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     args = parser.parse_args()
     handler = functools.partial(Handler, directory=args.dir)
-    with http.server.ThreadingHTTPServer((args.host, args.port), handler) as server:
+    with Server((args.host, args.port), handler) as server:
         print(f"acr-wasm playground: http://{args.host}:{server.server_address[1]}/", flush=True)
         server.serve_forever()
 
