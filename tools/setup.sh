@@ -38,4 +38,24 @@ if [ ! -f tests/node_modules/.package-lock.json ] || [ tests/package.json -nt te
   say "npm install (tests/)"
   (cd tests && npm install --no-audit --no-fund --loglevel=error)
 fi
+# 5. Wheels from the Python package registry, pinned to the versions Pyodide 314.0.7 lists: micropip (the tab's
+#    package installer, copied into dist/ by `make web`) and pytest with its dependencies (the tests serve them to
+#    the tab, which has no network).
+wheels=(micropip==0.11.1 pytest==9.0.2 pluggy==1.6.0 iniconfig==2.3.0 packaging==26.1 pygments==2.20.0)
+have_all=1
+for w in "${wheels[@]}"; do
+  ls tests/wheels/"${w%%==*}"-"${w##*==}"-*.whl >/dev/null 2>&1 || have_all=0
+done
+if [ "$have_all" = 0 ]; then
+  say "pip download ${wheels[*]} (into tests/wheels)"
+  python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.14 \
+    --dest tests/wheels "${wheels[@]}"
+fi
+# 6. CPython with the same pytest, for the differential suite that compares the tab's Python with CPython
+#    (a virtual environment in tests/.venv, installed from tests/wheels with no network).
+if ! tests/.venv/bin/python3 -m pytest --version >/dev/null 2>&1; then
+  say "python3 -m venv tests/.venv (pytest from tests/wheels)"
+  python3 -m venv tests/.venv
+  tests/.venv/bin/python3 -m pip install -q --disable-pip-version-check --no-index --find-links tests/wheels pytest
+fi
 say "ready"

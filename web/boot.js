@@ -38,6 +38,9 @@ function start() {
 function restart(error) {
   restarts += 1;
   current.__retire();
+  // The old instance's workers (its Python, web/src/worker.rs) would run on with nobody to stop them.
+  for (const worker of window.__acrWorkers) worker.terminate();
+  window.__acrWorkers.clear();
   // What a panic hook recorded just before the trap says more than "unreachable".
   const detail = window.__acrLastPanic ?? String(error);
   window.__acrLastPanic = undefined;
@@ -61,8 +64,12 @@ function onError(error, event) {
 
 window.addEventListener("error", (e) => onError(e.error, e));
 window.addEventListener("unhandledrejection", (e) => onError(e.reason, e));
+window.__acrWorkers = new Set();
 window.acrRestarts = () => restarts;
 window.acrMemoryBytes = () => current.__memoryBytes();
+// Tests and benchmarks run commands in the page's Python as the agent does (web/src/tab_runner).
+window.acrRunInTab = (request) => current.runInTab(request);
+window.acrTabPythonReadiness = () => current.tabPythonReadiness();
 
 try {
   module = await WebAssembly.compileStreaming(fetch(WASM));

@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { OUT, RUNNER, serveDist, openBrowser, serveRunner } from "./harness.mjs";
+import { OUT, RUNNER, serveDist, openBrowser, serveRunner, useRunner } from "./harness.mjs";
 
 let server, browser, runner;
 before(async () => {
@@ -24,6 +24,7 @@ test("with the runner set, the demo patch is validated by execution", async (t) 
   await page.goto(server.url);
   await page.click("#demo-button");
   await page.waitForSelector("#stats");
+  await useRunner(page, "server");
   await page.click("details.runner summary");
   await page.fill("#runner-url", runner.url);
   await page.fill("#runner-token", "wrong-token-wrong-token-wrong-token");
@@ -39,8 +40,8 @@ test("with the runner set, the demo patch is validated by execution", async (t) 
   await page.click("#tab-transcript");
   const runs = page.locator("#transcript .ev.run summary");
   assert.equal(await runs.count(), 2);
-  assert.match(await runs.nth(0).textContent(), /reproducer on original: exit 1/);
-  assert.match(await runs.nth(1).textContent(), /reproducer on patch: exit 0/);
+  assert.match(await runs.nth(0).textContent(), /reproducer on original: exit 1 .*on the runner at http/);
+  assert.match(await runs.nth(1).textContent(), /reproducer on patch: exit 0 .*on the runner at http/);
   assert.match(await page.textContent("#transcript .ev.review"), /patch accepted, test accepted/);
   await page.screenshot({ path: join(OUT, "runner-run.png") });
   assert.deepEqual(errors, []);

@@ -21,6 +21,11 @@ impl BrowserRunner {
         BrowserRunner { base: base_url.trim().trim_end_matches('/').to_string(), token: token.trim().to_string() }
     }
 
+    /// The server's base URL.
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
     /// Asks the server how it is doing; returns a one-line summary of its isolation.
     pub async fn health(&self) -> Result<String, RunError> {
         let url = format!("{}/health", self.base);
