@@ -40,6 +40,10 @@ pub struct RunOutcome {
     /// Whether stdout or stderr was cut to the size limit.
     #[serde(default)]
     pub truncated: bool,
+    /// Whether the command ran without containment (a runner started with `--unsafe-no-sandbox`): it could
+    /// read and change the files of the user running the runner. Runners that do not say are taken as contained.
+    #[serde(default)]
+    pub unsandboxed: bool,
 }
 
 impl RunOutcome {
