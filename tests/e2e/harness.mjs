@@ -131,10 +131,10 @@ export async function downloadText(page, selector) {
 /** The reproducer runner built by `make test-e2e`. */
 export const RUNNER = join(ROOT, "target", "debug", "acr-runner");
 
-/** Starts `acr-runner` on a free port allowing `origin`; resolves to { url, token, close }. */
-export async function serveRunner(origin) {
+/** Starts `acr-runner` on a free port allowing `origin` (with `args`); resolves to { url, token, close }. */
+export async function serveRunner(origin, args = []) {
   const token = "e2e-token-0123456789abcdefghijklmnop";
-  const child = spawn(RUNNER, ["--port", "0", "--origin", origin], {
+  const child = spawn(RUNNER, ["--port", "0", "--origin", origin, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ACR_RUNNER_TOKEN: token },
   });
