@@ -11,6 +11,7 @@
 //! | [`exec`] | materialise a snapshot, apply the patch, run the command sandboxed, capture output, clean up |
 //! | [`local`] | [`LocalRunner`]: the `Runner` trait with local processes (CLI) |
 //! | [`wire`] | the JSON bodies of `POST /run` and `GET /health` |
+//! | [`snapshot`] | a `POST /run` body to a request: the base64 zip read, the files laid over it |
 //! | `guard` | the guarded accept loop (connection cap, header/body/idle timeouts) behind both HTTP servers (feature `guard`) |
 //! | `server` | the token-guarded axum server behind the `acr-runner` binary (feature `server`) |
 //! | `client` | `HttpRunner`: the `Runner` trait over HTTP with `ureq` (feature `client`) |
@@ -24,6 +25,7 @@ pub mod guard;
 pub mod local;
 #[cfg(feature = "server")]
 pub mod server;
+pub mod snapshot;
 pub mod wire;
 
 #[cfg(feature = "client")]

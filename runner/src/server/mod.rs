@@ -6,7 +6,6 @@
 //! check on every route (before any body is read). Runs happen on tokio's blocking pool via
 //! [`crate::exec::execute`].
 
-mod snapshot;
 mod token;
 
 use std::fmt;
@@ -29,8 +28,8 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::exec::{Containment, ExecLimits, Sandbox, execute};
 use crate::guard::{self, Guard};
+pub use crate::snapshot::{SnapshotError, request_from_body};
 use crate::wire::{ErrorBody, Health, RunBody};
-pub use snapshot::{SnapshotError, request_from_body};
 pub use token::{random_token, same_token};
 
 /// Shortest token accepted from configuration.
