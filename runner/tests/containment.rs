@@ -553,3 +553,33 @@ fn limits_reported_by_health_match_the_configuration() {
     assert_eq!((health.limits.processes, health.limits.disk_bytes), (77, 5 << 20));
     assert!(health.python.as_deref().is_some_and(|p| p.starts_with("python3 3.")), "{health:?}");
 }
+
+#[test]
+fn the_interpreter_named_with_python_is_what_python3_means() {
+    let Ok(root) = Command::new("pyenv").arg("root").output() else {
+        eprintln!("SKIP: no pyenv here to pick a second interpreter from");
+        return;
+    };
+    let versions = PathBuf::from(String::from_utf8_lossy(&root.stdout).trim()).join("versions");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&versions)
+        .map(|d| d.flatten().map(|e| e.path().join("bin/python3")).filter(|p| p.exists()).collect())
+        .unwrap_or_default();
+    found.sort();
+    let Some(chosen) = found.first() else {
+        eprintln!("SKIP: no interpreter under {}", versions.display());
+        return;
+    };
+    let chosen = chosen.to_string_lossy().into_owned();
+    let sandbox = Sandbox::detect(Some(&chosen)).expect("the named interpreter works");
+    let python = sandbox.python.clone().expect("found");
+    let runner = LocalRunner::new(sandbox, ExecLimits::default());
+    let request = RunRequest {
+        files: [("v.py".to_string(), "import sys\nprint(sys.executable, sys.version.split()[0])\n".to_string())].into(),
+        command: "python3 v.py".into(),
+        timeout_secs: 20,
+        ..RunRequest::default()
+    };
+    let outcome = pollster::block_on(runner.run(&request)).expect("runs");
+    assert_eq!(outcome.stdout, format!("{chosen} {}\n", python.version), "{outcome:?}");
+    eprintln!("python3 in the sandbox: {}", outcome.stdout.trim());
+}
