@@ -206,7 +206,7 @@ impl Gate {
         };
         let (text, header_rows) = if indented { (format!("if 1:\n{body}"), 1) } else { (body.to_string(), 0) };
         let mut found = Vec::new();
-        match self.parser.parse(&text, None) {
+        match crate::python::parse(&mut self.parser, &text) {
             Some(tree) => tree_problems(&tree, &text, 1, &mut found),
             None => found.push(SyntaxProblem { line: 1, column: 1, kind: ProblemKind::ParserFailed }),
         }
@@ -219,7 +219,7 @@ impl Gate {
     /// Up to `limit` problems, in source order (tree-sitter's and the line scan's merged).
     pub fn problems(&mut self, source: &str, limit: usize) -> Vec<SyntaxProblem> {
         let mut found = lines::problems(source, limit);
-        match self.parser.parse(source, None) {
+        match crate::python::parse(&mut self.parser, source) {
             Some(tree) => tree_problems(&tree, source, limit, &mut found),
             None => found.push(SyntaxProblem { line: 1, column: 1, kind: ProblemKind::ParserFailed }),
         }

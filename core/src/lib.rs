@@ -8,6 +8,7 @@
 //! | stage | module | what it does |
 //! |---|---|---|
 //! | load | [`repo`] | files in memory, from a map or a zip, with skipped files and reasons |
+//! | parse | [`python`] | tree-sitter-python behind one guard (comment runs blanked: the scanner is quadratic on them) |
 //! | index | [`index`] | tree-sitter-python tables of classes, methods, functions and base classes |
 //! | search | [`api`], [`search`] | the table of the nine search APIs, and their answers with ACR's model-facing text |
 //! | proxy | [`proxy`] | the model's prose to validated API calls and bug locations (parser, extractor, retry message) |
@@ -29,6 +30,7 @@ pub mod locate;
 pub mod mcts;
 pub mod patch;
 pub mod proxy;
+pub mod python;
 pub mod repo;
 pub mod runner;
 pub mod search;

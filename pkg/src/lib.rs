@@ -22,3 +22,12 @@ pub mod views;
 
 pub use error::PkgError;
 pub use repo::Repo;
+
+/// Makes the WebAssembly instance trap, exactly as running out of memory does. It exists so that the package's
+/// tests can check recovery (`__testing.trap()` in `index.js`); it is not part of the API.
+#[cfg(target_arch = "wasm32")]
+#[doc(hidden)]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = __trapForTests)]
+pub fn trap_for_tests() {
+    core::arch::wasm32::unreachable()
+}

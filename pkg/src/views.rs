@@ -337,7 +337,8 @@ export interface IndexStats {
 
 /** Why a file was left out. */
 export type SkipReasonKind =
-  | "binary" | "not_utf8" | "too_large" | "unsafe_path" | "budget_exhausted" | "unreadable";
+  | "binary" | "not_utf8" | "too_large" | "unsafe_path" | "duplicate" | "symlink" | "special_file"
+  | "budget_exhausted" | "unreadable";
 
 /** A file left out of a repository, with the reason. */
 export interface SkippedFile {
@@ -509,9 +510,13 @@ export type SyntaxCheck =
   | { ok: true; line: null; column: null; message: null; kind: null }
   | { ok: false; line: number; column: number; message: string; kind: string };
 
-/** What every thrown error looks like: `err instanceof Error`, `err.name === "AcrError"`. */
+/**
+ * What every thrown error looks like: `err instanceof Error`, `err.name === "AcrError"`. `TRAPPED`: the WebAssembly
+ * core stopped (out of memory, or a bug); objects made before cannot be used, new ones get a fresh core.
+ * `NOT_INITIALIZED`: `init()` has not run.
+ */
 export interface AcrError extends Error {
   name: "AcrError";
-  code: "BAD_ARCHIVE" | "REFUSED_FILES" | "BAD_INPUT" | "BAD_SEARCH" | "CONVERSION";
+  code: "BAD_ARCHIVE" | "REFUSED_FILES" | "BAD_INPUT" | "BAD_SEARCH" | "CONVERSION" | "TRAPPED" | "NOT_INITIALIZED";
 }
 "#;

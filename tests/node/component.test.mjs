@@ -113,7 +113,7 @@ test("refused files: a reason variant per file, and the repository keeps working
   assert.deepEqual(thrown(() => r.addFile("blob.py", Uint8Array.from([0, 1]))).payload, { tag: "binary" });
   const huge = thrown(() => r.addFile("huge.py", new Uint8Array(5 << 20).fill(120))).payload;
   assert.deepEqual(huge, { tag: "too-large", val: { bytes: 5242880n, limit: 4194304n } });
-  assert.deepEqual(thrown(() => r.addFile("../x.py", Uint8Array.from([120]))).payload, { tag: "unsafe-path" });
+  assert.deepEqual(thrown(() => r.addFile("../x.py", Uint8Array.from([120]))).payload, { tag: "unsafe-path", val: "parent-dir" });
   assert.equal(r.addFile("ok.py", new TextEncoder().encode("def f():\n    pass\n")), "ok.py");
   assert.deepEqual(r.skipped().map((s) => s.reason.tag), ["not-utf8", "binary", "too-large", "unsafe-path"]);
   assert.equal(r.index().functions, 1);

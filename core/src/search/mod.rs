@@ -200,10 +200,10 @@ impl<'a> Searcher<'a> {
             match d.kind {
                 DefKind::Class if outer_class.is_none() => outer_class = Some(d),
                 DefKind::Method => {
-                    let class = outer_class.map_or(d.class.as_deref(), |c| Some(c.name.as_str()));
-                    return (class, Some(d.name.as_str()));
+                    let class = outer_class.map_or(d.class.as_deref(), |c| Some(&*c.name));
+                    return (class, Some(&*d.name));
                 }
-                DefKind::Function if func.is_none() => func = Some(d.name.as_str()),
+                DefKind::Function if func.is_none() => func = Some(&*d.name),
                 _ => {}
             }
         }

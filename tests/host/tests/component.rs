@@ -221,7 +221,7 @@ fn bad_files_are_refused_with_reasons() {
     assert!(matches!(reasons[0], SkipReason::NotUtf8));
     assert!(matches!(reasons[1], SkipReason::Binary));
     assert!(matches!(reasons[2], SkipReason::TooLarge(s) if s.bytes == 5 << 20 && s.limit == 4 << 20));
-    assert!(matches!(reasons[3], SkipReason::UnsafePath));
+    assert!(matches!(reasons[3], SkipReason::UnsafePath(_)));
     let skipped = repos.call_skipped(&mut h.store, h.repo).unwrap();
     assert_eq!(skipped.len(), 4);
     assert_eq!(skipped[2].message, "5242880 bytes, over the 4194304-byte limit");
