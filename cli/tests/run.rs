@@ -8,8 +8,14 @@ mod common;
 use common::{ACR, ModelServer, root};
 
 fn acr_run(server: &ModelServer, extra: &[&str], out: &Path) -> Output {
+    acr_run_command(server, extra, out).output().expect("acr run runs")
+}
+
+/// `acr run` on the demo repository against `server`, writing to `out`, ready to adjust and start.
+fn acr_run_command(server: &ModelServer, extra: &[&str], out: &Path) -> Command {
     let demo = root().join("web/demo");
-    Command::new(ACR)
+    let mut command = Command::new(ACR);
+    command
         .arg("run")
         .arg(&demo)
         .arg("--issue")
@@ -17,9 +23,8 @@ fn acr_run(server: &ModelServer, extra: &[&str], out: &Path) -> Output {
         .args(["--endpoint", &server.url, "--model", "scripted"])
         .arg("--out")
         .arg(out)
-        .args(extra)
-        .output()
-        .expect("acr run runs")
+        .args(extra);
+    command
 }
 
 fn python3_available() -> bool {
@@ -116,19 +121,8 @@ fn local_runs_refuse_to_start_without_bubblewrap_unless_told() {
     let out = tempfile::tempdir().expect("temp dir");
     let path = bin.path().to_string_lossy().into_owned();
     let with_path = |extra: &[&str]| {
-        let demo = root().join("web/demo");
-        Command::new(ACR)
-            .arg("run")
-            .arg(&demo)
-            .arg("--issue")
-            .arg(demo.join("ISSUE.md"))
-            .args(["--endpoint", &server.url, "--model", "scripted", "--runner", "local"])
-            .arg("--out")
-            .arg(out.path())
-            .args(extra)
-            .env("PATH", &path)
-            .output()
-            .expect("acr run runs")
+        let args = [&["--runner", "local"], extra].concat();
+        acr_run_command(&server, &args, out.path()).env("PATH", &path).output().expect("acr run runs")
     };
     let refused = with_path(&[]);
     let stderr = String::from_utf8_lossy(&refused.stderr);
