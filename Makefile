@@ -76,9 +76,9 @@ test: setup lint component test-native test-wasm test-e2e test-node fuzz-smoke
 fuzz: setup
 	python3 tools/fuzz.py --runs $(FUZZ_RUNS)
 
-## The fuzz smoke in `make test`: every target for FUZZ_SMOKE_SECONDS seconds.
+## The fuzz smoke in `make test`: every target for FUZZ_SMOKE_SECONDS seconds from its seeds alone.
 fuzz-smoke: setup
-	python3 tools/fuzz.py --seconds $(FUZZ_SMOKE_SECONDS)
+	python3 tools/fuzz.py --seconds $(FUZZ_SMOKE_SECONDS) --scratch
 
 ## The wasm32 crates are linted one by one: together, cargo would unify the core's `zip` feature into the component.
 ## The wasmtime host tests are linted by `make lint-host` (a check build of wasmtime: 1 min 40 s on 2 cores).

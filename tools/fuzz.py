@@ -2,12 +2,13 @@
 """Builds the fuzz seed corpora and runs every cargo-fuzz target, printing one line of figures per target.
 
     python3 tools/fuzz.py --runs 10000000          # `make fuzz` (FUZZ_RUNS=...)
-    python3 tools/fuzz.py --seconds 12             # the smoke in `make test`
+    python3 tools/fuzz.py --seconds 8 --scratch    # the smoke in `make test`
     python3 tools/fuzz.py --runs 100000 --targets apply,syntax_gate
 
 Seeds come from the repository's fixtures and, when it is there, ../shared/replay (recorded AutoCodeRover runs).
-They are written at run time under fuzz/seeds/ and the corpora libFuzzer grows under fuzz/corpus/; neither is
-committed. Findings go to fuzz/artifacts/<target>/ (crash-*, timeout-*, oom-*). Every target runs with
+They are written at run time under fuzz/seeds/ and the corpora libFuzzer grows under fuzz/corpus/ (with --scratch,
+in a temporary folder removed afterwards, so that a smoke takes the same time however long the corpus has grown);
+neither is committed. Findings go to fuzz/artifacts/<target>/ (crash-*, timeout-*, oom-*). Every target runs with
 -rss_limit_mb=2048 and -timeout=1 (an input taking over a second is a finding). The exit status is 1 when any
 target found something or failed to run.
 
@@ -23,6 +24,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -222,8 +224,7 @@ FINAL = re.compile(r"#(\d+)\s+DONE\s+cov: (\d+) ft: (\d+) corp: (\d+)/(\S+)")
 STAT = re.compile(r"stat::(\w+):\s+(\d+)")
 
 
-def run_target(target, binary, budget, seeds):
-    corpus = FUZZ / "corpus" / target
+def run_target(target, binary, budget, seeds, corpus):
     artifacts = FUZZ / "artifacts" / target
     corpus.mkdir(parents=True, exist_ok=True)
     artifacts.mkdir(parents=True, exist_ok=True)
@@ -266,6 +267,7 @@ def main():
     budget.add_argument("--runs", type=int, help="executions per target")
     budget.add_argument("--seconds", type=int, help="seconds per target")
     parser.add_argument("--targets", default=",".join(TARGETS), help="comma-separated subset")
+    parser.add_argument("--scratch", action="store_true", help="grow the corpus in a temporary folder")
     args = parser.parse_args()
     targets = [t for t in args.targets.split(",") if t]
     unknown = [t for t in targets if t not in TARGETS]
@@ -292,7 +294,9 @@ def main():
     failed = []
     for target in targets:
         seeds, count = write_seeds(target)
-        row = run_target(target, bin_dir / target, budget, seeds)
+        with tempfile.TemporaryDirectory(prefix=f"acr-fuzz-{target}-") as scratch:
+            corpus = Path(scratch) if args.scratch else FUZZ / "corpus" / target
+            row = run_target(target, bin_dir / target, budget, seeds, corpus)
         print(f"{target:<16}{row['runs']:>12,}{row['exec_s']:>9,}{row['edges'] or '?':>8}{row['features'] or '?':>10}"
               f"{row['corpus'] or '?':>8}{row['rss_mb']:>8}{row['crashes']:>9}{row['timeouts']:>10}{row['ooms']:>6}"
               f"{row['seconds']:>7.0f}s  ({count} seeds)", flush=True)
