@@ -241,7 +241,9 @@ impl Sandbox {
         self.caps_processes_by_cgroup() || self.nproc_limit
     }
 
-    fn caps_processes_by_cgroup(&self) -> bool {
+    /// Whether a control group counts a run's processes: only then does a run that reached the cap say so in its
+    /// result (`RLIMIT_NPROC` leaves no trace of having been reached).
+    pub fn caps_processes_by_cgroup(&self) -> bool {
         self.cgroups.as_ref().is_some_and(Cgroups::caps_processes)
     }
 
