@@ -228,6 +228,13 @@ export function checkSyntax(source) {
   return guard(gen, () => gen.core.checkSyntax(safe));
 }
 
+/** Reads one search call written in Python syntax, checked as the agent checks a model's call: `{api, args, call}`. */
+export function parseCall(text) {
+  const gen = live();
+  const safe = plain(text, "parseCall: text");
+  return guard(gen, () => gen.core.parseCall(safe));
+}
+
 /** The nine search APIs: name, `Repo` method, parameters and summary. */
 export function apis() {
   const gen = live();

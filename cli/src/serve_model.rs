@@ -1,9 +1,9 @@
 //! `acr serve-model`: a chat-completions server that answers from a model script.
 //!
-//! The stage of each request is recognised from the agent's own prompts ([`acr_core::agent::prompts::stage_of`]),
-//! so the whole agent can be driven over real HTTP without a model: by the end-to-end tests, and by anyone who
-//! wants to try the playground's endpoint settings against a local server. Unrecognised prompts (such as a
-//! connection test) are answered with `ok`.
+//! The stage of each request is the stage of the kind of prompt it ends with, recognised from the messages
+//! ([`acr_core::prompt::PromptKind::recognise`]), so the whole agent can be driven over real HTTP without a model:
+//! by the end-to-end tests, and by anyone who wants to try the playground's endpoint settings against a local
+//! server. Unrecognised prompts (such as a connection test) are answered with `ok`.
 //!
 //! It is an axum [`Router`] served by the runner's guarded accept loop ([`acr_runner::guard`]): each connection on
 //! its own task, with header, body and idle timeouts and a connection cap, so one stalled client holds up no one.
@@ -11,9 +11,9 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use acr_core::agent::prompts::stage_of;
 use acr_core::llm::Message;
 use acr_core::llm::scripted::{Script, ScriptedModel};
+use acr_core::prompt::PromptKind;
 use acr_runner::guard::{self, Guard};
 use anyhow::Context;
 use axum::Router;
@@ -97,8 +97,8 @@ fn answer(model: &ScriptedModel, raw: &str) -> (StatusCode, String) {
         Ok(m) => m,
         Err(e) => return (StatusCode::BAD_REQUEST, error_body(&format!("bad messages: {e}"))),
     };
-    let content = match stage_of(&messages) {
-        Some(stage) => match model.next(stage) {
+    let content = match PromptKind::recognise(&messages) {
+        Some(kind) => match model.next(kind.stage()) {
             Ok(text) => text,
             Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, error_body(&e.to_string())),
         },
@@ -117,4 +117,31 @@ fn answer(model: &ScriptedModel, raw: &str) -> (StatusCode, String) {
 
 fn error_body(message: &str) -> String {
     json!({"error": {"message": message}}).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use acr_core::llm::scripted::Script;
+
+    /// Every kind of prompt the agent sends is answered from the script's list for its stage.
+    #[test]
+    fn every_prompt_kind_is_answered_by_its_stage() {
+        let mut script = Script::default();
+        for stage in acr_core::llm::Stage::ALL {
+            script = script.answer(stage, format!("answer for {stage}"));
+        }
+        let model = ScriptedModel::new(Script { repeat_last: true, ..script });
+        for (kind, messages) in acr_core::prompt::samples() {
+            let body = json!({"model": "m", "messages": messages}).to_string();
+            let (status, reply) = answer(&model, &body);
+            assert_eq!(status, StatusCode::OK, "{kind:?}: {reply}");
+            let reply: Value = serde_json::from_str(&reply).unwrap();
+            let content = reply["choices"][0]["message"]["content"].as_str().unwrap_or_default();
+            assert_eq!(content, format!("answer for {}", kind.stage()), "{kind:?}");
+        }
+        let (_, ping) =
+            answer(&model, &json!({"messages": [{"role": "user", "content": "Reply with the word: ok"}]}).to_string());
+        assert!(ping.contains("\"content\":\"ok\""), "{ping}");
+    }
 }

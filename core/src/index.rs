@@ -350,19 +350,23 @@ fn parse_all(sources: &[(&str, &str)]) -> Vec<ParsedFile> {
         let mut builder = IndexBuilder::new();
         return sources.iter().map(|(p, t)| builder.parse(p, t)).collect();
     }
-    // Files are dealt round-robin so large and small ones spread evenly, then put back in order.
+    // Largest files first, each thread taking the next one when it is free: a few big files (sympy has 400 KB ones)
+    // cannot leave one thread working alone at the end. The results are put back in path order.
+    let mut order: Vec<usize> = (0..sources.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sources[i].1.len()));
+    let next = std::sync::atomic::AtomicUsize::new(0);
     let mut parsed: Vec<(usize, ParsedFile)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
+            .map(|_| {
+                scope.spawn(|| {
                     let mut builder = IndexBuilder::new();
-                    sources
-                        .iter()
-                        .enumerate()
-                        .skip(t)
-                        .step_by(threads)
-                        .map(|(i, (p, text))| (i, builder.parse(p, text)))
-                        .collect::<Vec<_>>()
+                    let mut out = Vec::new();
+                    loop {
+                        let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&i) = order.get(taken) else { break out };
+                        let (path, text) = sources[i];
+                        out.push((i, builder.parse(path, text)));
+                    }
                 })
             })
             .collect();

@@ -15,7 +15,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let answer = acr_fuzz::text(data);
-    let validated = acr_core::proxy::validate(&acr_core::proxy::extract(&answer).result);
+    let read = acr_core::answers::search::read(&answer);
+    let validated = acr_core::proxy::validate(&read.result, Some(index));
     for location in &validated.locations {
         let _ = resolve(index, repo, &location.query, &location.intended_behavior).report(true);
     }

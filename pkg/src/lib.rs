@@ -9,11 +9,13 @@
 //! |---|---|
 //! | [`repo`] | the `Repo` class: `fromFiles`, `fromZip`, `addFile`, `index`, `search` and one method per API, `locate` |
 //! | [`edits`] | `applyEdits(repo, answer)` and `checkSyntax(source)` |
+//! | [`call`] | `parseCall(text)`: a search call in Python syntax, checked |
 //! | [`views`] | the shapes of returned objects, and their TypeScript declarations |
 //! | [`input`] | reading JavaScript arguments (file maps, bytes, options) with clear complaints |
 //! | [`error`] | [`error::PkgError`] and its conversion to a JavaScript `Error` |
 #![deny(missing_docs)]
 
+pub mod call;
 pub mod edits;
 pub mod error;
 pub mod input;

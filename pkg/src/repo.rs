@@ -79,7 +79,7 @@ impl Repo {
 
     /// Runs one search call by API name (snake_case or camelCase) with JSON arguments.
     fn run(&self, api: &str, args: serde_json::Value) -> Result<JsValue, PkgError> {
-        let call = SearchCall::parse(&input::snake_case(api), &input::snake_case_keys(args))?;
+        let call = SearchCall::from_json(&input::snake_case(api), &input::snake_case_keys(args))?;
         let output = self.with_index(|index, repo| Searcher::new(index, repo).run(&call));
         to_js(&output)
     }
@@ -87,7 +87,9 @@ impl Repo {
     /// A positional call from the per-API methods: every argument is read before the state is touched.
     fn positional(&self, api: &str, args: &[&JsValue]) -> Result<JsValue, PkgError> {
         let mut list = Vec::with_capacity(args.len());
-        for (value, param) in args.iter().zip(acr_core::api::api(api).map_or(&[][..], |a| a.params)) {
+        for (value, param) in
+            args.iter().zip(acr_core::api::api(api).map_or(&[][..], |a| a.params).iter().map(|p| p.name))
+        {
             list.push(input::json(value, &format!("{api}: `{param}`"))?);
         }
         // Trailing absent arguments are left out, so optional parameters take their defaults.

@@ -88,13 +88,13 @@ impl From<&SkippedFile> for SkippedView {
 pub struct ApiView {
     name: &'static str,
     method: String,
-    params: &'static [&'static str],
+    params: Vec<&'static str>,
     summary: &'static str,
 }
 
 impl From<&ApiSpec> for ApiView {
     fn from(a: &ApiSpec) -> Self {
-        ApiView { name: a.name, method: camel_case(a.name), params: a.params, summary: a.summary }
+        ApiView { name: a.name, method: camel_case(a.name), params: a.param_names().collect(), summary: a.summary }
     }
 }
 
@@ -373,6 +373,13 @@ export interface ApiInfo {
   method: string;
   params: string[];
   summary: string;
+}
+
+/** A search call read by `parseCall()`: the API, its arguments by parameter name, and the call written out. */
+export interface SearchCallInfo {
+  api: ApiName;
+  args: Record<string, string | number>;
+  call: string;
 }
 
 /** A code unit found by a search. Lines are 1-based and inclusive. */

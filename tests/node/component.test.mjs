@@ -73,6 +73,13 @@ test("search: a bad call throws with the error record as payload", () => {
   assert.equal(unknown.payload.kind, "unknown-api");
 });
 
+test("search: parseCall reads a call as the agent does, and call runs it", () => {
+  const c = component.search.parseCall('search_method_in_class(class_name="Order", method_name="total")');
+  assert.deepEqual(c, { api: "search_method_in_class", args: ["total", "Order"], text: 'search_method_in_class("total", "Order")' });
+  assert.equal(component.search.call(repo, c.api, c.args).text, reference.searchMethodInClass("total", "Order").text);
+  assert.equal(thrown(() => component.search.parseCall("search_class(Order)")).payload.kind, "other");
+});
+
 test("locate: tiers and context as variants", () => {
   const r = component.locate.locate(repo, { class: "Order", method: "describe" }, "describe the order");
   assert.equal(r.tier, "method-in-class");

@@ -1,13 +1,19 @@
-//! Deterministic extraction of API calls and bug locations from a model's answer.
+//! The answer to a search request (which APIs to call, where the bug is) read as calls and bug locations.
 //!
-//! First a JSON object with an `API_calls` or `bug_locations` key is looked for: inside ```` ``` ```` fences first,
-//! then anywhere in the text, ignoring prose around it. The JSON may be a little loose, as models write it:
-//! single-quoted strings, trailing commas, `True`/`False`/`None`, raw newlines inside strings and `//` comments are
-//! tolerated. Key names are matched loosely (`api_calls`, `bug locations`, `file_name`, `intended_behaviour`, ...).
+//! [`read`] looks, in order, for:
 //!
-//! When no such object exists, the prose itself is scanned for text shaped like a call to one of the
-//! [`crate::api::APIS`] (for example `` `search_class("Foo")` ``). Only calls that parse are taken; mentions that
-//! do not parse (an API's signature echoed back, say) are listed in [`Extraction::notes`].
+//! 1. a JSON object with an `API_calls` or `bug_locations` key (see [`super::json`] for how loosely JSON is read; key
+//!    names are matched loosely too: `api_calls`, `bug locations`, `file_name`, `intended_behaviour`, ...), or, when
+//!    that object is malformed, its two fields read one by one;
+//! 2. calls to the [`crate::api::APIS`] written in the prose (`` `search_class("Foo")` ``);
+//! 3. bug locations written in the prose under a "where are bug locations" heading, in the labelled form models use
+//!    (`File: ...`, `Class: ...`, `Method: ...`, `` `m` in class `C` ``, or one sentence: "The bug is located in ...").
+//!
+//! Besides what it found, a [`SearchAnswer`] says whether it read *everything* that looked like a call or a
+//! location ([`SearchAnswer::complete`]): a call-like mention that does not parse, an API name that does not exist
+//! (`search_code_in_class(...)`) or a line of the locations section it cannot read makes it incomplete, and the agent
+//! then asks the proxy model instead of trusting a partial reading. A name that only differs from an API's by
+//! `function` for `method` (`search_function("f")`) is read as that API, with a note.
 //!
 //! The same entry point reads the proxy model's JSON-mode reply.
 
@@ -17,8 +23,9 @@ use regex::Regex;
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 
-use super::call::{Arg, Call, Value, parse_call_prefix};
-use crate::api::APIS;
+use super::{json, prose};
+use crate::api::{APIS, api};
+use crate::call::{Arg, Call, Value, parse_call_prefix};
 use crate::locate::Query;
 
 /// A bug location as the answer states it; empty fields are `None`.
@@ -41,7 +48,7 @@ impl LocationSpec {
     }
 }
 
-/// What the proxy produces from one answer: call strings (not yet validated) and bug locations.
+/// Calls (as written, not yet validated) and bug locations: the shape of the proxy's JSON.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ProxyResult {
     /// Calls as written, e.g. `search_class("Foo")`.
@@ -57,24 +64,29 @@ pub enum Source {
     /// A JSON object in the answer.
     Json,
     /// Call-shaped text in the prose.
-    Prose,
+    ProseCalls,
+    /// Labelled bug locations in the prose.
+    ProseLocations,
     /// Nothing usable was found.
     Nothing,
 }
 
-/// The extractor's output with provenance.
+/// What [`read`] made of an answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Extraction {
+pub struct SearchAnswer {
     /// Calls and locations found.
     pub result: ProxyResult,
     /// Where they came from.
     pub source: Source,
-    /// Things noticed on the way (skipped entries, unparsable mentions), for traces.
+    /// Whether everything call-like or location-like in the answer was read. For [`Source::Nothing`]: whether the
+    /// answer is plainly empty of both (no code names, paths or calls at all).
+    pub complete: bool,
+    /// For [`Source::ProseCalls`]: whether the calls are asked for (they follow a "need more context" heading, or
+    /// the answer names no bug location) rather than mentioned in passing.
+    pub calls_requested: bool,
+    /// Things noticed on the way (skipped entries, unparsable mentions, names read as another API), for traces.
     pub notes: Vec<String>,
 }
-
-/// Most `{` positions examined when looking for an object, so that brace-heavy text stays cheap.
-const MAX_CANDIDATES: usize = 64;
 
 /// Longest call text read from prose or a broken list, so that long answers with many calls stay linear.
 const MAX_CALL_BYTES: usize = 4 * 1024;
@@ -88,212 +100,63 @@ fn head(text: &str) -> &str {
     &text[..end]
 }
 
-/// Extracts calls and locations from a model's answer.
-pub fn extract(answer: &str) -> Extraction {
+/// Reads calls and locations from an answer to a search request (or from the proxy model's JSON).
+pub fn read(answer: &str) -> SearchAnswer {
     let mut notes = Vec::new();
-    for candidate in json_candidates(answer) {
-        let Some(value) = parse_loose_json(candidate) else {
+    let found = |result, source, notes| SearchAnswer { result, source, complete: true, calls_requested: true, notes };
+    for candidate in json::candidates(answer) {
+        let Some(value) = json::parse_loose(candidate) else {
             continue;
         };
         if let Some(obj) = find_proxy_object(&value) {
             let result = from_object(obj, &mut notes);
-            return Extraction { result, source: Source::Json, notes };
+            return found(result, Source::Json, notes);
         }
     }
     // Invalid JSON (typically call strings with unescaped inner quotes): recover the two fields one by one.
-    for candidate in json_candidates(answer) {
+    for candidate in json::candidates(answer) {
         if let Some(result) = recover_fields(candidate, &mut notes) {
             notes.push("the JSON object was malformed; its fields were read one by one".to_string());
-            return Extraction { result, source: Source::Json, notes };
+            return found(result, Source::Json, notes);
         }
     }
-    let api_calls = calls_in_prose(answer, &mut notes);
-    let source = if api_calls.is_empty() { Source::Nothing } else { Source::Prose };
-    Extraction { result: ProxyResult { api_calls, bug_locations: Vec::new() }, source, notes }
-}
-
-/// Texts that may hold the object: fenced blocks first, then every balanced `{...}` in the answer.
-fn json_candidates(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find("```") {
-        let after = &rest[open + 3..];
-        // Skip the info string (`json`, `python`, ...) up to the end of the line.
-        let body_start = after.find('\n').map_or(after.len(), |i| i + 1);
-        let body = &after[body_start..];
-        let Some(close) = body.find("```") else {
-            out.push(body);
-            break;
-        };
-        out.push(&body[..close]);
-        rest = &body[close + 3..];
+    let (api_calls, first_call, unread) = calls_in_prose(answer, &mut notes);
+    if !api_calls.is_empty() || !unread.is_empty() {
+        let calls_requested = first_call.is_some_and(|at| prose::calls_are_requested(answer, at));
+        let source = if api_calls.is_empty() { Source::Nothing } else { Source::ProseCalls };
+        let result = ProxyResult { api_calls, bug_locations: Vec::new() };
+        return SearchAnswer { result, source, complete: unread.is_empty(), calls_requested, notes };
     }
-    let mut from = 0;
-    let mut examined = 0;
-    while let Some(i) = text[from..].find('{') {
-        let start = from + i;
-        examined += 1;
-        if examined > MAX_CANDIDATES {
-            break;
+    match prose::locations(answer) {
+        Some(Ok(bug_locations)) if !bug_locations.is_empty() => {
+            let result = ProxyResult { api_calls: Vec::new(), bug_locations };
+            found(result, Source::ProseLocations, notes)
         }
-        match balanced_end(&text[start..]) {
-            Some(len) => {
-                out.push(&text[start..start + len]);
-                from = start + len;
+        Some(Err(line)) => {
+            notes.push(format!("could not read the bug-location line `{}`", line.trim()));
+            let result = ProxyResult::default();
+            SearchAnswer { result, source: Source::Nothing, complete: false, calls_requested: false, notes }
+        }
+        _ => {
+            let complete = prose::is_plain(answer);
+            SearchAnswer {
+                result: ProxyResult::default(),
+                source: Source::Nothing,
+                complete,
+                calls_requested: false,
+                notes,
             }
-            None => from = start + 1,
         }
     }
-    out
-}
-
-/// Length in bytes of the balanced `{...}` or `[...]` at the start of `text`, skipping brackets inside quoted
-/// strings.
-fn balanced_end(text: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '"' | '\'' => quote = Some(c),
-            '{' | '[' => depth += 1,
-            '}' | ']' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Parses JSON, first strictly, then after rewriting the usual looseness into strict JSON.
-fn parse_loose_json(text: &str) -> Option<Json> {
-    let trimmed = text.trim();
-    if let Ok(v) = serde_json::from_str(trimmed) {
-        return Some(v);
-    }
-    serde_json::from_str(&relax(trimmed)).ok()
-}
-
-/// Rewrites loose JSON into strict JSON: single-quoted strings, trailing commas, Python constants, raw control
-/// characters in strings and `//` comments.
-fn relax(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '"' | '\'' => {
-                i = copy_string(&chars, i, &mut out);
-                continue;
-            }
-            ',' => {
-                let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
-                if !matches!(next, Some('}' | ']')) {
-                    out.push(',');
-                }
-            }
-            '/' if chars.get(i + 1) == Some(&'/') => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            c if c.is_alphabetic() => {
-                let start = i;
-                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
-                    i += 1;
-                }
-                let word: String = chars[start..i].iter().collect();
-                out.push_str(match word.as_str() {
-                    "True" => "true",
-                    "False" => "false",
-                    "None" => "null",
-                    w => w,
-                });
-                continue;
-            }
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    out
-}
-
-/// Copies the string literal starting at `chars[start]` as a double-quoted JSON string; returns the index after it.
-fn copy_string(chars: &[char], start: usize, out: &mut String) -> usize {
-    let q = chars[start];
-    out.push('"');
-    let mut i = start + 1;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == q {
-            out.push('"');
-            return i + 1;
-        }
-        match c {
-            '\\' => {
-                let Some(&e) = chars.get(i + 1) else {
-                    break;
-                };
-                match e {
-                    '\'' => out.push('\''),
-                    '"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u' => {
-                        out.push('\\');
-                        out.push(e);
-                    }
-                    // An escape JSON does not know keeps its backslash as text.
-                    other => {
-                        out.push_str("\\\\");
-                        out.push(other);
-                    }
-                }
-                i += 2;
-                continue;
-            }
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    out.push('"');
-    i
-}
-
-/// Lower-cased key with `_`, `-` and spaces removed.
-fn key_form(k: &str) -> String {
-    k.chars().filter(|c| !matches!(c, '_' | '-' | ' ')).flat_map(char::to_lowercase).collect()
 }
 
 const CALL_KEYS: &[&str] = &["apicalls", "apicall", "calls"];
 const LOCATION_KEYS: &[&str] = &["buglocations", "buglocation", "locations"];
 
-fn get<'a>(obj: &'a Map<String, Json>, names: &[&str]) -> Option<&'a Json> {
-    obj.iter().find(|(k, _)| names.contains(&key_form(k).as_str())).map(|(_, v)| v)
-}
-
 /// The object carrying the proxy keys: the value itself or an object nested one level inside it.
 fn find_proxy_object(v: &Json) -> Option<&Map<String, Json>> {
     let has_keys = |o: &Map<String, Json>| {
-        get(o, &["apicalls", "apicall"]).is_some() || get(o, &["buglocations", "buglocation"]).is_some()
+        json::get(o, &["apicalls", "apicall"]).is_some() || json::get(o, &["buglocations", "buglocation"]).is_some()
     };
     let obj = v.as_object()?;
     if has_keys(obj) {
@@ -304,7 +167,7 @@ fn find_proxy_object(v: &Json) -> Option<&Map<String, Json>> {
 
 fn from_object(obj: &Map<String, Json>, notes: &mut Vec<String>) -> ProxyResult {
     let mut result = ProxyResult::default();
-    match get(obj, CALL_KEYS) {
+    match json::get(obj, CALL_KEYS) {
         None | Some(Json::Null) => {}
         Some(Json::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
@@ -319,7 +182,7 @@ fn from_object(obj: &Map<String, Json>, notes: &mut Vec<String>) -> ProxyResult 
             None => notes.push(format!("API_calls is not a list: {other}")),
         },
     }
-    match get(obj, LOCATION_KEYS) {
+    match json::get(obj, LOCATION_KEYS) {
         None | Some(Json::Null) => {}
         Some(Json::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
@@ -340,8 +203,8 @@ fn call_from_json(item: &Json) -> Option<String> {
     match item {
         Json::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
         Json::Object(o) => {
-            let name = get(o, &["name", "api", "function", "tool", "method"])?.as_str()?;
-            let args = match get(o, &["args", "arguments", "params", "parameters"]) {
+            let name = json::get(o, &["name", "api", "function", "tool", "method"])?.as_str()?;
+            let args = match json::get(o, &["args", "arguments", "params", "parameters"]) {
                 None | Some(Json::Null) => Vec::new(),
                 Some(Json::Array(a)) => {
                     a.iter().map(|v| Some(Arg { name: None, value: literal(v)? })).collect::<Option<Vec<_>>>()?
@@ -372,7 +235,7 @@ fn literal(v: &Json) -> Option<Value> {
 }
 
 fn text_field(o: &Map<String, Json>, names: &[&str]) -> Option<String> {
-    let s = match get(o, names)? {
+    let s = match json::get(o, names)? {
         Json::String(s) => s.trim().to_string(),
         Json::Null => return None,
         Json::Number(n) => n.to_string(),
@@ -414,7 +277,7 @@ fn recover_fields(text: &str, notes: &mut Vec<String>) -> Option<ProxyResult> {
     if let Some(at) = locations_at {
         let rest = &text[at..];
         if rest.starts_with('[') {
-            let list = balanced_end(rest).map(|len| &rest[..len]).and_then(parse_loose_json);
+            let list = json::balanced_end(rest).map(|len| &rest[..len]).and_then(json::parse_loose);
             match list {
                 Some(Json::Array(items)) => {
                     for item in &items {
@@ -466,34 +329,59 @@ fn recover_calls(text: &str) -> Vec<String> {
     }
 }
 
-/// Calls to known APIs written in the prose, in order of appearance.
-fn calls_in_prose(text: &str, notes: &mut Vec<String>) -> Vec<String> {
+/// An API a misnamed call stands for: the name with `function` (or `func`) read as `method`.
+fn mapped_name(name: &str) -> Option<&'static str> {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let renamed = last.replace("function", "method").replace("func_", "method_");
+    api(&renamed).map(|a| a.name).filter(|n| *n != last)
+}
+
+/// Calls written in the prose, in order of appearance, with the byte offset of the first, and what looked like a
+/// call to an API but could not be read (it does not parse, or the name is no API).
+fn calls_in_prose(text: &str, notes: &mut Vec<String>) -> (Vec<String>, Option<usize>, Vec<String>) {
+    // Known API names, and anything named like one (`search_…`, `get_code_…`, `get_class_…`).
     static CALL_START: LazyLock<Option<Regex>> = LazyLock::new(|| {
         let mut names: Vec<&str> = APIS.iter().map(|a| a.name).collect();
         names.sort_by_key(|n| std::cmp::Reverse(n.len()));
-        Regex::new(&format!(r"\b(?:{})\s*\(", names.join("|"))).ok()
+        Regex::new(&format!(r"\b(?:[A-Za-z_]\w*\.)*(?:{}|search_\w+|get_code_\w+|get_class_\w+)\s*\(", names.join("|")))
+            .ok()
     });
     let Some(re) = CALL_START.as_ref() else {
-        return Vec::new();
+        return (Vec::new(), None, Vec::new());
     };
     let mut calls = Vec::new();
+    let mut first = None;
+    let mut unread = Vec::new();
     let mut from = 0;
     while let Some(m) = re.find_at(text, from) {
         let start = m.start();
+        let shown = || text[start..].chars().take(60).collect::<String>().trim_end().to_string();
         match parse_call_prefix(head(&text[start..])) {
-            Ok((_, len)) => {
-                calls.push(text[start..start + len].to_string());
+            Ok((call, len)) => {
                 from = start + len;
+                let last = call.name.rsplit('.').next().unwrap_or(&call.name);
+                if api(last).is_some() {
+                    calls.push(text[start..start + len].to_string());
+                } else if let Some(name) = mapped_name(&call.name) {
+                    notes.push(format!("read `{}` as `{name}`", call.name));
+                    calls.push(Call { name: name.to_string(), args: call.args }.to_string());
+                } else {
+                    notes.push(format!("`{}` is not a search API", call.name));
+                    unread.push(text[start..start + len].to_string());
+                    continue;
+                }
+                first.get_or_insert(start);
             }
             Err(e) => {
-                let shown: String = text[start..].chars().take(60).collect();
-                notes.push(format!("skipped `{}`: {e}", shown.trim_end()));
+                notes.push(format!("skipped `{}`: {e}", shown()));
+                unread.push(shown());
                 from = m.end();
             }
         }
     }
-    calls
+    (calls, first, unread)
 }
 
 #[cfg(test)]
+#[path = "search_tests.rs"]
 mod tests;

@@ -5,8 +5,9 @@
 //! ever evaluated. Errors carry the character position where parsing stopped, so a message to the model can point
 //! at the problem.
 //!
-//! Two small kindnesses for text written by a model: the function name may be dotted (`api.search_class`, the
-//! validator decides what to make of it) and typographic quotes (`“…”`, `‘…’`) may delimit a string.
+//! Three small kindnesses for text written by a model: the function name may be dotted (`api.search_class`, the
+//! binder decides what to make of it), typographic quotes (`“…”`, `‘…’`) may delimit a string, and a keyword
+//! argument may be written with a colon (`method_name: "x"`) as well as with `=`.
 
 use std::fmt;
 
@@ -98,7 +99,7 @@ impl fmt::Display for Call {
 /// What went wrong while parsing a call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum CallErrorKind {
+pub enum SyntaxErrorKind {
     /// The text is empty or only whitespace.
     Empty,
     /// A function name was expected.
@@ -142,69 +143,69 @@ pub enum CallErrorKind {
 
 /// A parse error with the character position (0-based) where it was detected.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CallError {
+pub struct SyntaxError {
     /// What went wrong.
-    pub kind: CallErrorKind,
+    pub kind: SyntaxErrorKind,
     /// Position in characters from the start of the parsed text.
     pub pos: usize,
 }
 
-impl fmt::Display for CallError {
+impl fmt::Display for SyntaxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let at = self.pos;
         match &self.kind {
-            CallErrorKind::Empty => write!(f, "the call is empty"),
-            CallErrorKind::ExpectedName => {
+            SyntaxErrorKind::Empty => write!(f, "the call is empty"),
+            SyntaxErrorKind::ExpectedName => {
                 write!(f, "expected a function name at character {at}")
             }
-            CallErrorKind::ExpectedOpenParen => {
+            SyntaxErrorKind::ExpectedOpenParen => {
                 write!(f, "expected `(` after the function name at character {at}")
             }
-            CallErrorKind::ExpectedValue { found } if is_identifier_start(found) => write!(
+            SyntaxErrorKind::ExpectedValue { found } if is_identifier_start(found) => write!(
                 f,
                 "expected a literal value at character {at} but found `{found}`; put text arguments in quotes"
             ),
-            CallErrorKind::ExpectedValue { found } => {
+            SyntaxErrorKind::ExpectedValue { found } => {
                 write!(f, "expected a literal value at character {at} but found `{found}`")
             }
-            CallErrorKind::ExpectedCommaOrClose { found } => {
+            SyntaxErrorKind::ExpectedCommaOrClose { found } => {
                 write!(f, "expected `,` or `)` at character {at} but found `{found}`")
             }
-            CallErrorKind::UnterminatedString => {
+            SyntaxErrorKind::UnterminatedString => {
                 write!(f, "the string starting at character {at} is never closed")
             }
-            CallErrorKind::BadEscape => write!(f, "malformed escape sequence at character {at}"),
-            CallErrorKind::BadNumber { literal } => {
+            SyntaxErrorKind::BadEscape => write!(f, "malformed escape sequence at character {at}"),
+            SyntaxErrorKind::BadNumber { literal } => {
                 write!(f, "`{literal}` at character {at} is not a usable number")
             }
-            CallErrorKind::PositionalAfterKeyword => {
+            SyntaxErrorKind::PositionalAfterKeyword => {
                 write!(f, "a positional argument at character {at} follows a keyword argument")
             }
-            CallErrorKind::DuplicateKeyword { name } => {
+            SyntaxErrorKind::DuplicateKeyword { name } => {
                 write!(f, "keyword `{name}` is given twice (character {at})")
             }
-            CallErrorKind::UnexpectedEnd => {
+            SyntaxErrorKind::UnexpectedEnd => {
                 write!(f, "the call ends before its closing `)`")
             }
-            CallErrorKind::TrailingText { found } => {
+            SyntaxErrorKind::TrailingText { found } => {
                 write!(f, "unexpected text `{found}` after the call at character {at}")
             }
         }
     }
 }
 
-impl std::error::Error for CallError {}
+impl std::error::Error for SyntaxError {}
 
 fn is_identifier_start(s: &str) -> bool {
     s.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
 }
 
 /// Parses exactly one call expression; surrounding whitespace and one trailing `;` are allowed.
-pub fn parse_call(text: &str) -> Result<Call, CallError> {
+pub fn parse_call(text: &str) -> Result<Call, SyntaxError> {
     let mut p = Parser::new(text);
     p.skip_ws();
     if p.at_end() {
-        return Err(p.error(CallErrorKind::Empty));
+        return Err(p.error(SyntaxErrorKind::Empty));
     }
     let call = p.call()?;
     p.skip_ws();
@@ -214,14 +215,14 @@ pub fn parse_call(text: &str) -> Result<Call, CallError> {
     }
     if !p.at_end() {
         let found = p.snippet();
-        return Err(p.error(CallErrorKind::TrailingText { found }));
+        return Err(p.error(SyntaxErrorKind::TrailingText { found }));
     }
     Ok(call)
 }
 
 /// Parses a call at the start of `text` and returns it with the number of bytes it spans. Text after the closing
 /// `)` is ignored; this is how calls are picked out of prose.
-pub fn parse_call_prefix(text: &str) -> Result<(Call, usize), CallError> {
+pub fn parse_call_prefix(text: &str) -> Result<(Call, usize), SyntaxError> {
     let mut p = Parser::new(text);
     let call = p.call()?;
     Ok((call, p.byte_pos()))
@@ -282,8 +283,8 @@ impl Parser {
         self.chars[..self.i.min(self.chars.len())].iter().map(|c| c.len_utf8()).sum()
     }
 
-    fn error(&self, kind: CallErrorKind) -> CallError {
-        CallError { kind, pos: self.i }
+    fn error(&self, kind: SyntaxErrorKind) -> SyntaxError {
+        SyntaxError { kind, pos: self.i }
     }
 
     /// Up to 20 characters from the current position, for messages.
@@ -310,29 +311,29 @@ impl Parser {
         Some(self.chars[start..self.i].iter().collect())
     }
 
-    fn call(&mut self) -> Result<Call, CallError> {
+    fn call(&mut self) -> Result<Call, SyntaxError> {
         self.skip_ws();
         let Some(mut name) = self.identifier() else {
-            return Err(self.error(CallErrorKind::ExpectedName));
+            return Err(self.error(SyntaxErrorKind::ExpectedName));
         };
         while self.peek() == Some('.') {
             self.bump();
             let Some(part) = self.identifier() else {
-                return Err(self.error(CallErrorKind::ExpectedName));
+                return Err(self.error(SyntaxErrorKind::ExpectedName));
             };
             name.push('.');
             name.push_str(&part);
         }
         self.skip_ws();
         if self.peek() != Some('(') {
-            return Err(self.error(CallErrorKind::ExpectedOpenParen));
+            return Err(self.error(SyntaxErrorKind::ExpectedOpenParen));
         }
         self.bump();
         let mut args: Vec<Arg> = Vec::new();
         loop {
             self.skip_ws();
             match self.peek() {
-                None => return Err(self.error(CallErrorKind::UnexpectedEnd)),
+                None => return Err(self.error(SyntaxErrorKind::UnexpectedEnd)),
                 Some(')') => {
                     self.bump();
                     return Ok(Call { name, args });
@@ -343,10 +344,13 @@ impl Parser {
             let arg = self.arg()?;
             match &arg.name {
                 None if args.iter().any(|a| a.name.is_some()) => {
-                    return Err(CallError { kind: CallErrorKind::PositionalAfterKeyword, pos: arg_pos });
+                    return Err(SyntaxError { kind: SyntaxErrorKind::PositionalAfterKeyword, pos: arg_pos });
                 }
                 Some(n) if args.iter().any(|a| a.name.as_deref() == Some(n)) => {
-                    return Err(CallError { kind: CallErrorKind::DuplicateKeyword { name: n.clone() }, pos: arg_pos });
+                    return Err(SyntaxError {
+                        kind: SyntaxErrorKind::DuplicateKeyword { name: n.clone() },
+                        pos: arg_pos,
+                    });
                 }
                 _ => {}
             }
@@ -357,21 +361,27 @@ impl Parser {
                     self.bump();
                 }
                 Some(')') => {}
-                None => return Err(self.error(CallErrorKind::UnexpectedEnd)),
+                None => return Err(self.error(SyntaxErrorKind::UnexpectedEnd)),
                 Some(_) => {
                     let found = self.snippet();
-                    return Err(self.error(CallErrorKind::ExpectedCommaOrClose { found }));
+                    return Err(self.error(SyntaxErrorKind::ExpectedCommaOrClose { found }));
                 }
             }
         }
     }
 
-    fn arg(&mut self) -> Result<Arg, CallError> {
-        // A keyword argument is an identifier followed by `=` (but not `==`).
+    fn arg(&mut self) -> Result<Arg, SyntaxError> {
+        // A keyword argument is an identifier followed by `=` (but not `==`), or by `:` as models sometimes write
+        // it (`method_name: "x"`, the way a signature or a dict reads).
         let save = self.i;
         if let Some(id) = self.identifier() {
             self.skip_ws();
-            if self.peek() == Some('=') && self.peek_at(1) != Some('=') {
+            let keyword = match self.peek() {
+                Some('=') => self.peek_at(1) != Some('='),
+                Some(':') => true,
+                _ => false,
+            };
+            if keyword {
                 self.bump();
                 self.skip_ws();
                 let value = self.value()?;
@@ -382,7 +392,7 @@ impl Parser {
         Ok(Arg { name: None, value: self.value()? })
     }
 
-    fn value(&mut self) -> Result<Value, CallError> {
+    fn value(&mut self) -> Result<Value, SyntaxError> {
         if self.string_starts_here() {
             let mut s = self.string()?;
             // Adjacent literals concatenate, as in Python.
@@ -409,13 +419,13 @@ impl Parser {
                     _ => {
                         self.i = save;
                         let found = self.snippet();
-                        Err(self.error(CallErrorKind::ExpectedValue { found }))
+                        Err(self.error(SyntaxErrorKind::ExpectedValue { found }))
                     }
                 }
             }
             _ => {
                 let found = self.snippet();
-                Err(self.error(CallErrorKind::ExpectedValue { found }))
+                Err(self.error(SyntaxErrorKind::ExpectedValue { found }))
             }
         }
     }
@@ -429,7 +439,7 @@ impl Parser {
         matches!(self.peek_at(k), Some('"' | '\'' | '\u{201c}' | '\u{2018}'))
     }
 
-    fn string(&mut self) -> Result<String, CallError> {
+    fn string(&mut self) -> Result<String, SyntaxError> {
         let start = self.i;
         let mut raw = false;
         while let Some(c) = self.peek() {
@@ -453,7 +463,7 @@ impl Parser {
         let mut out = String::new();
         loop {
             let Some(c) = self.bump() else {
-                return Err(CallError { kind: CallErrorKind::UnterminatedString, pos: start });
+                return Err(SyntaxError { kind: SyntaxErrorKind::UnterminatedString, pos: start });
             };
             if c == close {
                 if !triple {
@@ -467,14 +477,14 @@ impl Parser {
                 continue;
             }
             if c == '\n' && !triple {
-                return Err(CallError { kind: CallErrorKind::UnterminatedString, pos: start });
+                return Err(SyntaxError { kind: SyntaxErrorKind::UnterminatedString, pos: start });
             }
             if c != '\\' {
                 out.push(c);
                 continue;
             }
             let Some(e) = self.bump() else {
-                return Err(CallError { kind: CallErrorKind::UnterminatedString, pos: start });
+                return Err(SyntaxError { kind: SyntaxErrorKind::UnterminatedString, pos: start });
             };
             if raw {
                 // In a raw string a backslash only stops the next character from closing the string.
@@ -513,7 +523,7 @@ impl Parser {
                             out.push(ch);
                         }
                         None => {
-                            return Err(CallError { kind: CallErrorKind::BadEscape, pos: esc_pos });
+                            return Err(SyntaxError { kind: SyntaxErrorKind::BadEscape, pos: esc_pos });
                         }
                     }
                 }
@@ -526,7 +536,7 @@ impl Parser {
         }
     }
 
-    fn number(&mut self) -> Result<Value, CallError> {
+    fn number(&mut self) -> Result<Value, SyntaxError> {
         let start = self.i;
         if matches!(self.peek(), Some('-' | '+')) {
             self.i += 1;
@@ -539,7 +549,7 @@ impl Parser {
             self.i += 1;
         }
         let literal: String = self.chars[start..self.i].iter().collect();
-        let bad = || CallError { kind: CallErrorKind::BadNumber { literal: literal.clone() }, pos: start };
+        let bad = || SyntaxError { kind: SyntaxErrorKind::BadNumber { literal: literal.clone() }, pos: start };
         let cleaned = literal.replace('_', "");
         let (neg, body) = match cleaned.strip_prefix('-') {
             Some(b) => (true, b),
@@ -600,6 +610,10 @@ mod tests {
     #[test]
     fn keyword_arguments_and_numbers() {
         let c = parse_call("get_code_around_line(file_name = 'a.py', line_no=12, window=-3.5e1,)").unwrap();
+        assert_eq!(
+            parse_call("f(method_name: \"x\", n : 2)").unwrap(),
+            parse_call("f(method_name=\"x\", n=2)").unwrap()
+        );
         assert_eq!(c.args[0].name.as_deref(), Some("file_name"));
         assert_eq!(c.args[1].value, Value::Int(12));
         assert_eq!(c.args[2].value, Value::Float(-35.0));
@@ -639,24 +653,24 @@ mod tests {
     #[test]
     fn errors_carry_positions() {
         let e = |t: &str| parse_call(t).unwrap_err();
-        assert_eq!(e("  ").kind, CallErrorKind::Empty);
-        assert_eq!(e("search_class").kind, CallErrorKind::ExpectedOpenParen);
+        assert_eq!(e("  ").kind, SyntaxErrorKind::Empty);
+        assert_eq!(e("search_class").kind, SyntaxErrorKind::ExpectedOpenParen);
         assert_eq!(e("search_class").pos, 12);
         assert_eq!(
             e("search_class(Foo)"),
-            CallError { kind: CallErrorKind::ExpectedValue { found: "Foo)".into() }, pos: 13 }
+            SyntaxError { kind: SyntaxErrorKind::ExpectedValue { found: "Foo)".into() }, pos: 13 }
         );
-        assert_eq!(e("search_class('Foo)").kind, CallErrorKind::UnterminatedString);
-        assert_eq!(e("search_class('Foo'").kind, CallErrorKind::UnexpectedEnd);
-        assert_eq!(e("f(a='x', 'y')"), CallError { kind: CallErrorKind::PositionalAfterKeyword, pos: 9 });
-        assert_eq!(e("f(a='x', a='y')").kind, CallErrorKind::DuplicateKeyword { name: "a".into() });
-        assert!(matches!(e("f('a' 'b' x)").kind, CallErrorKind::ExpectedCommaOrClose { .. }));
-        assert!(matches!(e("f(1) and more").kind, CallErrorKind::TrailingText { .. }));
-        assert!(matches!(e("f(99999999999999999999)").kind, CallErrorKind::BadNumber { .. }));
-        assert!(matches!(e("f(012)").kind, CallErrorKind::BadNumber { .. }));
-        assert_eq!(e(r"f('\x4')").kind, CallErrorKind::BadEscape);
-        assert_eq!(e(r"f('\udc00')").kind, CallErrorKind::BadEscape);
-        assert_eq!(e("f(x.y)").kind, CallErrorKind::ExpectedValue { found: "x.y)".into() });
+        assert_eq!(e("search_class('Foo)").kind, SyntaxErrorKind::UnterminatedString);
+        assert_eq!(e("search_class('Foo'").kind, SyntaxErrorKind::UnexpectedEnd);
+        assert_eq!(e("f(a='x', 'y')"), SyntaxError { kind: SyntaxErrorKind::PositionalAfterKeyword, pos: 9 });
+        assert_eq!(e("f(a='x', a='y')").kind, SyntaxErrorKind::DuplicateKeyword { name: "a".into() });
+        assert!(matches!(e("f('a' 'b' x)").kind, SyntaxErrorKind::ExpectedCommaOrClose { .. }));
+        assert!(matches!(e("f(1) and more").kind, SyntaxErrorKind::TrailingText { .. }));
+        assert!(matches!(e("f(99999999999999999999)").kind, SyntaxErrorKind::BadNumber { .. }));
+        assert!(matches!(e("f(012)").kind, SyntaxErrorKind::BadNumber { .. }));
+        assert_eq!(e(r"f('\x4')").kind, SyntaxErrorKind::BadEscape);
+        assert_eq!(e(r"f('\udc00')").kind, SyntaxErrorKind::BadEscape);
+        assert_eq!(e("f(x.y)").kind, SyntaxErrorKind::ExpectedValue { found: "x.y)".into() });
         // Positions count characters, not bytes.
         assert_eq!(e("f('é', é)").pos, 7);
     }

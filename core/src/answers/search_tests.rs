@@ -1,5 +1,13 @@
 use super::*;
-use crate::proxy::validate::validate;
+use crate::proxy;
+
+fn extract(answer: &str) -> SearchAnswer {
+    read(answer)
+}
+
+fn validate(result: &ProxyResult) -> proxy::Validated {
+    proxy::validate(result, None)
+}
 
 fn loc(file: &str, class: &str, method: &str, why: &str) -> LocationSpec {
     let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
@@ -120,7 +128,7 @@ fn prose_fallback_takes_parsable_calls_only() {
                   \"pkg/x.py\"). The API search_method_in_class(method_name, class_name) also helps, as would \
                   search_code ( 'a(b)' ).";
     let e = extract(answer);
-    assert_eq!(e.source, Source::Prose);
+    assert_eq!(e.source, Source::ProseCalls);
     assert_eq!(
         e.result.api_calls,
         vec!["search_class(\"Foo\")", "search_method_in_file('bar', \"pkg/x.py\")", "search_code ( 'a(b)' )"]
@@ -140,7 +148,7 @@ fn nothing_usable() {
 #[test]
 fn json_without_proxy_keys_falls_back_to_prose() {
     let e = extract("{\"thoughts\": \"look\"} then search_method(\"f\")");
-    assert_eq!(e.source, Source::Prose);
+    assert_eq!(e.source, Source::ProseCalls);
     assert_eq!(e.result.api_calls, vec!["search_method(\"f\")"]);
 }
 
@@ -249,9 +257,8 @@ fn random_text_never_panics() {
         let len = (next() % 40) as usize;
         let text: String = (0..len).map(|_| PIECES[(next() % PIECES.len() as u64) as usize]).collect();
         let e = extract(&text);
-        let v = validate(&e.result);
-        let _ = v.retry_message();
-        let _ = crate::proxy::parse_call(&text);
+        let _ = validate(&e.result);
+        let _ = crate::call::parse_call(&text);
         let _ = crate::locate::Query::new(Some(&text), Some(&text), Some(&text));
     }
 }
