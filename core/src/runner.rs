@@ -41,8 +41,9 @@ pub struct RunOutcome {
     #[serde(default)]
     pub truncated: bool,
     /// Whether the command ran without containment (a runner started with `--unsafe-no-sandbox`): it could
-    /// read and change the files of the user running the runner. Runners that do not say are taken as contained.
-    #[serde(default)]
+    /// read and change the files of the user running the runner. Written only when true (transcripts of contained
+    /// runs stay as they were); runners that do not say are taken as contained.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unsandboxed: bool,
 }
 
