@@ -16,8 +16,10 @@ PYODIDE_VERSION := 314.0.7
 PYODIDE_FILES := pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip pyodide-lock.json
 MICROPIP_WHEEL := tests/wheels/micropip-0.11.1-py3-none-any.whl
 export WASM_BINDGEN_TEST_TIMEOUT ?= 120
+FUZZ_RUNS ?= 10000000
+FUZZ_SMOKE_SECONDS ?= 8
 
-.PHONY: bench play setup web pkg component test lint lint-host test-native test-wasm test-e2e test-node clean
+.PHONY: bench play setup web pkg component test lint lint-host test-native test-wasm test-e2e test-node fuzz fuzz-smoke clean
 
 play: web
 	python3 tools/serve.py dist $(PORT)
@@ -83,14 +85,24 @@ component: setup
 	$(JCO) new $(COMPONENT_CORE:.wasm=.opt.wasm) -o $(COMPONENT)
 	@echo "built $(COMPONENT): $$(stat -c %s $(COMPONENT)) B raw, $$(gzip -9 -c $(COMPONENT) | wc -c) B gzip -9"
 
-test: setup lint component test-native test-wasm test-e2e test-node
+test: setup lint component test-native test-wasm test-e2e test-node fuzz-smoke
 	@echo "all suites passed"
+
+## Fuzzing (nightly and cargo-fuzz, from setup): every target for FUZZ_RUNS executions (`make fuzz FUZZ_RUNS=100000`
+## for a shorter run), with seeds built at run time from the fixtures and ../shared/replay. Prints executions per
+## second, edges covered and crashes/timeouts/OOMs per target; fails on any finding (in fuzz/artifacts/).
+fuzz: setup
+	python3 tools/fuzz.py --runs $(FUZZ_RUNS)
+
+## The fuzz smoke in `make test`: every target for FUZZ_SMOKE_SECONDS seconds from its seeds alone.
+fuzz-smoke: setup
+	python3 tools/fuzz.py --seconds $(FUZZ_SMOKE_SECONDS) --scratch
 
 ## The wasm32 crates are linted one by one: together, cargo would unify the core's `zip` feature into the component.
 ## The wasmtime host tests are linted by `make lint-host` (a check build of wasmtime: 1 min 40 s on 2 cores).
 lint:
 	cargo fmt --all --check
-	cargo clippy -q -p acr-core -p acr-cli -p acr-runner -p acr-wasm --all-targets -- -D warnings
+	cargo clippy -q -p acr-core -p acr-cli -p acr-runner -p acr-wasm -p acr-fuzz --all-targets -- -D warnings
 	cargo clippy -q -p acr-web --target wasm32-unknown-unknown -- -D warnings
 	cargo clippy -q -p acr-wasm --target wasm32-unknown-unknown -- -D warnings
 	cargo clippy -q -p acr-component --target wasm32-unknown-unknown -- -D warnings

@@ -7,12 +7,14 @@ cd "$(dirname "$0")/.."
 say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# 1. System packages: clang/llvm compile tree-sitter's C for wasm32; Chromium + ChromeDriver run browser tests.
+# 1. System packages: clang/llvm compile tree-sitter's C for wasm32; Chromium + ChromeDriver run browser tests;
+#    bubblewrap contains the reproducer runner's commands.
 missing=()
 command -v clang >/dev/null || missing+=(clang)
 command -v llvm-ar >/dev/null || missing+=(llvm)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
+command -v bwrap >/dev/null || missing+=(bubblewrap)
 if [ ${#missing[@]} -gt 0 ]; then
   say "apt-get install ${missing[*]}"
   sudo_if_needed apt-get update -qq
@@ -33,7 +35,18 @@ if [ -n "$want" ] && [ "$want" != "$have" ]; then
   cargo install -q wasm-bindgen-cli --version "$want"
 fi
 
-# 4. Node packages for the browser, node and component tests (playwright-core drives Debian's Chromium).
+# 4. Fuzzing only (`make fuzz` and the smoke in `make test`): a nightly toolchain and cargo-fuzz. The product
+#    itself builds on stable.
+if ! rustup toolchain list | grep -q '^nightly'; then
+  say "rustup toolchain install nightly"
+  rustup toolchain install nightly --profile minimal
+fi
+if ! cargo fuzz --version 2>/dev/null | grep -q '0.13.2'; then
+  say "cargo install cargo-fuzz 0.13.2"
+  cargo install -q cargo-fuzz --version 0.13.2 --locked
+fi
+
+# 5. Node packages for the browser, node and component tests (playwright-core drives Debian's Chromium).
 if [ ! -f tests/node_modules/.package-lock.json ] || [ tests/package.json -nt tests/node_modules/.package-lock.json ]; then
   say "npm install (tests/)"
   (cd tests && npm install --no-audit --no-fund --loglevel=error)

@@ -138,19 +138,17 @@ export async function downloadText(page, selector) {
 export const RUNNER = join(ROOT, "target", "debug", "acr-runner");
 
 /**
- * Starts `acr-runner` on a free port allowing `origin`; resolves to { url, token, close }. With `python`, runs use
- * that interpreter (through `--python` when the runner has it, else first on PATH).
+ * Starts `acr-runner` on a free port allowing `origin`, with extra `args`; resolves to { url, token, close }. With
+ * `python`, runs use that interpreter.
  */
-export async function serveRunner(origin, { python } = {}) {
+export async function serveRunner(origin, { python, args = [] } = {}) {
   const token = "e2e-token-0123456789abcdefghijklmnop";
-  const args = ["--port", "0", "--origin", origin];
-  const env = { ...process.env, ACR_RUNNER_TOKEN: token };
-  if (python) {
-    const help = execFileSync(RUNNER, ["--help"], { encoding: "utf8" });
-    if (help.includes("--python")) args.push("--python", python);
-    else env.PATH = `${dirname(python)}:${env.PATH}`;
-  }
-  const child = spawn(RUNNER, args, { stdio: ["ignore", "pipe", "inherit"], env });
+  const all = ["--port", "0", "--origin", origin, ...args];
+  if (python) all.push("--python", python);
+  const child = spawn(RUNNER, all, {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ACR_RUNNER_TOKEN: token },
+  });
   const url = await new Promise((resolve, reject) => {
     let buf = "";
     child.stdout.on("data", (d) => {

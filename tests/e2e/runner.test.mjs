@@ -32,7 +32,7 @@ test("with the runner set, the demo patch is validated by execution", async (t) 
   assert.match(await page.textContent("#runner-status.error"), /access token was refused/);
   await page.fill("#runner-token", runner.token);
   await page.click("#test-runner");
-  assert.match(await page.textContent("#runner-status.ok"), /runner .* is up/);
+  assert.match(await page.textContent("#runner-status.ok"), /runner .* is up; sandbox: bubblewrap/);
 
   await page.click("#run-button");
   await page.waitForSelector("#run-status.ok, #run-error", { timeout: 90000 });
@@ -45,4 +45,32 @@ test("with the runner set, the demo patch is validated by execution", async (t) 
   assert.match(await page.textContent("#transcript .ev.review"), /patch accepted, test accepted/);
   await page.screenshot({ path: join(OUT, "runner-run.png") });
   assert.deepEqual(errors, []);
+});
+
+test("a runner started without its sandbox is shown in red", async (t) => {
+  if (!runner) return t.skip(`no runner binary at ${RUNNER}`);
+  const bare = await serveRunner(server.url.replace(/\/$/, ""), { args: ["--unsafe-no-sandbox"] });
+  try {
+    const { page, errors } = browser;
+    await page.goto(server.url);
+    await page.click("details.runner summary");
+    await page.fill("#runner-url", bare.url);
+    await page.fill("#runner-token", bare.token);
+    await page.click("#test-runner");
+    const status = page.locator("#runner-status.error.warning");
+    assert.match(await status.textContent(), /UNSAFE: runs are NOT sandboxed.*runner .* is up; sandbox: none/);
+    const color = await status.evaluate((el) => getComputedStyle(el).color);
+    const errorColor = await page.evaluate(() => {
+      const probe = document.createElement("p");
+      probe.className = "error";
+      document.body.append(probe);
+      const c = getComputedStyle(probe).color;
+      probe.remove();
+      return c;
+    });
+    assert.equal(color, errorColor, "the warning has the page's error colour");
+    assert.deepEqual(errors, []);
+  } finally {
+    bare.close();
+  }
 });

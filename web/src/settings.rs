@@ -96,6 +96,8 @@ pub enum Check {
     Ok(String),
     /// It failed; why.
     Failed(String),
+    /// It worked, but with a danger the user must see (shown in red).
+    Warning(String),
 }
 
 /// The settings, as signals shared by the page.
@@ -275,7 +277,8 @@ pub fn SettingsView(settings: Settings) -> impl IntoView {
         spawn_local(async move {
             let result = runner.health().await;
             settings.runner_check.set(match result {
-                Ok(m) => Check::Ok(m),
+                Ok((summary, None)) => Check::Ok(summary),
+                Ok((summary, Some(warning))) => Check::Warning(format!("{warning}. ({summary})")),
                 Err(e) => Check::Failed(format!("{e}.")),
             });
         });
@@ -363,5 +366,6 @@ pub fn CheckView(id: &'static str, check: RwSignal<Check>) -> impl IntoView {
         Check::Checking => view! { <p id=id class="muted small" aria-live="polite">"Checking…"</p> }.into_any(),
         Check::Ok(m) => view! { <p id=id class="ok small" aria-live="polite">{m}</p> }.into_any(),
         Check::Failed(m) => view! { <p id=id class="error small" role="alert">{m}</p> }.into_any(),
+        Check::Warning(m) => view! { <p id=id class="error warning small" role="alert">{m}</p> }.into_any(),
     }
 }
