@@ -53,6 +53,7 @@ test("a runner started without its sandbox is shown in red", async (t) => {
   try {
     const { page, errors } = browser;
     await page.goto(server.url);
+    await useRunner(page, "server");
     await page.click("details.runner summary");
     await page.fill("#runner-url", bare.url);
     await page.fill("#runner-token", bare.token);
