@@ -210,6 +210,9 @@ fn a_file_broken_before_the_edit_does_not_block_it() {
     let text = "def f(:\n    pass\n\nx = 1\n";
     let a = apply(text, "x = 1", "x = 2").unwrap();
     assert!(a.text.ends_with("x = 2\n"));
+    // CPython reports the first problem only: a new one before the old one is the edit's.
+    let text = "x = 1\n\ndef f(:\n    pass\n";
+    assert!(apply(text, "x = 1", "x = 2").is_ok());
     assert!(apply(text, "x = 1", "x = (2").is_err());
 }
 
