@@ -150,8 +150,10 @@ test("applyEdits options: ambiguous originals can be refused, or placed by a bug
 test("checkSyntax gives the first problem with a 1-based position", () => {
   assert.deepEqual(acr.checkSyntax("x = 1\n"), { ok: true, line: null, column: null, message: null, kind: null });
   const bad = acr.checkSyntax("def f():\n    x = 1\n  return x\n");
-  assert.deepEqual([bad.ok, bad.line, bad.column, bad.kind], [false, 3, 3, "unindent_mismatch"]);
-  assert.match(bad.message, /^line 3, column 3: unindent does not match/);
+  assert.deepEqual([bad.ok, bad.line, bad.column, bad.kind], [false, 3, 11, "indentation"]);
+  assert.equal(bad.message, "line 3, column 11: unindent does not match any outer indentation level");
+  const compile = acr.checkSyntax("def f():\n    pass\nreturn 1\n");
+  assert.deepEqual([compile.line, compile.kind, compile.message], [3, "compile", "line 3, column 1: 'return' outside function"]);
 });
 
 test("bad input is refused with a thrown Error, and the module keeps working", () => {
