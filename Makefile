@@ -18,11 +18,14 @@ export WASM_BINDGEN_TEST_TIMEOUT ?= 120
 play: web
 	python3 tools/serve.py dist $(PORT)
 
-## Benchmarks (figures, not tests): index, search, locate and patch natively; index in wasm against native.
+## Benchmarks (figures, not tests): index, search, locate and patch natively; index in wasm against native; hostile
+## sources natively (time, peak heap) and the largest accepted zip in the tab (time, wasm memory).
 bench: pkg
 	cargo build -q --release -p acr-cli
 	cargo bench -q -p acr-core
 	node tests/bench/index.mjs
+	$(MAKE) web
+	node tests/bench/tab_load.mjs
 
 setup:
 	@bash tools/setup.sh
@@ -34,7 +37,9 @@ web: setup
 	wasm-bindgen --target web --no-typescript --out-dir dist/pkg --out-name acr_web $(WEB_WASM)
 	if [ -x $(WASM_OPT) ]; then $(WASM_OPT) -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
 	  dist/pkg/acr_web_bg.wasm -o dist/pkg/acr_web_bg.wasm; fi
-	cp index.html web/style.css dist/
+	node tools/glue-factory.mjs dist/pkg/acr_web.js dist/pkg/acr_web_instances.js
+	rm dist/pkg/acr_web.js
+	cp index.html web/style.css web/boot.js dist/
 	@echo "built dist/ ($$(stat -c %s dist/pkg/acr_web_bg.wasm) bytes of wasm)"
 
 ## The npm package in pkg/dist: release build, wasm-bindgen --target web, wasm-opt -Oz, the package's own files.
@@ -44,6 +49,8 @@ pkg: setup
 	wasm-bindgen --target web --out-dir pkg/dist --out-name acr_wasm $(PKG_WASM)
 	$(WASM_OPT) -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-reference-types \
 	  pkg/dist/acr_wasm_bg.wasm -o pkg/dist/acr_wasm_bg.wasm
+	node tools/glue-factory.mjs pkg/dist/acr_wasm.js pkg/dist/acr_wasm_instances.js
+	rm pkg/dist/acr_wasm.js
 	cp pkg/package.json pkg/README.md pkg/index.js pkg/index.d.ts pkg/dist/
 	@echo "built pkg/dist: acr_wasm_bg.wasm $$(stat -c %s pkg/dist/acr_wasm_bg.wasm) B raw," \
 	  "$$(gzip -9 -c pkg/dist/acr_wasm_bg.wasm | wc -c) B gzip -9"

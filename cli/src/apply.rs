@@ -10,10 +10,11 @@ use crate::load;
 
 /// Runs the command: prints the diff (or JSON) and exits 0 when the patch is applicable, 1 otherwise.
 pub fn run(dir: &Path, answer_file: &Path, json: bool, write: bool) -> anyhow::Result<ExitCode> {
-    let repo = load::repo_from_dir(dir)?;
+    let local = load::local_repo(dir)?;
+    let repo = &local.repo;
     let answer =
         std::fs::read_to_string(answer_file).with_context(|| format!("cannot read {}", answer_file.display()))?;
-    let extraction = patch::extract(&repo, &answer, &ExtractOptions::default());
+    let extraction = patch::extract(repo, &answer, &ExtractOptions::default());
     if json {
         let edits: Vec<serde_json::Value> = extraction
             .edits
@@ -50,11 +51,8 @@ pub fn run(dir: &Path, answer_file: &Path, json: bool, write: bool) -> anyhow::R
         }
     }
     if write && extraction.status.is_applicable() {
-        for (path, text) in &extraction.files {
-            let target = dir.join(path);
-            std::fs::write(&target, text).with_context(|| format!("cannot write {}", target.display()))?;
-        }
-        eprintln!("wrote {} file(s)", extraction.files.len());
+        let written = crate::write::write_all(&local, &extraction.files)?;
+        eprintln!("wrote {written} file(s)");
     }
     Ok(if extraction.status.is_applicable() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

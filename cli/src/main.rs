@@ -9,6 +9,7 @@ mod locate;
 mod run;
 mod search;
 mod serve_model;
+mod write;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -140,7 +140,7 @@ fn progress_line(event: &Event) -> String {
         Event::Model { stage, usage, ms, .. } => {
             format!("  model [{stage}] {} + {} tokens, {ms:.0} ms", usage.prompt_tokens, usage.completion_tokens)
         }
-        Event::Proxy { round, source, calls, locations, problems } => format!(
+        Event::Proxy { round, source, calls, locations, problems, .. } => format!(
             "  round {round}: proxy ({source}) {} calls, {} locations{}",
             calls.len(),
             locations.len(),

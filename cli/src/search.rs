@@ -4,6 +4,7 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
+use acr_core::call::SearchCall;
 use acr_core::index::{Index, IndexBuilder};
 use acr_core::search::{SearchOutput, Searcher};
 use anyhow::Context;
@@ -43,9 +44,9 @@ pub fn run(args: &SearchArgs<'_>) -> anyhow::Result<ExitCode> {
         return run_batch(&searcher, batch);
     }
     let call = args.call.context("give a call such as 'search_class(\"Foo\")', or --batch FILE.jsonl")?;
-    let out = match parse_call(call) {
-        Ok((api, call_args)) => searcher.call(&api, &call_args),
-        Err(e) => SearchOutput::miss(format!("Could not read the call `{call}`: {e}.")),
+    let out = match SearchCall::parse(call) {
+        Ok(call) => searcher.run(&call),
+        Err(e) => SearchOutput::miss(format!("Could not read the call `{call}`: {e}")),
     };
     let printed = if args.json { to_json(&out).to_string() } else { out.text.trim_end().to_string() };
     // A closed pipe (`| head`) is not an error worth a panic.
@@ -83,11 +84,4 @@ fn run_batch(searcher: &Searcher<'_>, path: &Path) -> anyhow::Result<ExitCode> {
     }
     let _ = out.flush();
     Ok(ExitCode::SUCCESS)
-}
-
-/// Reads a call in Python syntax with the proxy's parser and validates it against the API table; returns the API
-/// name and its arguments as a list in parameter order.
-fn parse_call(src: &str) -> Result<(String, Value), String> {
-    let call = acr_core::proxy::parse_api_call(src).map_err(|e| e.to_string())?;
-    Ok((call.api.name.to_string(), Value::Array(call.args.into_iter().map(Value::String).collect())))
 }

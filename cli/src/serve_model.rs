@@ -1,15 +1,15 @@
 //! `acr serve-model`: a chat-completions server that answers from a model script.
 //!
-//! The stage of each request is recognised from the agent's own prompts ([`acr_core::agent::prompts::stage_of`]),
-//! so the whole agent can be driven over real HTTP without a model: by the end-to-end tests, and by anyone who
-//! wants to try the playground's endpoint settings against a local server. Unrecognised prompts (such as a
-//! connection test) are answered with `ok`.
+//! The stage of each request is the stage of the kind of prompt it ends with, recognised from the messages
+//! ([`acr_core::prompt::PromptKind::recognise`]), so the whole agent can be driven over real HTTP without a model:
+//! by the end-to-end tests, and by anyone who wants to try the playground's endpoint settings against a local
+//! server. Unrecognised prompts (such as a connection test) are answered with `ok`.
 
 use std::path::Path;
 
-use acr_core::agent::prompts::stage_of;
 use acr_core::llm::Message;
 use acr_core::llm::scripted::{Script, ScriptedModel};
+use acr_core::prompt::PromptKind;
 use anyhow::Context;
 use serde_json::{Value, json};
 use tiny_http::{Header, Method, Response, Server};
@@ -55,8 +55,8 @@ fn answer(model: &ScriptedModel, raw: &str) -> (u16, String) {
         Ok(m) => m,
         Err(e) => return (400, error_body(&format!("bad messages: {e}"))),
     };
-    let content = match stage_of(&messages) {
-        Some(stage) => match model.next(stage) {
+    let content = match PromptKind::recognise(&messages) {
+        Some(kind) => match model.next(kind.stage()) {
             Ok(text) => text,
             Err(e) => return (500, error_body(&e.to_string())),
         },
@@ -79,4 +79,31 @@ fn error_body(message: &str) -> String {
 
 fn header(name: &str, value: &str) -> Header {
     Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("static header names and values are valid")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use acr_core::llm::scripted::Script;
+
+    /// Every kind of prompt the agent sends is answered from the script's list for its stage.
+    #[test]
+    fn every_prompt_kind_is_answered_by_its_stage() {
+        let mut script = Script::default();
+        for stage in acr_core::llm::Stage::ALL {
+            script = script.answer(stage, format!("answer for {stage}"));
+        }
+        let model = ScriptedModel::new(Script { repeat_last: true, ..script });
+        for (kind, messages) in acr_core::prompt::samples() {
+            let body = json!({"model": "m", "messages": messages}).to_string();
+            let (status, reply) = answer(&model, &body);
+            assert_eq!(status, 200, "{kind:?}: {reply}");
+            let reply: Value = serde_json::from_str(&reply).unwrap();
+            let content = reply["choices"][0]["message"]["content"].as_str().unwrap_or_default();
+            assert_eq!(content, format!("answer for {}", kind.stage()), "{kind:?}");
+        }
+        let (_, ping) =
+            answer(&model, &json!({"messages": [{"role": "user", "content": "Reply with the word: ok"}]}).to_string());
+        assert!(ping.contains("\"content\":\"ok\""), "{ping}");
+    }
 }

@@ -1,6 +1,6 @@
 //! Core values as WIT values where several interfaces need them, and WIT's `u32`/`u64` from the core's sizes.
 
-use acr_core::repo::{SkipReason, SkippedFile};
+use acr_core::repo::{PathProblem, SkipReason, SkippedFile};
 
 use crate::bindings::exports::acr::core::types;
 
@@ -17,9 +17,25 @@ pub fn skip_reason(r: &SkipReason) -> types::SkipReason {
         SkipReason::TooLarge { bytes, limit } => {
             types::SkipReason::TooLarge(types::SizeLimit { bytes: *bytes, limit: *limit })
         }
-        SkipReason::UnsafePath => types::SkipReason::UnsafePath,
+        SkipReason::UnsafePath { problem } => types::SkipReason::UnsafePath(path_problem(*problem)),
+        SkipReason::Duplicate => types::SkipReason::Duplicate,
+        SkipReason::Symlink => types::SkipReason::Symlink,
+        SkipReason::SpecialFile { what } => types::SkipReason::SpecialFile(what.clone()),
         SkipReason::BudgetExhausted => types::SkipReason::BudgetExhausted,
         SkipReason::Unreadable { message } => types::SkipReason::Unreadable(message.clone()),
+    }
+}
+
+/// A path problem as the WIT enum.
+fn path_problem(p: PathProblem) -> types::PathProblem {
+    match p {
+        PathProblem::Empty => types::PathProblem::Empty,
+        PathProblem::Absolute => types::PathProblem::Absolute,
+        PathProblem::ParentDir => types::PathProblem::ParentDir,
+        PathProblem::Backslash => types::PathProblem::Backslash,
+        PathProblem::ControlCharacter => types::PathProblem::ControlCharacter,
+        PathProblem::TooLong => types::PathProblem::TooLong,
+        PathProblem::NotUtf8 => types::PathProblem::NotUtf8,
     }
 }
 

@@ -1,18 +1,19 @@
-//! The `search` interface: each API checks its arguments through the core's [`SearchCall::parse`] (so empty names
-//! are refused exactly as for a model's call) and runs on the repository's index.
+//! The `search` interface: every API builds the core's [`SearchCall`] and checks it with the core's binder (so empty
+//! names are refused exactly as for a model's call), then runs it on the repository's index.
 
-use acr_core::search::{ArgError, SearchCall, SearchOutput as CoreOutput, Searcher};
-use serde_json::{Value, json};
+use acr_core::api::DEFAULT_WINDOW;
+use acr_core::call::{CallError as CoreError, SearchCall};
+use acr_core::search::{SearchOutput as CoreOutput, Searcher};
 
 use crate::Component;
 use crate::bindings::exports::acr::core::search::{
-    CallError, CallErrorKind, Guest, RepoBorrow, SearchHit, SearchOutput,
+    CallError, CallErrorKind, Guest, RepoBorrow, SearchCall as WitCall, SearchHit, SearchOutput,
 };
 use crate::repository::RepoResource;
 
 /// Checks and runs one call.
-fn run(repo: RepoBorrow<'_>, api: &str, args: Value) -> Result<SearchOutput, CallError> {
-    let call = SearchCall::parse(api, &args).map_err(|e| call_error(&e))?;
+fn run(repo: RepoBorrow<'_>, call: Result<SearchCall, CoreError>) -> Result<SearchOutput, CallError> {
+    let call = call.map_err(|e| call_error(&e))?;
     let output = repo.get::<RepoResource>().with_index(|index, repo| Searcher::new(index, repo).run(&call));
     Ok(output_of(output))
 }
@@ -26,24 +27,23 @@ fn output_of(o: CoreOutput) -> SearchOutput {
     SearchOutput { text: o.text, results, ok: o.ok }
 }
 
-/// An argument error as the WIT record: kind, parameter, and the sentence the model would read.
-fn call_error(e: &ArgError) -> CallError {
-    let (kind, param) = match e {
-        ArgError::UnknownApi { .. } => (CallErrorKind::UnknownApi, None),
-        ArgError::Missing { param, .. } => (CallErrorKind::MissingArgument, Some(param.to_string())),
-        ArgError::TooMany { .. } => (CallErrorKind::TooManyArguments, None),
-        ArgError::Empty { param, .. } => (CallErrorKind::EmptyArgument, Some(param.to_string())),
-        ArgError::NotANumber { param, .. } => (CallErrorKind::NotANumber, Some(param.to_string())),
-        ArgError::NotText { param, .. } => (CallErrorKind::Other, Some(param.to_string())),
-        ArgError::Unexpected { name, .. } => (CallErrorKind::Other, Some(name.clone())),
-        _ => (CallErrorKind::Other, None),
+/// A call error as the WIT record: kind, parameter, and the sentence the model would read.
+fn call_error(e: &CoreError) -> CallError {
+    use acr_core::call::ValueProblem;
+    let kind = match e {
+        CoreError::UnknownApi { .. } => CallErrorKind::UnknownApi,
+        CoreError::Missing { .. } => CallErrorKind::MissingArgument,
+        CoreError::TooMany { .. } => CallErrorKind::TooManyArguments,
+        CoreError::BadValue { problem: ValueProblem::Empty, .. } => CallErrorKind::EmptyArgument,
+        CoreError::BadValue { problem: ValueProblem::NotANumber { .. }, .. } => CallErrorKind::NotANumber,
+        _ => CallErrorKind::Other,
     };
-    CallError { kind, param, message: e.to_string() }
+    CallError { kind, param: e.param().map(str::to_string), message: e.to_string() }
 }
 
 impl Guest for Component {
     fn search_class(repo: RepoBorrow<'_>, class_name: String) -> Result<SearchOutput, CallError> {
-        run(repo, "search_class", json!([class_name]))
+        run(repo, SearchCall::SearchClass { class_name }.checked())
     }
 
     fn search_class_in_file(
@@ -51,11 +51,11 @@ impl Guest for Component {
         class_name: String,
         file_name: String,
     ) -> Result<SearchOutput, CallError> {
-        run(repo, "search_class_in_file", json!([class_name, file_name]))
+        run(repo, SearchCall::SearchClassInFile { class_name, file_name }.checked())
     }
 
     fn search_method(repo: RepoBorrow<'_>, method_name: String) -> Result<SearchOutput, CallError> {
-        run(repo, "search_method", json!([method_name]))
+        run(repo, SearchCall::SearchMethod { method_name }.checked())
     }
 
     fn search_method_in_file(
@@ -63,7 +63,7 @@ impl Guest for Component {
         method_name: String,
         file_name: String,
     ) -> Result<SearchOutput, CallError> {
-        run(repo, "search_method_in_file", json!([method_name, file_name]))
+        run(repo, SearchCall::SearchMethodInFile { method_name, file_name }.checked())
     }
 
     fn search_method_in_class(
@@ -71,11 +71,11 @@ impl Guest for Component {
         method_name: String,
         class_name: String,
     ) -> Result<SearchOutput, CallError> {
-        run(repo, "search_method_in_class", json!([method_name, class_name]))
+        run(repo, SearchCall::SearchMethodInClass { method_name, class_name }.checked())
     }
 
     fn search_code(repo: RepoBorrow<'_>, code_str: String) -> Result<SearchOutput, CallError> {
-        run(repo, "search_code", json!([code_str]))
+        run(repo, SearchCall::SearchCode { code_str }.checked())
     }
 
     fn search_code_in_file(
@@ -83,7 +83,7 @@ impl Guest for Component {
         code_str: String,
         file_name: String,
     ) -> Result<SearchOutput, CallError> {
-        run(repo, "search_code_in_file", json!([code_str, file_name]))
+        run(repo, SearchCall::SearchCodeInFile { code_str, file_name }.checked())
     }
 
     fn get_code_around_line(
@@ -92,14 +92,21 @@ impl Guest for Component {
         line_no: u32,
         window: Option<u32>,
     ) -> Result<SearchOutput, CallError> {
-        run(repo, "get_code_around_line", json!([file_name, line_no, window]))
+        let window = window.unwrap_or(DEFAULT_WINDOW);
+        run(repo, SearchCall::GetCodeAroundLine { file_name, line_no, window }.checked())
     }
 
     fn get_class_full_snippet(repo: RepoBorrow<'_>, class_name: String) -> Result<SearchOutput, CallError> {
-        run(repo, "get_class_full_snippet", json!([class_name]))
+        run(repo, SearchCall::GetClassFullSnippet { class_name }.checked())
     }
 
     fn call(repo: RepoBorrow<'_>, api: String, args: Vec<String>) -> Result<SearchOutput, CallError> {
-        run(repo, &api, Value::Array(args.into_iter().map(Value::String).collect()))
+        run(repo, SearchCall::from_texts(&api, &args))
+    }
+
+    fn parse_call(text: String) -> Result<WitCall, CallError> {
+        let call = SearchCall::parse(&text).map_err(|e| call_error(&e))?;
+        let args = call.values().iter().map(ToString::to_string).collect();
+        Ok(WitCall { api: call.name().to_string(), args, text: call.to_string() })
     }
 }

@@ -7,8 +7,9 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use acr_core::answers::search::read as extract;
 use acr_core::locate::{Query, resolve};
-use acr_core::proxy::{extract, validate};
+use acr_core::proxy::validate;
 use acr_core::{Index, Repo};
 
 #[path = "../tests/common/mod.rs"]
@@ -75,7 +76,7 @@ fn main() {
     let answer = "Let me look further.\n```json\n{'API_calls': ['search_method_in_class(\"update\", \"Dataset\")', \
                   \"search_code('merge')\",], 'bug_locations': [{'file': 'xarray/core/dataset.py', 'class': '', \
                   'method': 'Dataset.update', 'intended_behavior': 'keep chunks'}]}\n```\nDone.";
-    time("extract + validate (messy fenced answer)", 20_000, || validate(&extract(answer).result));
+    time("extract + validate (messy fenced answer)", 20_000, || validate(&extract(answer).result, None));
     let patch = root.join("patch/acr-run-1");
     let mut answers = Vec::new();
     if let Ok(tasks) = std::fs::read_dir(&patch) {

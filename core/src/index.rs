@@ -19,7 +19,8 @@
 //!
 //! What differs between languages is a [`Grammar`] row (node kinds and field names), not code.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 use tree_sitter::{Node, Parser, Tree};
@@ -74,12 +75,12 @@ pub const PYTHON: Grammar = Grammar {
     ],
 };
 
-/// A new parser for Python.
-pub fn python_parser() -> Parser {
-    let mut parser = Parser::new();
-    parser.set_language(&tree_sitter_python::LANGUAGE.into()).expect("the bundled grammar matches the runtime");
-    parser
-}
+pub use crate::python::python_parser;
+
+/// A definition's name, stored once per definition and shared by every table and by the definitions nested in it
+/// (a method refers to its class's name; it does not copy it), so memory grows with the source, not with
+/// methods times name length.
+pub type Name = Arc<str>;
 
 /// Index of a file in [`Index::files`].
 pub type FileId = u32;
@@ -113,9 +114,9 @@ pub struct Def {
     /// Class, method or function.
     pub kind: DefKind,
     /// The defined name.
-    pub name: String,
+    pub name: Name,
     /// For methods, the enclosing class's name; for classes and functions, the nearest enclosing class, if any.
-    pub class: Option<String>,
+    pub class: Option<Name>,
     /// First line (1-based).
     pub start: u32,
     /// Last line (inclusive).
@@ -162,13 +163,13 @@ pub struct Index {
     /// Indexed files; a [`FileId`] is a position here.
     pub files: Vec<FileEntry>,
     /// Class name to every definition of a class with that name.
-    pub classes: HashMap<String, Vec<Span>>,
+    pub classes: HashMap<Name, Vec<Span>>,
     /// Class name to method name to definitions (classes of the same name in different files share an entry).
-    pub class_methods: HashMap<String, HashMap<String, Vec<Span>>>,
+    pub class_methods: HashMap<Name, HashMap<Name, Vec<Span>>>,
     /// Function name to every function (not method) with that name.
-    pub functions: HashMap<String, Vec<Span>>,
+    pub functions: HashMap<Name, Vec<Span>>,
     /// Class name to the names of its base classes, as written (`Base`, `mod.Base`).
-    pub class_bases: HashMap<String, Vec<String>>,
+    pub class_bases: HashMap<Name, Vec<Name>>,
 }
 
 impl Index {
@@ -277,7 +278,7 @@ impl IndexBuilder {
 
     /// Parses one file without touching the tables.
     fn parse(&mut self, path: &str, text: &str) -> ParsedFile {
-        let tree = self.parser.parse(text, None);
+        let tree = crate::python::parse(&mut self.parser, text);
         let mut defs = Vec::new();
         let mut bases = HashMap::new();
         let has_error = match &tree {
@@ -311,10 +312,16 @@ impl IndexBuilder {
         }
         for (class, bases) in parsed.bases {
             let entry = self.index.class_bases.entry(class).or_default();
-            for b in bases {
-                if !entry.contains(&b) {
-                    entry.push(b);
+            // Usually a handful of bases: a linear check; a set only when a class collects many (hostile input).
+            if entry.len() + bases.len() <= 32 {
+                for b in bases {
+                    if !entry.contains(&b) {
+                        entry.push(b);
+                    }
                 }
+            } else {
+                let mut seen: HashSet<Name> = entry.iter().cloned().collect();
+                entry.extend(bases.into_iter().filter(|b| seen.insert(b.clone())));
             }
         }
         self.index.files.push(parsed.entry);
@@ -330,7 +337,7 @@ impl IndexBuilder {
 /// A file parsed but not yet entered into the tables.
 struct ParsedFile {
     entry: FileEntry,
-    bases: HashMap<String, Vec<String>>,
+    bases: HashMap<Name, Vec<Name>>,
 }
 
 /// Parses every source, in order. Natively the work is spread over the available cores.
@@ -343,19 +350,23 @@ fn parse_all(sources: &[(&str, &str)]) -> Vec<ParsedFile> {
         let mut builder = IndexBuilder::new();
         return sources.iter().map(|(p, t)| builder.parse(p, t)).collect();
     }
-    // Files are dealt round-robin so large and small ones spread evenly, then put back in order.
+    // Largest files first, each thread taking the next one when it is free: a few big files (sympy has 400 KB ones)
+    // cannot leave one thread working alone at the end. The results are put back in path order.
+    let mut order: Vec<usize> = (0..sources.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sources[i].1.len()));
+    let next = std::sync::atomic::AtomicUsize::new(0);
     let mut parsed: Vec<(usize, ParsedFile)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
+            .map(|_| {
+                scope.spawn(|| {
                     let mut builder = IndexBuilder::new();
-                    sources
-                        .iter()
-                        .enumerate()
-                        .skip(t)
-                        .step_by(threads)
-                        .map(|(i, (p, text))| (i, builder.parse(p, text)))
-                        .collect::<Vec<_>>()
+                    let mut out = Vec::new();
+                    loop {
+                        let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&i) = order.get(taken) else { break out };
+                        let (path, text) = sources[i];
+                        out.push((i, builder.parse(path, text)));
+                    }
                 })
             })
             .collect();
@@ -387,22 +398,23 @@ fn collect(
     tree: &Tree,
     src: &[u8],
     out: &mut Vec<Def>,
-    bases: &mut HashMap<String, Vec<String>>,
+    bases: &mut HashMap<Name, Vec<Name>>,
 ) {
     let mut cursor = tree.walk();
     // (node id, class name it opens) for classes we are inside of.
-    let mut class_stack: Vec<(usize, String)> = Vec::new();
+    let mut class_stack: Vec<(usize, Name)> = Vec::new();
     loop {
         let node = cursor.node();
         let kind = node.kind_id();
         let mut opened_class = None;
         if (kind == k.class || kind == k.function)
-            && let Some(name) = node_name(g, node, src)
+            && let Some(text) = node_name(g, node, src)
         {
+            let name: Name = Arc::from(text);
             let enclosing = class_stack.last().map(|(_, c)| c.clone());
             let def_kind = if kind == k.class {
-                opened_class = Some(name.to_string());
-                record_bases(g, node, name, src, bases);
+                opened_class = Some(name.clone());
+                record_bases(g, node, &name, src, bases);
                 DefKind::Class
             } else if enclosing.is_some() {
                 DefKind::Method
@@ -411,7 +423,7 @@ fn collect(
             };
             let start = node.start_position().row as u32 + 1;
             let end = end_line(node);
-            out.push(Def { kind: def_kind, name: name.to_string(), class: enclosing, start, end });
+            out.push(Def { kind: def_kind, name, class: enclosing, start, end });
         }
         if let Some(c) = opened_class {
             class_stack.push((node.id(), c));
@@ -448,16 +460,27 @@ fn end_line(node: Node<'_>) -> u32 {
     row as u32 + 1
 }
 
+/// The last child that is not a comment, found in one forward pass: `Node::child(i)` and `prev_sibling` each cost
+/// up to O(children) in tree-sitter, so walking backwards from the end would be quadratic in a block that ends in
+/// many comments.
 fn last_code_child(node: Node<'_>) -> Option<Node<'_>> {
-    (0..node.child_count()).rev().filter_map(|i| node.child(i)).find(|c| c.kind() != "comment")
+    let mut cursor = node.walk();
+    let mut last = None;
+    for child in node.children(&mut cursor) {
+        if child.kind() != "comment" {
+            last = Some(child);
+        }
+    }
+    last
 }
 
 /// Adds a class's base names (as written, whitespace removed; `object` and `type` dropped) to its entry.
-fn record_bases(g: &Grammar, class: Node<'_>, name: &str, src: &[u8], out: &mut HashMap<String, Vec<String>>) {
-    let entry = out.entry(name.to_string()).or_default();
+fn record_bases(g: &Grammar, class: Node<'_>, name: &Name, src: &[u8], out: &mut HashMap<Name, Vec<Name>>) {
+    let entry = out.entry(name.clone()).or_default();
     let Some(list) = class.child_by_field_name(g.bases_field) else {
         return;
     };
+    let mut seen: HashSet<Name> = entry.iter().cloned().collect();
     let mut c = list.walk();
     for arg in list.named_children(&mut c) {
         if !g.base_kinds.contains(&arg.kind()) {
@@ -465,7 +488,9 @@ fn record_bases(g: &Grammar, class: Node<'_>, name: &str, src: &[u8], out: &mut 
         }
         if let Ok(text) = arg.utf8_text(src) {
             let base: String = text.split_whitespace().collect();
-            if !g.ignored_bases.contains(&base.as_str()) && !entry.contains(&base) {
+            if !g.ignored_bases.contains(&base.as_str()) && !seen.contains(base.as_str()) {
+                let base: Name = Arc::from(base);
+                seen.insert(base.clone());
                 entry.push(base);
             }
         }
@@ -519,7 +544,7 @@ def top():
         assert_eq!(idx.functions["top"], vec![Span { file: 0, start: 16, end: 20 }]);
         assert!(!idx.functions.contains_key("name"), "methods are not repeated as functions");
         assert_eq!(idx.class_methods["Local"]["m"].len(), 1);
-        assert_eq!(idx.class_bases["Child"], vec!["Base".to_string(), "mod.Mixin".to_string()]);
+        assert_eq!(idx.class_bases["Child"], vec![Name::from("Base"), Name::from("mod.Mixin")]);
         assert!(idx.class_bases["Base"].is_empty(), "object is dropped");
         let s = idx.stats();
         assert_eq!((s.files, s.parsed, s.classes, s.methods, s.functions), (1, 1, 3, 4, 1));
@@ -588,7 +613,7 @@ def k(:
     def l(): pass
 ";
         let idx = index_of(&[("c.py", src)]);
-        let mut names: Vec<&str> = idx.functions.keys().map(String::as_str).collect();
+        let mut names: Vec<&str> = idx.functions.keys().map(|k| &**k).collect();
         names.sort_unstable();
         assert_eq!(names, ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"]);
     }
@@ -646,7 +671,7 @@ def k(:
         assert_eq!(parallel.functions, sequential.functions);
         assert_eq!(parallel.class_bases, sequential.class_bases);
         assert_eq!(parallel.class_bases["Shared"].len(), 120, "bases merge across files in file order");
-        assert_eq!(parallel.class_bases["Shared"][0], "B0");
+        assert_eq!(&*parallel.class_bases["Shared"][0], "B0");
         let paths = |i: &Index| i.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
         assert_eq!(paths(&parallel), paths(&sequential));
     }

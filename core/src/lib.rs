@@ -8,9 +8,10 @@
 //! | stage | module | what it does |
 //! |---|---|---|
 //! | load | [`repo`] | files in memory, from a map or a zip, with skipped files and reasons |
+//! | parse | [`python`] | tree-sitter-python behind one guard (comment runs blanked: the scanner is quadratic on them) |
 //! | index | [`index`] | tree-sitter-python tables of classes, methods, functions and base classes |
-//! | search | [`api`], [`search`] | the table of the nine search APIs, and their answers with ACR's model-facing text |
-//! | proxy | [`proxy`] | the model's prose to validated API calls and bug locations (parser, extractor, retry message) |
+//! | search | [`api`], [`call`], [`search`] | the table of the nine search APIs, one checked [`call::SearchCall`] value, and the answers with ACR's model-facing text |
+//! | protocol | [`prompt`], [`answers`], [`proxy`] | every request as a [`prompt::Prompt`]; every answer read into typed values; whether a search answer's deterministic reading stands or the proxy model rewrites it |
 //! | locate | [`locate`] | six-tier resolution of a bug location to code, with class and ancestor context |
 //! | patch | [`patch`] | `<file>/<original>/<patched>` answers parsed, matched, re-indented, gated and diffed, with a status |
 //! | gate | [`gate`] | the syntax gate: tree-sitter-python plus CPython's indentation rules |
@@ -21,14 +22,18 @@
 #![deny(missing_docs)]
 
 pub mod agent;
+pub mod answers;
 pub mod api;
+pub mod call;
 pub mod gate;
 pub mod index;
 pub mod llm;
 pub mod locate;
 pub mod mcts;
 pub mod patch;
+pub mod prompt;
 pub mod proxy;
+pub mod python;
 pub mod repo;
 pub mod runner;
 pub mod search;

@@ -560,12 +560,12 @@ impl Resolver<'_> {
         let mut hits = Vec::new();
         for &f in files {
             for d in &self.index.files[f as usize].defs {
-                if d.name == name && kind.contains(&d.kind) {
+                if &*d.name == name && kind.contains(&d.kind) {
                     let span = Span { file: f, start: d.start, end: d.end };
                     hits.push(if d.kind == DefKind::Class {
-                        Hit { span, class: Some(d.name.clone()), method: None }
+                        Hit { span, class: Some(d.name.to_string()), method: None }
                     } else {
-                        Hit { span, class: d.class.clone(), method: Some(d.name.clone()) }
+                        Hit { span, class: d.class.as_deref().map(str::to_string), method: Some(d.name.to_string()) }
                     });
                 }
             }
@@ -652,7 +652,7 @@ impl Resolver<'_> {
                     .collect();
                 for (c, methods) in &self.index.class_methods {
                     for s in methods.get(m).into_iter().flatten() {
-                        hits.push(Hit { span: *s, class: Some(c.clone()), method: Some(m.to_string()) });
+                        hits.push(Hit { span: *s, class: Some(c.to_string()), method: Some(m.to_string()) });
                     }
                 }
                 if hits.is_empty() {
@@ -684,12 +684,12 @@ impl Resolver<'_> {
             .defs
             .iter()
             .filter(|d| {
-                d.kind == DefKind::Class && d.name == class && d.start <= hit.span.start && d.end >= hit.span.end
+                d.kind == DefKind::Class && &*d.name == class && d.start <= hit.span.start && d.end >= hit.span.end
             })
             .max_by_key(|d| d.start)
             .map(|d| Hit {
                 span: Span { file: hit.span.file, start: d.start, end: d.end },
-                class: Some(d.name.clone()),
+                class: Some(d.name.to_string()),
                 method: None,
             })
     }

@@ -1,9 +1,11 @@
 //! A repository held in memory: relative, `/`-separated paths mapped to UTF-8 text.
 //!
 //! Files arrive from a path map ([`Repo::from_files`]) or from a zip archive ([`Repo::from_zip`]). Nothing that
-//! cannot be searched or patched safely gets in: binary files, non-UTF-8 text, files over [`Limits::max_file_bytes`]
-//! and paths that escape the root are left out and listed in [`Repo::skipped`] with the reason, so a user can
-//! see exactly what was not loaded and why.
+//! cannot be searched or patched safely gets in: binary files, non-UTF-8 text, files over [`Limits::max_file_bytes`],
+//! symbolic links, and names that escape the root or could be misread ([`PathProblem`]: a backslash, a control
+//! character, an over-long name) are left out and listed in [`Repo::skipped`] with the reason, so a user can see
+//! exactly what was not loaded and why. Names are kept exactly as given (never rewritten), so two entries can never
+//! collide into one path; a second entry with the same path is skipped as a [`SkipReason::Duplicate`].
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -42,8 +44,20 @@ pub enum SkipReason {
         /// The limit in force.
         limit: u64,
     },
-    /// The path is absolute or climbs out of the root (`..`).
-    UnsafePath,
+    /// The path cannot be used as a repository path: see the problem.
+    UnsafePath {
+        /// What is wrong with it.
+        problem: PathProblem,
+    },
+    /// Another entry already has this path; the first one was kept.
+    Duplicate,
+    /// The entry is a symbolic link; links are never followed.
+    Symlink,
+    /// The entry is not a regular file (a FIFO, a socket or a device).
+    SpecialFile {
+        /// What it is, in words.
+        what: String,
+    },
     /// The archive's total or entry budget ran out before this file.
     BudgetExhausted,
     /// The archive entry could not be read (corrupt data, unsupported compression).
@@ -61,12 +75,54 @@ impl fmt::Display for SkipReason {
             SkipReason::TooLarge { bytes, limit } => {
                 write!(f, "{bytes} bytes, over the {limit}-byte limit")
             }
-            SkipReason::UnsafePath => write!(f, "path is absolute or leaves the repository root"),
+            SkipReason::UnsafePath { problem } => write!(f, "unsafe path: {problem}"),
+            SkipReason::Duplicate => write!(f, "another entry has the same path (the first was kept)"),
+            SkipReason::Symlink => write!(f, "symbolic link (never followed)"),
+            SkipReason::SpecialFile { what } => write!(f, "not a regular file ({what})"),
             SkipReason::BudgetExhausted => write!(f, "archive size budget exhausted"),
             SkipReason::Unreadable { message } => write!(f, "unreadable entry: {message}"),
         }
     }
 }
+
+/// Why a name cannot be a repository path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathProblem {
+    /// The name is empty (or only `/` and `.` parts).
+    Empty,
+    /// The path is absolute (`/x`, `C:x`).
+    Absolute,
+    /// A `..` part climbs out of the root.
+    ParentDir,
+    /// The name holds a backslash, which some tools read as a folder separator and others as a letter.
+    Backslash,
+    /// The name holds a control character (a newline, say), which could forge lines where paths are printed.
+    ControlCharacter,
+    /// The name is longer than [`MAX_PATH_BYTES`] or one part longer than [`MAX_NAME_BYTES`].
+    TooLong,
+    /// The name is not valid UTF-8.
+    NotUtf8,
+}
+
+impl fmt::Display for PathProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PathProblem::Empty => "the name is empty",
+            PathProblem::Absolute => "the path is absolute",
+            PathProblem::ParentDir => "the path leaves the repository root with `..`",
+            PathProblem::Backslash => "the name contains a backslash",
+            PathProblem::ControlCharacter => "the name contains a control character",
+            PathProblem::TooLong => "the name is too long",
+            PathProblem::NotUtf8 => "the name is not valid UTF-8",
+        })
+    }
+}
+
+/// Longest repository path accepted, in bytes (Linux's `PATH_MAX`).
+pub const MAX_PATH_BYTES: usize = 4096;
+/// Longest single path part accepted, in bytes (Linux's `NAME_MAX`).
+pub const MAX_NAME_BYTES: usize = 255;
 
 /// A file that was not loaded, with the reason.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -119,25 +175,34 @@ impl Repo {
 
     /// Adds one file, or records why it was skipped. Returns the normalised path when the file was kept.
     pub fn add_bytes(&mut self, path: &str, bytes: &[u8], limits: &Limits) -> Option<String> {
-        let skip = |repo: &mut Repo, reason| {
-            repo.skipped.push(SkippedFile { path: path.to_string(), reason });
-            None
-        };
-        let Some(clean) = normalize_path(path) else {
-            return skip(self, SkipReason::UnsafePath);
-        };
         if bytes.len() > limits.max_file_bytes {
+            // Checked before copying, so an oversized buffer is never duplicated.
             let reason = SkipReason::TooLarge { bytes: bytes.len() as u64, limit: limits.max_file_bytes as u64 };
-            return skip(self, reason);
+            self.skipped.push(SkippedFile { path: path.to_string(), reason });
+            return None;
         }
-        if bytes.contains(&0) {
-            return skip(self, SkipReason::Binary);
-        }
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            return skip(self, SkipReason::NotUtf8);
+        self.add_owned(path, bytes.to_vec(), limits)
+    }
+
+    /// [`Repo::add_bytes`] taking ownership of the bytes, so the text is kept without a copy.
+    pub fn add_owned(&mut self, path: &str, bytes: Vec<u8>, limits: &Limits) -> Option<String> {
+        let reason = match check_path(path) {
+            Err(problem) => SkipReason::UnsafePath { problem },
+            Ok(clean) if self.files.contains_key(&clean) => SkipReason::Duplicate,
+            Ok(_) if bytes.len() > limits.max_file_bytes => {
+                SkipReason::TooLarge { bytes: bytes.len() as u64, limit: limits.max_file_bytes as u64 }
+            }
+            Ok(_) if memchr::memchr(0, &bytes).is_some() => SkipReason::Binary,
+            Ok(clean) => match String::from_utf8(bytes) {
+                Ok(text) => {
+                    self.files.insert(clean.clone(), text);
+                    return Some(clean);
+                }
+                Err(_) => SkipReason::NotUtf8,
+            },
         };
-        self.files.insert(clean.clone(), text.to_string());
-        Some(clean)
+        self.skipped.push(SkippedFile { path: path.to_string(), reason });
+        None
     }
 
     /// Records a file that the caller chose not to load (for example, too large to read).
@@ -145,9 +210,10 @@ impl Repo {
         self.skipped.push(skipped);
     }
 
-    /// Inserts or replaces a file's text directly (used when applying patches).
+    /// Inserts or replaces a file's text directly (used when applying patches). A path that
+    /// [`check_path`] refuses is ignored.
     pub fn set_file(&mut self, path: &str, text: String) {
-        if let Some(clean) = normalize_path(path) {
+        if let Ok(clean) = check_path(path) {
             self.files.insert(clean, text);
         }
     }
@@ -173,6 +239,10 @@ impl Repo {
                 continue;
             }
             let name = entry.name().map(|n| n.into_owned()).unwrap_or_else(|_| format!("#entry{i}"));
+            if entry.is_symlink() {
+                raw.push((name, Err(SkipReason::Symlink)));
+                continue;
+            }
             if raw.len() >= limits.max_entries || total >= limits.max_total_bytes {
                 raw.push((name, Err(SkipReason::BudgetExhausted)));
                 continue;
@@ -203,7 +273,7 @@ impl Repo {
             let rel = name.strip_prefix(&prefix).unwrap_or(&name);
             match data {
                 Ok(bytes) => {
-                    repo.add_bytes(rel, &bytes, limits);
+                    repo.add_owned(rel, bytes, limits);
                 }
                 Err(reason) => repo.skipped.push(SkippedFile { path: rel.to_string(), reason }),
             }
@@ -242,6 +312,34 @@ impl Repo {
     }
 }
 
+/// What an archive's directory says about it, read without unpacking anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ArchiveSummary {
+    /// Entries that are files (folders not counted).
+    pub files: usize,
+    /// Their total size once unpacked, as the directory declares it (a hostile archive can lie; loading still
+    /// counts the bytes it actually gets).
+    pub declared_bytes: u64,
+}
+
+/// Reads a zip archive's directory: how many files it holds and how large they say they are unpacked. Use it to
+/// refuse an archive that cannot fit before spending time unpacking it.
+#[cfg(feature = "zip")]
+pub fn archive_summary(bytes: &[u8]) -> Result<ArchiveSummary, RepoError> {
+    let mut archive =
+        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| RepoError::BadArchive(e.to_string()))?;
+    let mut summary = ArchiveSummary { files: 0, declared_bytes: 0 };
+    for i in 0..archive.len() {
+        if let Ok(entry) = archive.by_index_raw(i)
+            && !entry.is_dir()
+        {
+            summary.files += 1;
+            summary.declared_bytes = summary.declared_bytes.saturating_add(entry.size());
+        }
+    }
+    Ok(summary)
+}
+
 /// Whether a path names a test file as AutoCodeRover defines it: a component equal to `test` or `tests`, or a file
 /// name that starts with `test_` or ends with `_test.py`.
 pub fn is_test_file(path: &str) -> bool {
@@ -257,21 +355,40 @@ pub fn is_test_file(path: &str) -> bool {
     false
 }
 
-/// Normalises a relative path to `/`-separated form without `.` components; `None` if it is absolute or uses `..`.
-pub fn normalize_path(path: &str) -> Option<String> {
-    let unified = path.replace('\\', "/");
-    if unified.starts_with('/') || unified.as_bytes().get(1) == Some(&b':') {
-        return None;
+/// Checks a relative, `/`-separated path and returns it without `.` parts or repeated `/`; the [`PathProblem`]
+/// when it is absolute, climbs out with `..`, or holds a backslash, a control character or an over-long part.
+/// Names are never rewritten beyond that, so a name read from disk or an archive is the name written back.
+pub fn check_path(path: &str) -> Result<String, PathProblem> {
+    if path.len() > MAX_PATH_BYTES {
+        return Err(PathProblem::TooLong);
+    }
+    if path.chars().any(char::is_control) {
+        return Err(PathProblem::ControlCharacter);
+    }
+    if path.contains('\\') {
+        return Err(PathProblem::Backslash);
+    }
+    if path.starts_with('/') || path.as_bytes().get(1) == Some(&b':') {
+        return Err(PathProblem::Absolute);
     }
     let mut parts = Vec::new();
-    for part in unified.split('/') {
+    for part in path.split('/') {
         match part {
             "" | "." => {}
-            ".." => return None,
+            ".." => return Err(PathProblem::ParentDir),
+            p if p.len() > MAX_NAME_BYTES => return Err(PathProblem::TooLong),
             p => parts.push(p),
         }
     }
-    (!parts.is_empty()).then(|| parts.join("/"))
+    if parts.is_empty() {
+        return Err(PathProblem::Empty);
+    }
+    Ok(parts.join("/"))
+}
+
+/// [`check_path`] as an `Option`: the normalised path, or `None` when it cannot be a repository path.
+pub fn normalize_path(path: &str) -> Option<String> {
+    check_path(path).ok()
 }
 
 /// The longest leading folder (ending in `/`) shared by every entry, when there is more than one path segment.
@@ -308,12 +425,31 @@ mod tests {
 
     #[test]
     fn unsafe_paths_are_refused() {
-        assert_eq!(normalize_path("a/./b\\c.py").as_deref(), Some("a/b/c.py"));
-        assert_eq!(normalize_path("../etc/passwd"), None);
-        assert_eq!(normalize_path("a/../../b"), None);
-        assert_eq!(normalize_path("/abs.py"), None);
-        assert_eq!(normalize_path("C:/x.py"), None);
-        assert_eq!(normalize_path(""), None);
+        assert_eq!(normalize_path("a/./b//c.py").as_deref(), Some("a/b/c.py"));
+        assert_eq!(check_path("../etc/passwd"), Err(PathProblem::ParentDir));
+        assert_eq!(check_path("a/../../b"), Err(PathProblem::ParentDir));
+        assert_eq!(check_path("/abs.py"), Err(PathProblem::Absolute));
+        assert_eq!(check_path("C:/x.py"), Err(PathProblem::Absolute));
+        assert_eq!(check_path(""), Err(PathProblem::Empty));
+        assert_eq!(check_path("./."), Err(PathProblem::Empty));
+    }
+
+    /// Regression (hostile repositories): `sub\evil.py` was rewritten to `sub/evil.py`, which a symlink `sub` could
+    /// send outside the repository when written back; a newline in a name could forge diff headers.
+    #[test]
+    fn names_that_could_be_misread_are_refused_not_rewritten() {
+        assert_eq!(check_path("sub\\evil.py"), Err(PathProblem::Backslash));
+        assert_eq!(check_path("a\n--- a/setup.py\n+++ b/setup.py"), Err(PathProblem::ControlCharacter));
+        assert_eq!(check_path("tab\there.py"), Err(PathProblem::ControlCharacter));
+        assert_eq!(check_path("del\u{7f}.py"), Err(PathProblem::ControlCharacter));
+        assert_eq!(check_path("c1\u{85}.py"), Err(PathProblem::ControlCharacter));
+        assert_eq!(check_path(&"a".repeat(256)), Err(PathProblem::TooLong));
+        assert_eq!(check_path(&"a/".repeat(2100)), Err(PathProblem::TooLong));
+        assert_eq!(check_path("spaces and ünïcode/ok.py").as_deref(), Ok("spaces and ünïcode/ok.py"));
+        let repo = Repo::from_files([("a.py", "x = 1\n"), ("./a.py", "x = 2\n"), ("b\\c.py", "")]);
+        assert_eq!(repo.file("a.py"), Some("x = 1\n"), "the first of two entries with one path is kept");
+        let reasons: Vec<&SkipReason> = repo.skipped().iter().map(|s| &s.reason).collect();
+        assert_eq!(reasons, [&SkipReason::Duplicate, &SkipReason::UnsafePath { problem: PathProblem::Backslash }]);
     }
 
     #[test]
@@ -331,7 +467,7 @@ mod tests {
             vec![
                 ("bin.py", &SkipReason::Binary),
                 ("latin.py", &SkipReason::NotUtf8),
-                ("../evil.py", &SkipReason::UnsafePath)
+                ("../evil.py", &SkipReason::UnsafePath { problem: PathProblem::ParentDir })
             ]
         );
     }
@@ -342,6 +478,24 @@ mod tests {
         assert_eq!(common_root(["r/a.py", "r/b/c.py"].into_iter()), "r/");
         assert_eq!(common_root(["r/a.py", "s/b.py"].into_iter()), "");
         assert_eq!(common_root(["a.py", "r/b.py"].into_iter()), "");
+    }
+
+    #[cfg(feature = "zip")]
+    #[test]
+    fn the_archive_summary_reads_declared_sizes_without_unpacking() {
+        use std::io::Write;
+        let mut buf = std::io::Cursor::new(Vec::new());
+        let mut zip = zip::ZipWriter::new(&mut buf);
+        let options = zip::write::SimpleFileOptions::default();
+        zip.add_directory("r/", options).unwrap();
+        for name in ["r/a.py", "r/b.py"] {
+            zip.start_file(name, options).unwrap();
+            zip.write_all(&[b'x'; 1000]).unwrap();
+        }
+        zip.finish().unwrap();
+        let summary = archive_summary(buf.get_ref()).unwrap();
+        assert_eq!(summary, ArchiveSummary { files: 2, declared_bytes: 2000 });
+        assert!(archive_summary(b"not a zip").is_err());
     }
 
     #[cfg(feature = "zip")]

@@ -52,6 +52,26 @@ impl RunOutcome {
     pub fn passed(&self) -> bool {
         self.exit_code == Some(0)
     }
+
+    /// The last non-empty line of the error output (of the standard output when stderr is empty): for a Python
+    /// failure, the exception and its message.
+    pub fn error_line(&self) -> &str {
+        fn last(s: &str) -> &str {
+            s.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("")
+        }
+        match last(&self.stderr) {
+            "" => last(&self.stdout),
+            line => line,
+        }
+    }
+
+    /// Whether two runs failed the same way: neither passed, and they share exit code, time-out and final error line.
+    pub fn same_failure(&self, other: &RunOutcome) -> bool {
+        !self.passed()
+            && !other.passed()
+            && (self.exit_code, self.timed_out) == (other.exit_code, other.timed_out)
+            && self.error_line() == other.error_line()
+    }
 }
 
 /// Why a run could not happen (as opposed to a run that failed).
@@ -98,5 +118,16 @@ mod tests {
         assert!(!run(Some(1), "NameError: x").reproduces_bug());
         assert!(!run(Some(0), "AssertionError printed but exit 0").reproduces_bug());
         assert!(run(Some(0), "").passed());
+    }
+
+    #[test]
+    fn failures_compare_by_exit_code_and_final_error_line() {
+        let run = |code, stderr: &str| RunOutcome { exit_code: code, stderr: stderr.into(), ..RunOutcome::default() };
+        let a = run(Some(1), "Traceback...\n  File \"r.py\", line 3\nAssertionError: 50 != 150\n\n");
+        assert_eq!(a.error_line(), "AssertionError: 50 != 150");
+        assert!(a.same_failure(&run(Some(1), "Traceback (other frames)\nAssertionError: 50 != 150")));
+        assert!(!a.same_failure(&run(Some(1), "AssertionError: 100 != 150")));
+        assert!(!a.same_failure(&run(Some(2), "AssertionError: 50 != 150")));
+        assert!(!run(Some(0), "").same_failure(&run(Some(0), "")), "passing runs are not failures");
     }
 }

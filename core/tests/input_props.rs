@@ -47,14 +47,15 @@ proptest! {
 
     #[test]
     fn call_strings_are_never_a_panic(text in "\\PC{0,80}", name in "[a-z_]{1,20}", args in "[\"'a-zA-Z0-9_=, ()\\\\.]{0,40}") {
-        let _ = acr_core::proxy::parse_call(&text);
-        let _ = acr_core::proxy::parse_api_call(&format!("{name}({args})"));
+        let _ = acr_core::call::parse_call(&text);
+        let _ = acr_core::call::SearchCall::parse(&format!("{name}({args})"));
     }
 
     #[test]
     fn answers_are_never_a_panic(answer in "\\PC{0,400}") {
-        let extracted = acr_core::proxy::extract(&answer);
-        let _ = acr_core::proxy::validate(&extracted.result);
-        let _ = acr_core::agent::prompts::stage_of(&[acr_core::llm::Message::user(answer)]);
+        let extracted = acr_core::answers::search::read(&answer);
+        let _ = acr_core::proxy::validate(&extracted.result, None);
+        let _ = acr_core::answers::review(&answer);
+        let _ = acr_core::prompt::PromptKind::recognise(&[acr_core::llm::Message::user(answer)]);
     }
 }

@@ -10,7 +10,9 @@
 
 mod common;
 
-use acr_core::proxy::{Source, extract, parse_api_call};
+use acr_core::answers::Source;
+use acr_core::answers::search::read as extract;
+use acr_core::call::SearchCall;
 
 #[test]
 fn replay_recorded_invocations() {
@@ -29,7 +31,7 @@ fn replay_recorded_invocations() {
                 continue;
             };
             total += 1;
-            let call = match parse_api_call(invocation) {
+            let call = match SearchCall::parse(invocation) {
                 Ok(call) => call,
                 Err(e) => {
                     failures.push(format!("{invocation}: {e}"));
@@ -38,20 +40,21 @@ fn replay_recorded_invocations() {
             };
             valid += 1;
             let recorded: Vec<String> =
-                call.api.params.iter().map(|p| c["args"][*p].as_str().unwrap_or_default().to_string()).collect();
-            if call.api.name == c["api"] && call.args == recorded {
+                call.spec().param_names().map(|p| c["args"][p].as_str().unwrap_or_default().to_string()).collect();
+            let args: Vec<String> = call.values().iter().map(ToString::to_string).collect();
+            if call.name() == c["api"] && args == recorded {
                 same_args += 1;
             } else {
-                failures.push(format!("{invocation}: args {:?} vs {recorded:?}", call.args));
+                failures.push(format!("{invocation}: args {args:?} vs {recorded:?}"));
             }
-            if parse_api_call(&call.to_string()).as_ref() == Ok(&call) {
+            if SearchCall::parse(&call.to_string()).as_ref() == Ok(&call) {
                 round_trip += 1;
             } else {
                 failures.push(format!("{invocation}: rendered as {call} does not round-trip"));
             }
             let prose = format!("To see more I will call `{invocation}` next, then decide.");
             let e = extract(&prose);
-            if e.source == Source::Prose && e.result.api_calls == [invocation] {
+            if e.source == Source::ProseCalls && e.result.api_calls == [invocation] {
                 from_prose += 1;
             } else {
                 failures.push(format!("{invocation}: extracted {:?}", e.result.api_calls));
@@ -121,8 +124,8 @@ fn extractor_survives_every_recorded_patch_answer() {
                 answers += 1;
                 match extract(&text).source {
                     Source::Json => json += 1,
-                    Source::Prose => prose += 1,
-                    Source::Nothing => {}
+                    Source::ProseCalls => prose += 1,
+                    Source::ProseLocations | Source::Nothing => {}
                 }
             }
         }

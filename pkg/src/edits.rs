@@ -41,7 +41,7 @@ pub fn apply_edits(
         bug_lines: opts.bug_lines.into_iter().map(|b| BugLine { file: b.file, line: b.line }).collect(),
         refuse_ambiguous: opts.refuse_ambiguous,
     };
-    let extraction = patch::extract(repo.core(), &answer, &options);
+    let extraction = repo.with_core(|core| patch::extract(core, &answer, &options));
     to_js(&ExtractionView::from(&extraction))
 }
 

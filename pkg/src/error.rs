@@ -6,15 +6,15 @@
 
 use std::fmt;
 
+use acr_core::call::CallError;
 use acr_core::repo::{RepoError, SkippedFile};
-use acr_core::search::ArgError;
 use wasm_bindgen::JsValue;
 
 /// Files named in a refusal message before the rest are only counted.
 const NAMED_REFUSALS: usize = 5;
 
 /// Why a call failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum PkgError {
     /// The bytes given to `Repo.fromZip` are not a readable zip archive.
@@ -24,7 +24,7 @@ pub enum PkgError {
     /// An argument has the wrong type or shape; the text names the argument and what was expected.
     BadInput(String),
     /// A search call names no API, or its arguments do not fit the API.
-    Search(ArgError),
+    Search(CallError),
     /// A result could not be converted to a JavaScript value.
     Convert(String),
 }
@@ -67,8 +67,8 @@ impl fmt::Display for PkgError {
 
 impl std::error::Error for PkgError {}
 
-impl From<ArgError> for PkgError {
-    fn from(e: ArgError) -> Self {
+impl From<CallError> for PkgError {
+    fn from(e: CallError) -> Self {
         PkgError::Search(e)
     }
 }

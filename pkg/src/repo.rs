@@ -3,6 +3,12 @@
 //! The index is built on first use (`index()`, a search, `locate()`) and kept until a file is added. Searches that
 //! find nothing are not errors: they return `ok: false` and a sentence, as the model would read it. Calls that
 //! cannot be run (an unknown API, a missing argument, a value of the wrong type) throw.
+//!
+//! Every method reads its JavaScript arguments into Rust values *before* it touches the repository's state, and
+//! takes `&self` (the state sits in a `RefCell` borrowed only around pure Rust work). A JavaScript exception raised
+//! while an argument is read (a throwing getter, a Proxy trap) therefore unwinds through no borrow: the `Repo`
+//! keeps working, where a `&mut self` method would have left wasm-bindgen's borrow flag set for good ("recursive
+//! use of an object detected" on every later call).
 
 use acr_core::Index;
 use acr_core::api::APIS;
@@ -10,6 +16,7 @@ use acr_core::locate::{Query, resolve};
 use acr_core::repo::{Limits, Repo as CoreRepo};
 use acr_core::search::{SearchCall, Searcher};
 use serde::Deserialize;
+use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 use crate::PkgError;
@@ -19,54 +26,70 @@ use crate::views::{ApiView, ResolutionView, SkippedView, StatsView, to_js};
 /// A Python repository held in memory, with its structural index.
 #[wasm_bindgen]
 pub struct Repo {
+    state: RefCell<State>,
+}
+
+/// What a [`Repo`] holds: the files and, once built, their index.
+struct State {
     repo: CoreRepo,
     index: Option<Index>,
 }
 
-impl Repo {
-    /// Wraps a core repository.
-    pub fn from_core(repo: CoreRepo) -> Repo {
-        Repo { repo, index: None }
-    }
-
-    /// The core repository.
-    pub fn core(&self) -> &CoreRepo {
-        &self.repo
-    }
-
-    /// Adds every file or none: a refused file (binary, not UTF-8, too large, unsafe path) fails the whole call.
-    /// The files are checked in a scratch repository first, so only the new files are copied.
-    fn add_all(&mut self, files: Vec<(String, Vec<u8>)>, limits: &Limits) -> Result<Vec<String>, PkgError> {
-        let mut staged = CoreRepo::new();
-        let kept: Vec<String> = files.iter().filter_map(|(p, b)| staged.add_bytes(p, b, limits)).collect();
-        if !staged.skipped().is_empty() {
-            return Err(PkgError::Refused(staged.skipped().to_vec()));
-        }
-        for (path, text) in staged.files() {
-            self.repo.set_file(path, text.to_string());
-        }
-        self.index = None;
-        Ok(kept)
-    }
-
+impl State {
     /// The index (built now if needed) and the repository it describes.
     fn indexed(&mut self) -> (&Index, &CoreRepo) {
         let index = self.index.get_or_insert_with(|| Index::build(&self.repo));
         (index, &self.repo)
     }
+}
+
+impl Repo {
+    /// Wraps a core repository.
+    pub fn from_core(repo: CoreRepo) -> Repo {
+        Repo { state: RefCell::new(State { repo, index: None }) }
+    }
+
+    /// Runs `f` on the core repository.
+    pub fn with_core<T>(&self, f: impl FnOnce(&CoreRepo) -> T) -> T {
+        f(&self.state.borrow().repo)
+    }
+
+    /// Runs `f` on the index (built now if needed) and the repository.
+    fn with_index<T>(&self, f: impl FnOnce(&Index, &CoreRepo) -> T) -> T {
+        let mut state = self.state.borrow_mut();
+        let (index, repo) = state.indexed();
+        f(index, repo)
+    }
+
+    /// Adds every file or none: a refused file (binary, not UTF-8, too large, unsafe path) fails the whole call.
+    /// The files are checked in a scratch repository first, so only the new files are copied.
+    fn add_all(&self, files: Vec<(String, Vec<u8>)>, limits: &Limits) -> Result<Vec<String>, PkgError> {
+        let mut staged = CoreRepo::new();
+        let kept: Vec<String> = files.into_iter().filter_map(|(p, b)| staged.add_owned(&p, b, limits)).collect();
+        if !staged.skipped().is_empty() {
+            return Err(PkgError::Refused(staged.skipped().to_vec()));
+        }
+        let mut state = self.state.borrow_mut();
+        for (path, text) in staged.files() {
+            state.repo.set_file(path, text.to_string());
+        }
+        state.index = None;
+        Ok(kept)
+    }
 
     /// Runs one search call by API name (snake_case or camelCase) with JSON arguments.
-    fn run(&mut self, api: &str, args: serde_json::Value) -> Result<JsValue, PkgError> {
-        let call = SearchCall::parse(&input::snake_case(api), &input::snake_case_keys(args))?;
-        let (index, repo) = self.indexed();
-        let output = Searcher::new(index, repo).run(&call);
+    fn run(&self, api: &str, args: serde_json::Value) -> Result<JsValue, PkgError> {
+        let call = SearchCall::from_json(&input::snake_case(api), &input::snake_case_keys(args))?;
+        let output = self.with_index(|index, repo| Searcher::new(index, repo).run(&call));
         to_js(&output)
     }
 
-    /// A positional call from the per-API methods.
-    fn positional(&mut self, api: &str, args: &[&JsValue]) -> Result<JsValue, PkgError> {
+    /// A positional call from the per-API methods: every argument is read before the state is touched.
+    fn positional(&self, api: &str, args: &[&JsValue]) -> Result<JsValue, PkgError> {
         let mut list = Vec::with_capacity(args.len());
-        for (value, param) in args.iter().zip(acr_core::api::api(api).map_or(&[][..], |a| a.params)) {
+        for (value, param) in
+            args.iter().zip(acr_core::api::api(api).map_or(&[][..], |a| a.params).iter().map(|p| p.name))
+        {
             list.push(input::json(value, &format!("{api}: `{param}`"))?);
         }
         // Trailing absent arguments are left out, so optional parameters take their defaults.
@@ -104,7 +127,7 @@ impl Repo {
     ) -> Result<Repo, PkgError> {
         let options: LoadOptions = input::options(&options, "Repo.fromFiles: options")?;
         let files = input::file_map(&files, "Repo.fromFiles: files")?;
-        let mut repo = Repo::new();
+        let repo = Repo::new();
         repo.add_all(files, &options.limits())?;
         Ok(repo)
     }
@@ -125,7 +148,7 @@ impl Repo {
     /// Adds or replaces one file and returns its normalised path; throws when the file is refused.
     #[wasm_bindgen(js_name = addFile)]
     pub fn add_file(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue,
         #[wasm_bindgen(unchecked_param_type = "FileContents")] contents: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions")] options: JsValue,
@@ -140,28 +163,26 @@ impl Repo {
     /// Every file kept, by path, in path order.
     #[wasm_bindgen(unchecked_return_type = "string[]")]
     pub fn files(&self) -> Result<JsValue, PkgError> {
-        let paths: Vec<&str> = self.repo.files().map(|(p, _)| p).collect();
-        to_js(&paths)
+        self.with_core(|repo| to_js(&repo.files().map(|(p, _)| p).collect::<Vec<_>>()))
     }
 
     /// The text of a file by exact path, or `undefined`.
     pub fn file(&self, #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue) -> Option<String> {
-        path.as_string().and_then(|p| self.repo.file(&p).map(str::to_string))
+        let path = path.as_string()?;
+        self.with_core(|repo| repo.file(&path).map(str::to_string))
     }
 
     /// Files left out of the repository, with reasons.
     #[wasm_bindgen(unchecked_return_type = "SkippedFile[]")]
     pub fn skipped(&self) -> Result<JsValue, PkgError> {
-        let list: Vec<SkippedView> = self.repo.skipped().iter().map(SkippedView::from).collect();
-        to_js(&list)
+        self.with_core(|repo| to_js(&repo.skipped().iter().map(SkippedView::from).collect::<Vec<_>>()))
     }
 
     /// Builds the index (once; again after a file is added) and returns its counts.
     #[wasm_bindgen(unchecked_return_type = "IndexStats")]
-    pub fn index(&mut self) -> Result<JsValue, PkgError> {
-        let skipped = self.repo.skipped().len();
-        let stats = self.indexed().0.stats();
-        to_js(&StatsView::new(&stats, skipped))
+    pub fn index(&self) -> Result<JsValue, PkgError> {
+        let view = self.with_index(|index, repo| StatsView::new(&index.stats(), repo.skipped().len()));
+        to_js(&view)
     }
 
     /// Runs a search API by name (`"search_method_in_class"` or `"searchMethodInClass"`). `args` is an object
@@ -169,7 +190,7 @@ impl Repo {
     /// an unknown API or arguments that do not fit; a search that finds nothing returns `ok: false`.
     #[wasm_bindgen(unchecked_return_type = "SearchOutput")]
     pub fn search(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "ApiName | string")] api: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "SearchArgs")] args: JsValue,
     ) -> Result<JsValue, PkgError> {
@@ -181,7 +202,7 @@ impl Repo {
     /// `search_class`: the signature of every class with this name (header, method signatures, attributes).
     #[wasm_bindgen(js_name = searchClass, unchecked_return_type = "SearchOutput")]
     pub fn search_class(
-        &mut self,
+        &self,
         #[wasm_bindgen(js_name = className, unchecked_param_type = "string")] class_name: JsValue,
     ) -> Result<JsValue, PkgError> {
         self.positional("search_class", &[&class_name])
@@ -190,7 +211,7 @@ impl Repo {
     /// `search_class_in_file`: the full code of a class defined in a file (matched by path suffix).
     #[wasm_bindgen(js_name = searchClassInFile, unchecked_return_type = "SearchOutput")]
     pub fn search_class_in_file(
-        &mut self,
+        &self,
         #[wasm_bindgen(js_name = className, unchecked_param_type = "string")] class_name: JsValue,
         #[wasm_bindgen(js_name = fileName, unchecked_param_type = "string")] file_name: JsValue,
     ) -> Result<JsValue, PkgError> {
@@ -200,7 +221,7 @@ impl Repo {
     /// `search_method`: every function and method with this name.
     #[wasm_bindgen(js_name = searchMethod, unchecked_return_type = "SearchOutput")]
     pub fn search_method(
-        &mut self,
+        &self,
         #[wasm_bindgen(js_name = methodName, unchecked_param_type = "string")] method_name: JsValue,
     ) -> Result<JsValue, PkgError> {
         self.positional("search_method", &[&method_name])
@@ -209,7 +230,7 @@ impl Repo {
     /// `search_method_in_file`: functions and methods with this name in a file.
     #[wasm_bindgen(js_name = searchMethodInFile, unchecked_return_type = "SearchOutput")]
     pub fn search_method_in_file(
-        &mut self,
+        &self,
         #[wasm_bindgen(js_name = methodName, unchecked_param_type = "string")] method_name: JsValue,
         #[wasm_bindgen(js_name = fileName, unchecked_param_type = "string")] file_name: JsValue,
     ) -> Result<JsValue, PkgError> {
@@ -219,7 +240,7 @@ impl Repo {
     /// `search_method_in_class`: methods with this name in a class.
     #[wasm_bindgen(js_name = searchMethodInClass, unchecked_return_type = "SearchOutput")]
     pub fn search_method_in_class(
-        &mut self,
+        &self,
         #[wasm_bindgen(js_name = methodName, unchecked_param_type = "string")] method_name: JsValue,
         #[wasm_bindgen(js_name = className, unchecked_param_type = "string")] class_name: JsValue,
     ) -> Result<JsValue, PkgError> {
@@ -229,7 +250,7 @@ impl Repo {
     /// `search_code`: literal text anywhere, with surrounding lines.
     #[wasm_bindgen(js_name = searchCode, unchecked_return_type = "SearchOutput")]
     pub fn search_code(
-        &mut self,
+        &self,
         #[wasm_bindgen(js_name = codeStr, unchecked_param_type = "string")] code_str: JsValue,
     ) -> Result<JsValue, PkgError> {
         self.positional("search_code", &[&code_str])
@@ -238,7 +259,7 @@ impl Repo {
     /// `search_code_in_file`: literal text in a file, with surrounding lines.
     #[wasm_bindgen(js_name = searchCodeInFile, unchecked_return_type = "SearchOutput")]
     pub fn search_code_in_file(
-        &mut self,
+        &self,
         #[wasm_bindgen(js_name = codeStr, unchecked_param_type = "string")] code_str: JsValue,
         #[wasm_bindgen(js_name = fileName, unchecked_param_type = "string")] file_name: JsValue,
     ) -> Result<JsValue, PkgError> {
@@ -248,7 +269,7 @@ impl Repo {
     /// `get_code_around_line`: the lines of a file around a 1-based line (`window` lines each side, default 10).
     #[wasm_bindgen(js_name = getCodeAroundLine, unchecked_return_type = "SearchOutput")]
     pub fn get_code_around_line(
-        &mut self,
+        &self,
         #[wasm_bindgen(js_name = fileName, unchecked_param_type = "string")] file_name: JsValue,
         #[wasm_bindgen(js_name = lineNo, unchecked_param_type = "number")] line_no: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "number")] window: JsValue,
@@ -259,7 +280,7 @@ impl Repo {
     /// `get_class_full_snippet`: the full code of a class wherever it is defined.
     #[wasm_bindgen(js_name = getClassFullSnippet, unchecked_return_type = "SearchOutput")]
     pub fn get_class_full_snippet(
-        &mut self,
+        &self,
         #[wasm_bindgen(js_name = className, unchecked_param_type = "string")] class_name: JsValue,
     ) -> Result<JsValue, PkgError> {
         self.positional("get_class_full_snippet", &[&class_name])
@@ -269,7 +290,7 @@ impl Repo {
     /// class and its nearest ancestor's definition come back as context.
     #[wasm_bindgen(unchecked_return_type = "Resolution")]
     pub fn locate(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "LocationQuery")] location: JsValue,
         #[wasm_bindgen(js_name = intendedBehavior, unchecked_optional_param_type = "string")]
         intended_behavior: JsValue,
@@ -280,9 +301,8 @@ impl Repo {
         let loc: LocationInput = input::options(&location, "repo.locate: location")?;
         let intended = input::optional_text(&intended_behavior, "repo.locate: intendedBehavior")?.unwrap_or_default();
         let query = Query::new(loc.file.as_deref(), loc.class.as_deref(), loc.method.as_deref());
-        let (index, repo) = self.indexed();
-        let resolution = resolve(index, repo, &query, &intended);
-        to_js(&ResolutionView::from(&resolution))
+        let view = self.with_index(|index, repo| ResolutionView::from(&resolve(index, repo, &query, &intended)));
+        to_js(&view)
     }
 }
 

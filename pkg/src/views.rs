@@ -88,13 +88,13 @@ impl From<&SkippedFile> for SkippedView {
 pub struct ApiView {
     name: &'static str,
     method: String,
-    params: &'static [&'static str],
+    params: Vec<&'static str>,
     summary: &'static str,
 }
 
 impl From<&ApiSpec> for ApiView {
     fn from(a: &ApiSpec) -> Self {
-        ApiView { name: a.name, method: camel_case(a.name), params: a.params, summary: a.summary }
+        ApiView { name: a.name, method: camel_case(a.name), params: a.param_names().collect(), summary: a.summary }
     }
 }
 
@@ -337,7 +337,8 @@ export interface IndexStats {
 
 /** Why a file was left out. */
 export type SkipReasonKind =
-  | "binary" | "not_utf8" | "too_large" | "unsafe_path" | "budget_exhausted" | "unreadable";
+  | "binary" | "not_utf8" | "too_large" | "unsafe_path" | "duplicate" | "symlink" | "special_file"
+  | "budget_exhausted" | "unreadable";
 
 /** A file left out of a repository, with the reason. */
 export interface SkippedFile {
@@ -372,6 +373,13 @@ export interface ApiInfo {
   method: string;
   params: string[];
   summary: string;
+}
+
+/** A search call read by `parseCall()`: the API, its arguments by parameter name, and the call written out. */
+export interface SearchCallInfo {
+  api: ApiName;
+  args: Record<string, string | number>;
+  call: string;
 }
 
 /** A code unit found by a search. Lines are 1-based and inclusive. */
@@ -519,9 +527,13 @@ export type SyntaxCheck =
       kind: "syntax" | "indentation" | "tab" | "compile" | "encoding" | "too_complex";
     };
 
-/** What every thrown error looks like: `err instanceof Error`, `err.name === "AcrError"`. */
+/**
+ * What every thrown error looks like: `err instanceof Error`, `err.name === "AcrError"`. `TRAPPED`: the WebAssembly
+ * core stopped (out of memory, or a bug); objects made before cannot be used, new ones get a fresh core.
+ * `NOT_INITIALIZED`: `init()` has not run.
+ */
 export interface AcrError extends Error {
   name: "AcrError";
-  code: "BAD_ARCHIVE" | "REFUSED_FILES" | "BAD_INPUT" | "BAD_SEARCH" | "CONVERSION";
+  code: "BAD_ARCHIVE" | "REFUSED_FILES" | "BAD_INPUT" | "BAD_SEARCH" | "CONVERSION" | "TRAPPED" | "NOT_INITIALIZED";
 }
 "#;

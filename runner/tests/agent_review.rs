@@ -35,7 +35,7 @@ fn review_loop_runs_through_the_server() {
     )
     .with_observer(Box::new(move |e| {
         if let Event::Run { purpose, outcome } = e {
-            sink.borrow_mut().push((purpose.clone(), outcome.exit_code, outcome.stderr.clone()));
+            sink.borrow_mut().push((*purpose, outcome.exit_code, outcome.stderr.clone()));
         }
     }));
     let outcome = pollster::block_on(agent.run(&issue)).expect("the run completes");

@@ -73,6 +73,13 @@ test("search: a bad call throws with the error record as payload", () => {
   assert.equal(unknown.payload.kind, "unknown-api");
 });
 
+test("search: parseCall reads a call as the agent does, and call runs it", () => {
+  const c = component.search.parseCall('search_method_in_class(class_name="Order", method_name="total")');
+  assert.deepEqual(c, { api: "search_method_in_class", args: ["total", "Order"], text: 'search_method_in_class("total", "Order")' });
+  assert.equal(component.search.call(repo, c.api, c.args).text, reference.searchMethodInClass("total", "Order").text);
+  assert.equal(thrown(() => component.search.parseCall("search_class(Order)")).payload.kind, "other");
+});
+
 test("locate: tiers and context as variants", () => {
   const r = component.locate.locate(repo, { class: "Order", method: "describe" }, "describe the order");
   assert.equal(r.tier, "method-in-class");
@@ -113,7 +120,7 @@ test("refused files: a reason variant per file, and the repository keeps working
   assert.deepEqual(thrown(() => r.addFile("blob.py", Uint8Array.from([0, 1]))).payload, { tag: "binary" });
   const huge = thrown(() => r.addFile("huge.py", new Uint8Array(5 << 20).fill(120))).payload;
   assert.deepEqual(huge, { tag: "too-large", val: { bytes: 5242880n, limit: 4194304n } });
-  assert.deepEqual(thrown(() => r.addFile("../x.py", Uint8Array.from([120]))).payload, { tag: "unsafe-path" });
+  assert.deepEqual(thrown(() => r.addFile("../x.py", Uint8Array.from([120]))).payload, { tag: "unsafe-path", val: "parent-dir" });
   assert.equal(r.addFile("ok.py", new TextEncoder().encode("def f():\n    pass\n")), "ok.py");
   assert.deepEqual(r.skipped().map((s) => s.reason.tag), ["not-utf8", "binary", "too-large", "unsafe-path"]);
   assert.equal(r.index().functions, 1);

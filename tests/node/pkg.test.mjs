@@ -73,6 +73,18 @@ test("every search API answers, through its method and through search()", () => 
   }
 });
 
+test("parseCall reads a call as the agent does, and search() runs it", () => {
+  const c = acr.parseCall('search_method_in_class(class_name="Order", method_name: "total")');
+  assert.deepEqual(c, {
+    api: "search_method_in_class", args: { method_name: "total", class_name: "Order" },
+    call: 'search_method_in_class("total", "Order")',
+  });
+  assert.deepEqual(repo.search(c.api, c.args), repo.searchMethodInClass("total", "Order"));
+  assert.deepEqual(acr.parseCall("get_code_around_line('orders.py', 15)").args, { file_name: "orders.py", line_no: 15, window: 10 });
+  assertAcrError(thrown(() => acr.parseCall("search_class(Order)")), "BAD_SEARCH", /put text arguments in quotes/);
+  assertAcrError(thrown(() => acr.parseCall("search_code_in_class('x', 'Order')")), "BAD_SEARCH", /Unknown function `search_code_in_class`/);
+});
+
 test("search arguments may be camelCase keys, a list or a single value", () => {
   const a = repo.search("search_method_in_class", { methodName: "total", className: "Order" });
   const b = repo.search("searchMethodInClass", ["total", "Order"]);

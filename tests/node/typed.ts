@@ -1,9 +1,9 @@
 // Type-checked (not run) by pkg.test.mjs with `tsc --strict`: every result field used with its declared type, so a
 // declaration that drifts from the API fails the test.
 import {
-  init, initSync, Repo, applyEdits, checkSyntax, apis,
+  init, initSync, Repo, applyEdits, checkSyntax, apis, parseCall,
   type IndexStats, type SearchOutput, type Resolution, type ApplyResult, type SyntaxCheck, type SkippedFile,
-  type ApiInfo, type AcrError, type EditResult, type BugLocation,
+  type ApiInfo, type AcrError, type EditResult, type BugLocation, type SearchCallInfo,
 } from "acr-wasm";
 
 export async function typed(zip: Uint8Array, wasm: ArrayBuffer): Promise<string[]> {
@@ -40,6 +40,8 @@ export async function typed(zip: Uint8Array, wasm: ArrayBuffer): Promise<string[
   const check: SyntaxCheck = checkSyntax("def f(:\n");
   const position: string = check.ok ? "fine" : `${check.line}:${check.column} ${check.kind} ${check.message}`;
   const list: ApiInfo[] = apis();
+  const parsed: SearchCallInfo = parseCall("search_class('A')");
+  const rerun: SearchOutput = repo.search(parsed.api, parsed.args);
   let error = "";
   try {
     Repo.fromZip(new ArrayBuffer(4));
@@ -50,5 +52,6 @@ export async function typed(zip: Uint8Array, wasm: ArrayBuffer): Promise<string[
   repo.free();
   return [path, ...counts.map(String), ...reasons, file ?? "", ...hits, ...locs.map((l) => l.intendedBehavior),
     ...tiers, ...query.map(String), ...fates, status, String(patch.applicable), patch.reason, patch.diff, ...texts,
-    position, ...list.map((a) => `${a.name} ${a.method} ${a.params.join()} ${a.summary}`), error];
+    position, ...list.map((a) => `${a.name} ${a.method} ${a.params.join()} ${a.summary}`), error,
+    `${parsed.api} ${parsed.call} ${Object.keys(parsed.args).join()} ${rerun.ok}`];
 }

@@ -14,6 +14,7 @@ use crate::settings::{Settings, SettingsView};
 use crate::state::{AppState, Tab};
 
 const THEME_KEY: &str = "acr-wasm.theme";
+const ISSUE_KEY: &str = "acr-wasm.issue";
 
 /// The root component.
 #[component]
@@ -24,9 +25,11 @@ pub fn App() -> impl IntoView {
         run: RunState::new(),
         tab: RwSignal::new(Tab::Transcript),
         explore: RwSignal::new(None),
-        issue: RwSignal::new(String::new()),
+        issue: RwSignal::new(browser::load_session(ISSUE_KEY).unwrap_or_default()),
     };
     provide_context(app);
+    // The issue text survives a restart of the core (see web/boot.js) and a reload of the tab.
+    Effect::new(move |_| app.issue.with(|text| browser::save_session(ISSUE_KEY, text)));
 
     // When a run finishes, show its diff if the user is watching the transcript.
     Effect::new(move |_| {

@@ -103,14 +103,46 @@ pub fn origin() -> String {
     web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default()
 }
 
-/// Shows a message at the top of the page without Leptos: the last resort when the app itself has failed.
-pub fn show_fatal(message: &str) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
-    let Some(body) = document.body() else { return };
-    if let Ok(p) = document.create_element("p") {
-        p.set_class_name("error fatal");
-        let _ = p.set_attribute("role", "alert");
-        p.set_text_content(Some(message));
-        let _ = body.prepend_with_node_1(&p);
+/// Leaves a panic's message for the page's bootstrap (`web/boot.js`): a panic ends in a trap, after which the
+/// bootstrap restarts the core and shows this message.
+pub fn record_panic(message: &str) {
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &"__acrLastPanic".into(), &message.into());
     }
+}
+
+/// The tab's `sessionStorage` (kept across a restart of the core and a reload, not across tabs).
+fn session() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.session_storage().ok().flatten())
+}
+
+/// Reads a value kept for this tab.
+pub fn load_session(key: &str) -> Option<String> {
+    session().and_then(|s| s.get_item(key).ok().flatten())
+}
+
+/// Keeps a value for this tab (silently does nothing when storage is unavailable).
+pub fn save_session(key: &str, value: &str) {
+    if let Some(s) = session() {
+        let _ = s.set_item(key, value);
+    }
+}
+
+/// Whether the page's address asks for a test fault at `stage` (`#acr-test-trap=index`). The browser tests use it
+/// to check that a trap in the core leaves the page usable; the fault fires once (the fragment is removed).
+pub fn test_trap_requested(stage: &str) -> bool {
+    let Some(location) = web_sys::window().map(|w| w.location()) else { return false };
+    let wanted = location.hash().ok().is_some_and(|h| h == format!("#acr-test-trap={stage}"));
+    if wanted {
+        let _ = location.set_hash("");
+    }
+    wanted
+}
+
+/// Stops the WebAssembly instance with a trap, as running out of memory does (for [`test_trap_requested`]).
+pub fn trap() -> ! {
+    #[cfg(target_arch = "wasm32")]
+    core::arch::wasm32::unreachable();
+    #[cfg(not(target_arch = "wasm32"))]
+    std::process::abort();
 }

@@ -3,11 +3,10 @@
 //! and files in the file tree open here.
 
 use acr_core::api::{APIS, ApiSpec, api};
-use acr_core::proxy::{ApiCall, parse_api_call};
+use acr_core::call::SearchCall;
 use acr_core::search::{SearchHit, SearchOutput, Searcher};
 use leptos::html;
 use leptos::prelude::*;
-use serde_json::Value;
 
 use crate::code_view::code_lines;
 use crate::state::{AppState, ExploreRequest, Loaded};
@@ -32,14 +31,24 @@ struct Answer {
     needle: Option<String>,
 }
 
-/// Runs one call over the loaded repository, as the agent does (arguments as text, in parameter order).
-fn search(loaded: &Loaded, spec: &'static ApiSpec, args: &[String]) -> Answer {
-    let searcher = Searcher::new(&loaded.index, &loaded.repo);
-    let json = Value::Array(args.iter().map(|a| Value::String(a.clone())).collect());
-    let output = searcher.call(spec.name, &json);
-    let call = ApiCall { api: spec, args: args.to_vec() }.to_string();
-    let needle = spec.params.iter().position(|p| *p == "code_str").and_then(|i| args.get(i).cloned());
-    Answer { call, output, needle }
+/// Runs one call over the loaded repository, checked as the agent checks a model's call.
+fn search(loaded: &Loaded, call: &SearchCall) -> Answer {
+    let output = Searcher::new(&loaded.index, &loaded.repo).run(call);
+    Answer { call: call.to_string(), output, needle: call.code().map(str::to_string) }
+}
+
+/// The form's fields, checked: the call, or an answer that says what is wrong with them.
+fn from_form(spec: &'static ApiSpec, args: &[String]) -> Result<SearchCall, Answer> {
+    SearchCall::from_texts(spec.name, args).map_err(|e| Answer {
+        call: format!("{}({})", spec.name, args.join(", ")),
+        output: SearchOutput::miss(e.to_string()),
+        needle: None,
+    })
+}
+
+/// The form's fields for a call: its API and its arguments as text.
+fn form_of(call: &SearchCall) -> (&'static ApiSpec, Vec<String>) {
+    (call.spec(), call.values().iter().map(ToString::to_string).collect())
 }
 
 /// The explorer panel.
@@ -60,7 +69,10 @@ pub fn ExplorerView() -> impl IntoView {
             problem.set("Load a repository first.".into());
             return;
         };
-        let a = search(&loaded, spec.get_untracked(), &args.get_untracked());
+        let a = match from_form(spec.get_untracked(), &args.get_untracked()) {
+            Ok(call) => search(&loaded, &call),
+            Err(a) => a,
+        };
         typed.set(a.call.clone());
         focus.set(a.output.results.first().map(|h| focus_on(h, a.needle.clone())));
         answer.set(Some(a));
@@ -71,10 +83,11 @@ pub fn ExplorerView() -> impl IntoView {
             args.set(vec![String::new(); s.params.len()]);
         }
     };
-    let run_typed = move || match parse_api_call(&typed.get_untracked()) {
+    let run_typed = move || match SearchCall::parse(&typed.get_untracked()) {
         Ok(call) => {
-            spec.set(call.api);
-            args.set(call.args);
+            let (s, values) = form_of(&call);
+            spec.set(s);
+            args.set(values);
             run();
         }
         Err(e) => problem.set(format!("Could not read the call: {e}")),
@@ -84,12 +97,11 @@ pub fn ExplorerView() -> impl IntoView {
     Effect::new(move |_| {
         let Some(request) = app.explore.get() else { return };
         match request {
-            ExploreRequest::Call { api: name, args: values } => {
-                if let Some(s) = api(&name) {
-                    spec.set(s);
-                    args.set(values);
-                    run();
-                }
+            ExploreRequest::Call(call) => {
+                let (s, values) = form_of(&call);
+                spec.set(s);
+                args.set(values);
+                run();
             }
             ExploreRequest::File { path } => {
                 focus.set(Some(Focus { path, start: 0, end: 0, needle: None }));
@@ -103,10 +115,11 @@ pub fn ExplorerView() -> impl IntoView {
             .iter()
             .enumerate()
             .map(|(i, p)| {
+                let p = p.name;
                 let id = format!("explorer-arg-{p}");
                 view! {
                     <div class="field">
-                        <label for=id.clone()>{*p}</label>
+                        <label for=id.clone()>{p}</label>
                         <input id=id type="text"
                             prop:value=move || args.with(|a| a.get(i).cloned().unwrap_or_default())
                             on:input=move |ev| {
@@ -170,7 +183,8 @@ pub fn ExplorerView() -> impl IntoView {
                             </label>
                         </div>
                         <pre id="explorer-output" class="text">{move || if wrapped.get() {
-                            acr_core::agent::prompts::call_results(&[(call.clone(), text.clone())])
+                            let parsed = SearchCall::parse(&call).ok();
+                            parsed.map_or_else(|| text.clone(), |c| acr_core::prompt::text::call_results(&[(c, text.clone())]))
                         } else {
                             text.clone()
                         }}</pre>

@@ -83,9 +83,11 @@ fn folder_items(folder: Folder, app: AppState) -> AnyView {
             }
         })
         .collect_view();
+    let hidden = folder.files.len().saturating_sub(MAX_SHOWN);
     let files = folder
         .files
         .into_iter()
+        .take(MAX_SHOWN)
         .map(|(name, path, size)| {
             let py = name.ends_with(".py");
             view! {
@@ -96,8 +98,14 @@ fn folder_items(folder: Folder, app: AppState) -> AnyView {
             }
         })
         .collect_view();
-    view! { {folders}{files} }.into_any()
+    let more = (hidden > 0).then(|| {
+        view! { <li class="muted small">{format!("… and {hidden} more files (search finds them all)")}</li> }
+    });
+    view! { {folders}{files}{more} }.into_any()
 }
+
+/// Files listed per folder: a folder of 100,000 files must not freeze the tab while it renders.
+const MAX_SHOWN: usize = 1000;
 
 #[cfg(test)]
 mod tests {

@@ -18,9 +18,24 @@ pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-/// Opens a zip archive as a repository.
+/// Opens a zip archive as a repository. An archive whose directory says it unpacks to more than the tab can hold
+/// ([`Limits::max_total_bytes`]) is refused before anything is unpacked.
 pub fn repo_from_zip(bytes: &[u8]) -> Result<Repo, String> {
-    Repo::from_zip(bytes, &Limits::default()).map_err(|e| e.to_string())
+    let limits = Limits::default();
+    let summary = acr_core::repo::archive_summary(bytes).map_err(|e| e.to_string())?;
+    if summary.declared_bytes > limits.max_total_bytes as u64 {
+        return Err(format!(
+            "this archive unpacks to {}, and the tab holds at most {} of files. Leave data, build output and \
+             vendored folders out of the zip, or use the acr command line, which has no such limit.",
+            mib(summary.declared_bytes),
+            mib(limits.max_total_bytes as u64)
+        ));
+    }
+    Repo::from_zip(bytes, &limits).map_err(|e| e.to_string())
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.0} MiB", bytes as f64 / f64::from(1 << 20))
 }
 
 /// Indexes the repository's sources, calling `progress(done, total)` between slices.
@@ -30,6 +45,9 @@ pub async fn index_with_progress(repo: &Repo, mut progress: impl FnMut(usize, us
     let mut builder = IndexBuilder::new();
     let mut slice_start = now();
     progress(0, total);
+    if crate::browser::test_trap_requested("index") {
+        crate::browser::trap();
+    }
     for (done, (path, text)) in sources.into_iter().enumerate() {
         builder.add_file(path, text);
         if now() - slice_start > SLICE_MS {

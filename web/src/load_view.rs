@@ -154,12 +154,17 @@ fn StateView(state: RwSignal<LoadState>) -> impl IntoView {
 fn SkippedList(skipped: Vec<SkippedFile>) -> impl IntoView {
     (!skipped.is_empty()).then(|| {
         view! {
-            <details class="skipped">
+            <details class="skipped" id="skipped">
                 <summary>{skipped.len()} " files skipped"</summary>
                 <ul>
-                    {skipped.into_iter().map(|s| view! { <li><code>{s.path}</code> ": " {s.reason.to_string()}</li> }).collect_view()}
+                    {skipped.into_iter().map(|s| view! { <li><code>{visible(&s.path)}</code> ": " {s.reason.to_string()}</li> }).collect_view()}
                 </ul>
             </details>
         }
     })
+}
+
+/// A path as it can be shown on one line: control characters (a newline in a hostile name) written as escapes.
+fn visible(path: &str) -> String {
+    path.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }

@@ -33,10 +33,10 @@ mod state;
 mod transport;
 
 fn main() {
-    // A panic leaves the page's state undefined: say so on the page instead of leaving it silently broken.
+    // A panic ends in a trap; the bootstrap (web/boot.js) then restarts the core and shows this message.
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        browser::show_fatal(&format!("The playground hit an internal error and must be reloaded: {info}"));
+        browser::record_panic(&format!("internal error: {info}"));
     }));
     leptos::mount::mount_to_body(app::App);
 }

@@ -68,7 +68,7 @@ fn node_view(tree: &[TreeNode], id: usize, chosen: &str) -> AnyView {
     let children: Vec<AnyView> =
         tree.iter().filter(|n| n.parent == Some(id)).map(|n| node_view(tree, n.id, chosen)).collect();
     let is_chosen = !node.diff.is_empty() && node.diff == chosen;
-    let verdict = if node.verdict.is_empty() { "root".to_string() } else { node.verdict.clone() };
+    let verdict = node.verdict.map_or("root", |v| v.as_str()).to_string();
     let label = if id == 0 { "root (the original program)".to_string() } else { format!("candidate #{id}") };
     let diff = node.diff.clone();
     let reflection = node.reflection.clone();

@@ -5,7 +5,6 @@
 
 use acr_core::agent::{Event, Mode};
 use acr_core::locate::BugLocation;
-use acr_core::proxy::parse_api_call;
 use leptos::prelude::*;
 use serde_json::json;
 
@@ -153,8 +152,8 @@ pub fn TranscriptView() -> impl IntoView {
 
 fn event_view(event: Event, app: AppState) -> impl IntoView {
     match event {
-        Event::Phase { name } => view! { <li class="ev phase"><h3>{phase_label(&name)}</h3></li> }.into_any(),
-        Event::Model { stage, prompt, messages, answer, usage, ms } => {
+        Event::Phase { name } => view! { <li class="ev phase"><h3>{name.title()}</h3></li> }.into_any(),
+        Event::Model { stage, prompt, messages, answer, usage, ms, .. } => {
             let first = one_line(&answer, 140);
             view! {
                 <li class="ev model">
@@ -173,8 +172,10 @@ fn event_view(event: Event, app: AppState) -> impl IntoView {
             }
             .into_any()
         }
-        Event::Proxy { round, source, calls, locations, problems } => {
-            let value = json!({ "API_calls": calls, "bug_locations": locations, "problems": problems });
+        Event::Proxy { round, source, calls, locations, problems, notes } => {
+            let calls: Vec<String> = calls.iter().map(ToString::to_string).collect();
+            let locations: Vec<String> = locations.iter().map(ToString::to_string).collect();
+            let value = json!({ "API_calls": calls, "bug_locations": locations, "problems": problems, "notes": notes });
             let text = serde_json::to_string_pretty(&value).unwrap_or_default();
             view! {
                 <li class="ev proxy">
@@ -191,21 +192,19 @@ fn event_view(event: Event, app: AppState) -> impl IntoView {
             .into_any()
         }
         Event::Search { round, call, output, ok, results } => {
-            let parsed = parse_api_call(&call).ok();
-            let open = parsed.map(|c| {
-                let request = ExploreRequest::Call { api: c.api.name.to_string(), args: c.args.clone() };
-                view! {
-                    <button class="link small explore-link" on:click=move |_| app.explore(request.clone())>
-                        "open in explorer"
-                    </button>
-                }
-            });
+            let shown = call.to_string();
+            let request = ExploreRequest::Call(call);
+            let open = view! {
+                <button class="link small explore-link" on:click=move |_| app.explore(request.clone())>
+                    "open in explorer"
+                </button>
+            };
             view! {
                 <li class="ev search" class:miss=!ok>
                     <details>
                         <summary>
                             <span class="badge">{format!("round {round}")}</span>
-                            " " <code class="call">{call}</code>
+                            " " <code class="call">{shown}</code>
                             <span class="meta">{if ok { format!("{} found", results.len()) } else { "nothing found".into() }}</span>
                         </summary>
                         <pre class="text">{output}</pre>
@@ -290,16 +289,6 @@ fn one_line(text: &str, max: usize) -> String {
     match line.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &line[..i]),
         None => line.to_string(),
-    }
-}
-
-fn phase_label(name: &str) -> String {
-    match name {
-        "search" => "Searching the code".into(),
-        "patch" => "Writing a patch".into(),
-        "review" => "Reproducing and reviewing".into(),
-        "mcts" => "Tree search over patches (MCTS)".into(),
-        other => other.to_string(),
     }
 }
 

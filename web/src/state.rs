@@ -64,13 +64,8 @@ impl Tab {
 /// Something the explorer should show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExploreRequest {
-    /// Run a search call: the API's name and its arguments in parameter order.
-    Call {
-        /// The API.
-        api: String,
-        /// The arguments.
-        args: Vec<String>,
-    },
+    /// Run a search call.
+    Call(acr_core::call::SearchCall),
     /// Show a file.
     File {
         /// Its path.

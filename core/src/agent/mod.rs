@@ -11,7 +11,6 @@
 //! run live; [`Agent::cancel`] stops a run between steps.
 
 pub mod patch_writer;
-pub mod prompts;
 pub mod review;
 pub mod search_loop;
 pub mod transcript;
@@ -23,12 +22,13 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-pub use transcript::{Event, Transcript, TreeNode};
+pub use transcript::{Event, Phase, ReadBy, RunPurpose, Transcript, TreeNode, Verdict};
 
 use crate::index::Index;
-use crate::llm::{ChatRequest, Llm, LlmError, Message, Stage};
+use crate::llm::{ChatRequest, Llm, LlmError, Message};
 use crate::locate::BugLocation;
 use crate::patch::{ExtractStatus, Extraction};
+use crate::prompt::Prompt;
 use crate::repo::Repo;
 use crate::runner::{RunError, RunOutcome, RunRequest, Runner};
 
@@ -212,13 +212,13 @@ impl<L: Llm, R: Runner> Agent<L, R> {
 
     /// Repairs the repository for `issue`: search, locate, patch, then review or tree search as configured.
     pub async fn run(mut self, issue: &str) -> Result<Outcome, AgentError> {
-        let found = search_loop::run(&mut self, issue).await?;
+        let found = search_loop::run(&mut self, issue, None).await?;
         let (extraction, validated) = match self.config.mode {
             Mode::Acr => {
-                let mut writer = patch_writer::PatchWriter::new(issue, &found);
-                let extraction = writer.write(&mut self).await?;
+                let mut writer = patch_writer::PatchWriter::new(&found);
+                let extraction = writer.write(&mut self, issue, &found).await?;
                 if self.runner.is_some() && extraction.status.is_applicable() {
-                    review::run(&mut self, issue, &mut writer, extraction).await?
+                    review::run(&mut self, issue, &found, &mut writer, extraction).await?
                 } else {
                     (extraction, false)
                 }
@@ -250,10 +250,10 @@ impl<L: Llm, R: Runner> Agent<L, R> {
     }
 
     /// Sends a request to the model and records it.
-    async fn ask(&mut self, request: ChatRequest) -> Result<String, AgentError> {
+    async fn send(&mut self, request: &ChatRequest, kind: crate::prompt::PromptKind) -> Result<String, AgentError> {
         self.check_cancel()?;
         let started = (self.clock)();
-        let response = self.llm.chat(&request).await?;
+        let response = self.llm.chat(request).await?;
         self.check_cancel()?;
         let ms = (self.clock)() - started;
         self.transcript.usage += response.usage;
@@ -261,24 +261,35 @@ impl<L: Llm, R: Runner> Agent<L, R> {
         let prompt = request.messages.last().map(|m| m.content.clone()).unwrap_or_default();
         self.emit(Event::Model {
             stage: request.stage,
+            kind,
             prompt,
             messages: request.messages.len(),
             answer: response.content.clone(),
+            reasoning: response.reasoning,
             usage: response.usage,
             ms,
         });
         Ok(response.content)
     }
 
-    /// Asks with a conversation at a stage.
-    async fn ask_in(&mut self, stage: Stage, messages: &[Message]) -> Result<String, AgentError> {
-        self.ask(ChatRequest::new(stage, messages.to_vec())).await
+    /// Sends a prompt that needs no earlier conversation.
+    async fn ask(&mut self, prompt: &Prompt<'_>) -> Result<String, AgentError> {
+        self.send(&prompt.request(&[]), prompt.kind()).await
+    }
+
+    /// Sends a prompt at the end of a conversation, and adds the prompt and the answer to it.
+    async fn converse(&mut self, conversation: &mut Vec<Message>, prompt: &Prompt<'_>) -> Result<String, AgentError> {
+        let request = prompt.request(conversation);
+        let answer = self.send(&request, prompt.kind()).await?;
+        *conversation = request.messages;
+        conversation.push(Message::assistant(answer.clone()));
+        Ok(answer)
     }
 
     /// Runs a command on the repository with a patch and extra files, when a runner is configured.
     async fn execute(
         &mut self,
-        purpose: &str,
+        purpose: RunPurpose,
         patch: &str,
         extra: &[(&str, &str)],
         command: &str,
@@ -298,7 +309,7 @@ impl<L: Llm, R: Runner> Agent<L, R> {
         };
         match runner.run(&request).await {
             Ok(outcome) => {
-                self.emit(Event::Run { purpose: purpose.into(), outcome: outcome.clone() });
+                self.emit(Event::Run { purpose, outcome: outcome.clone() });
                 Ok(Some(outcome))
             }
             Err(e) => {
@@ -309,45 +320,6 @@ impl<L: Llm, R: Runner> Agent<L, R> {
     }
 }
 
-/// The first fenced code block of an answer (preferring a `python` block), without the fences.
-pub fn first_code_block(answer: &str) -> Option<String> {
-    let mut lines = answer.lines();
-    let mut found: Option<(bool, String)> = None;
-    while let Some(line) = lines.next() {
-        let t = line.trim_start();
-        if let Some(lang) = t.strip_prefix("```") {
-            let mut body = String::new();
-            for inner in lines.by_ref() {
-                if inner.trim_start().starts_with("```") {
-                    break;
-                }
-                body.push_str(inner);
-                body.push('\n');
-            }
-            let is_python = lang.trim().eq_ignore_ascii_case("python") || lang.trim().eq_ignore_ascii_case("py");
-            if is_python {
-                return Some(body);
-            }
-            if found.is_none() {
-                found = Some((false, body));
-            }
-        }
-    }
-    found.map(|(_, b)| b)
-}
-
-/// The text before the first code block or edit (an answer's reflection), without `# modification N` headings.
-pub fn text_before_code(answer: &str) -> String {
-    let end = ["```", "<file>"].iter().filter_map(|m| answer.find(m)).min().unwrap_or(answer.len());
-    let kept: Vec<&str> = answer[..end]
-        .lines()
-        .filter(|l| {
-            !l.trim_start().trim_start_matches('#').trim_start().to_ascii_lowercase().starts_with("modification")
-        })
-        .collect();
-    kept.join("\n").trim().to_string()
-}
-
 /// Reads an [`Extraction`]'s outcome for feedback.
 fn describe(extraction: &Extraction) -> String {
     if extraction.status.is_applicable() { "the patch applies cleanly".to_string() } else { extraction.reason.clone() }
@@ -355,15 +327,3 @@ fn describe(extraction: &Extraction) -> String {
 
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod text_tests {
-    use super::*;
-
-    #[test]
-    fn reflections_stop_at_the_first_code_or_edit_and_drop_headings() {
-        assert_eq!(text_before_code("It adds once.\n\n# modification 1\n```\n<file>a.py</file>```"), "It adds once.");
-        assert_eq!(text_before_code("Reason.\n<file>a.py</file>"), "Reason.");
-        assert_eq!(first_code_block("x\n```diff\n-a\n```\n```python\nb = 1\n```").as_deref(), Some("b = 1\n"));
-    }
-}

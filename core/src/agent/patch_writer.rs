@@ -8,44 +8,63 @@
 //! [`AgentConfig::patch_attempts`]: super::AgentConfig::patch_attempts
 
 use super::search_loop::Found;
-use super::{Agent, AgentError, Event, prompts};
-use crate::llm::{Llm, Message, Stage};
+use super::{Agent, AgentError, Event, Phase};
+use crate::llm::{Llm, Message};
 use crate::patch::{self, BugLine, ExtractOptions, Extraction};
+use crate::prompt::Prompt;
 use crate::runner::Runner;
 
 /// A patch-writing conversation.
 #[derive(Debug, Clone)]
 pub struct PatchWriter {
+    /// The conversation so far, up to the last answer.
     messages: Vec<Message>,
+    /// Feedback waiting to be sent with the next request (the first request when nothing was written yet).
+    pending: Option<Pending>,
     options: ExtractOptions,
     attempts: usize,
 }
 
+/// The next request's words, when it is not the opening one.
+#[derive(Debug, Clone)]
+enum Pending {
+    /// The opening request.
+    Start,
+    /// Why the last patch did not apply.
+    Retry(String),
+    /// What the reviewer said of the patch.
+    Review { analysis: String, advice: String },
+    /// What validation by execution said.
+    Validation(String),
+}
+
 impl PatchWriter {
     /// Starts the conversation for an issue and what the search found.
-    pub fn new(issue: &str, found: &Found) -> Self {
-        let messages = if found.locations.is_empty() {
-            let mut m = found.conversation.clone();
-            m.push(Message::user(prompts::patch_from_conversation()));
-            m
-        } else {
-            let views: Vec<prompts::LocationView<'_>> = found
-                .locations
-                .iter()
-                .map(|l| prompts::LocationView {
-                    file: &l.file,
-                    class: l.class.as_deref(),
-                    method: l.method.as_deref(),
-                    start: l.start,
-                    code: &l.code,
-                    intended_behavior: &l.intended_behavior,
-                })
-                .collect();
-            vec![Message::system(prompts::PATCH_SYSTEM), Message::user(prompts::patch_with_locations(issue, &views))]
-        };
+    pub fn new(found: &Found) -> Self {
+        let messages = if found.locations.is_empty() { found.conversation.clone() } else { Vec::new() };
         let bug_lines =
             found.locations.iter().map(|l| BugLine { file: l.file.clone(), line: l.start }).collect::<Vec<_>>();
-        PatchWriter { messages, options: ExtractOptions { bug_lines, ..ExtractOptions::default() }, attempts: 0 }
+        PatchWriter {
+            messages,
+            pending: Some(Pending::Start),
+            options: ExtractOptions { bug_lines, ..ExtractOptions::default() },
+            attempts: 0,
+        }
+    }
+
+    /// The request that opens the conversation.
+    pub fn opening<'a>(issue: &'a str, found: &'a Found) -> Prompt<'a> {
+        if found.locations.is_empty() {
+            Prompt::PatchFromConversation
+        } else {
+            Prompt::PatchWithLocations { issue, locations: &found.locations, context: &found.context }
+        }
+    }
+
+    /// The messages of the opening request (after the search conversation when there are no locations).
+    pub fn opening_messages(issue: &str, found: &Found) -> Vec<Message> {
+        let history = if found.locations.is_empty() { found.conversation.as_slice() } else { &[] };
+        PatchWriter::opening(issue, found).request(history).messages
     }
 
     /// The conversation so far.
@@ -58,19 +77,35 @@ impl PatchWriter {
         &self.options
     }
 
-    /// Adds feedback (from a reviewer) before the next [`PatchWriter::write`].
-    pub fn feedback(&mut self, text: String) {
-        self.messages.push(Message::user(text));
+    /// Passes a reviewer's judgement to the next [`PatchWriter::write`].
+    pub fn review_feedback(&mut self, analysis: &str, advice: &str) {
+        self.pending = Some(Pending::Review { analysis: analysis.to_string(), advice: advice.to_string() });
+    }
+
+    /// Passes a failed validation to the next [`PatchWriter::write`].
+    pub fn validation_feedback(&mut self, message: &str) {
+        self.pending = Some(Pending::Validation(message.to_string()));
     }
 
     /// Asks for a patch until one applies or the attempts run out; returns the last extraction.
-    pub async fn write<L: Llm, R: Runner>(&mut self, agent: &mut Agent<L, R>) -> Result<Extraction, AgentError> {
-        agent.emit(Event::Phase { name: "patch".into() });
+    pub async fn write<L: Llm, R: Runner>(
+        &mut self,
+        agent: &mut Agent<L, R>,
+        issue: &str,
+        found: &Found,
+    ) -> Result<Extraction, AgentError> {
+        agent.emit(Event::Phase { name: Phase::Patch });
         let mut last = None;
         for _ in 0..agent.config.patch_attempts.max(1) {
             self.attempts += 1;
-            let answer = agent.ask_in(Stage::Patch, &self.messages).await?;
-            self.messages.push(Message::assistant(answer.clone()));
+            let pending = self.pending.take().unwrap_or(Pending::Start);
+            let prompt = match &pending {
+                Pending::Start => PatchWriter::opening(issue, found),
+                Pending::Retry(reason) => Prompt::PatchRetry { reason },
+                Pending::Review { analysis, advice } => Prompt::ReviewFeedback { analysis, advice },
+                Pending::Validation(message) => Prompt::ValidationFeedback { message },
+            };
+            let answer = agent.converse(&mut self.messages, &prompt).await?;
             let extraction = patch::extract(&agent.repo, &answer, &self.options);
             agent.emit(Event::Patch {
                 attempt: self.attempts,
@@ -82,7 +117,7 @@ impl PatchWriter {
             if extraction.status.is_applicable() {
                 return Ok(extraction);
             }
-            self.messages.push(Message::user(prompts::patch_failed(&super::describe(&extraction))));
+            self.pending = Some(Pending::Retry(super::describe(&extraction)));
             last = Some(extraction);
         }
         Ok(last.expect("at least one attempt"))

@@ -9,112 +9,51 @@
 //!
 //! [`AgentConfig::review_rounds`]: super::AgentConfig::review_rounds
 
-use serde_json::Value;
-
 use super::patch_writer::PatchWriter;
-use super::{Agent, AgentError, Event, first_code_block, prompts};
-use crate::llm::{ChatRequest, Llm, Message, Stage};
+use super::search_loop::Found;
+use super::{Agent, AgentError, Event, Phase, RunPurpose};
+use crate::answers::{self, ReviewVerdict};
+use crate::llm::{Llm, Message};
 use crate::patch::Extraction;
+use crate::prompt::Prompt;
 use crate::runner::{RunOutcome, Runner};
 
 /// The file name and command of the reproducer.
-const REPRODUCER: &str = "reproducer.py";
-const COMMAND: &str = "python3 reproducer.py";
-
-/// A reviewer's verdict.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Verdict {
-    /// The patch resolves the issue.
-    pub patch_correct: bool,
-    /// The test checks the issue correctly.
-    pub test_correct: bool,
-    /// Why, about the patch.
-    pub patch_analysis: String,
-    /// Why, about the test.
-    pub test_analysis: String,
-    /// What the patch writer should change.
-    pub patch_advice: String,
-    /// What the test writer should change.
-    pub test_advice: String,
-}
-
-/// Reads a reviewer's JSON answer (tolerating prose around the object); `None` when there is no object.
-pub fn parse_verdict(answer: &str) -> Option<Verdict> {
-    let v = json_object(answer)?;
-    let text = |k: &str| {
-        let alt = k.replace('-', "_");
-        v.get(k).or_else(|| v.get(&alt)).map(|x| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string()))
-    };
-    let yes = |k: &str| {
-        let alt = k.replace('-', "_");
-        match v.get(k).or_else(|| v.get(&alt)) {
-            Some(Value::Bool(b)) => *b,
-            Some(Value::String(s)) => matches!(s.trim().to_ascii_lowercase().as_str(), "yes" | "true" | "y"),
-            _ => false,
-        }
-    };
-    Some(Verdict {
-        patch_correct: yes("patch-correct"),
-        test_correct: yes("test-correct"),
-        patch_analysis: text("patch-analysis").unwrap_or_default(),
-        test_analysis: text("test-analysis").unwrap_or_default(),
-        patch_advice: text("patch-advice").unwrap_or_default(),
-        test_advice: text("test-advice").unwrap_or_default(),
-    })
-}
-
-/// The first parsable JSON object in a text.
-pub fn json_object(text: &str) -> Option<serde_json::Map<String, Value>> {
-    for (start, _) in text.match_indices('{') {
-        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-        if let Some(Ok(Value::Object(map))) = stream.next() {
-            return Some(map);
-        }
-    }
-    None
-}
+pub const REPRODUCER: &str = "reproducer.py";
+/// The command that runs the reproducer.
+pub const COMMAND: &str = "python3 reproducer.py";
 
 /// Runs the loop; returns the final extraction and whether execution confirmed it.
 pub async fn run<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     issue: &str,
+    found: &Found,
     writer: &mut PatchWriter,
     mut patch: Extraction,
 ) -> Result<(Extraction, bool), AgentError> {
-    agent.emit(Event::Phase { name: "review".into() });
-    let question = ChatRequest::new(Stage::Reproducible, vec![Message::user(prompts::reproducible(issue))]).json();
-    let answer = agent.ask(question).await?;
-    let reproducible = json_object(&answer)
-        .and_then(|o| o.get("reproducible").cloned())
-        .map(|v| v.as_bool().unwrap_or_else(|| v.as_str().is_some_and(|s| s.eq_ignore_ascii_case("true"))))
-        .unwrap_or(false);
-    if !reproducible {
+    agent.emit(Event::Phase { name: Phase::Review });
+    let answer = agent.ask(&Prompt::Reproducible { issue }).await?;
+    if answers::yes_no(&answer, "reproducible") != Some(true) {
         agent.note("the issue has no reproducible example; the patch is kept without execution review");
         return Ok((patch, false));
     }
 
-    let mut test_messages = vec![Message::user(prompts::reproducer(issue))];
-    let Some((mut test, mut before)) = write_reproducer(agent, &mut test_messages).await? else {
+    let mut test_messages = Vec::new();
+    let Some((mut test, mut before)) = write_reproducer(agent, issue, &mut test_messages, None).await? else {
         agent.note("no reproducer showed the bug; the patch is kept without execution review");
         return Ok((patch, false));
     };
 
     for round in 1..=agent.config.review_rounds {
-        let Some(after) = agent.execute("reproducer on patch", &patch.diff, &[(REPRODUCER, &test)], COMMAND).await?
+        let Some(after) =
+            agent.execute(RunPurpose::ReproducerOnPatch, &patch.diff, &[(REPRODUCER, &test)], COMMAND).await?
         else {
             return Ok((patch, false));
         };
-        let request = prompts::review(issue, &test, &output_of(&before), &patch.diff, &output_of(&after));
-        let answer = agent.ask(ChatRequest::new(Stage::Review, vec![Message::user(request)]).json()).await?;
-        let verdict = parse_verdict(&answer).unwrap_or_default();
-        agent.emit(Event::Review {
-            round,
-            patch_correct: verdict.patch_correct,
-            test_correct: verdict.test_correct,
-            patch_analysis: verdict.patch_analysis.clone(),
-            patch_advice: verdict.patch_advice.clone(),
-            test_advice: verdict.test_advice.clone(),
-        });
+        let prompt = Prompt::Review { issue, test: &test, before: &before, patch: &patch.diff, after: &after };
+        let answer = agent.ask(&prompt).await?;
+        let verdict = answers::review(&answer).unwrap_or_default();
+        emit_review(agent, round, &verdict);
         if verdict.patch_correct && verdict.test_correct {
             return Ok((patch, after.passed()));
         }
@@ -122,16 +61,16 @@ pub async fn run<L: Llm, R: Runner>(
             break;
         }
         if !verdict.test_correct {
-            test_messages
-                .push(Message::user(prompts::review_test_feedback(&verdict.test_analysis, &verdict.test_advice)));
-            match write_reproducer(agent, &mut test_messages).await? {
+            let feedback =
+                Prompt::ReproducerFeedback { analysis: &verdict.test_analysis, advice: &verdict.test_advice };
+            match write_reproducer(agent, issue, &mut test_messages, Some(feedback)).await? {
                 Some((t, b)) => (test, before) = (t, b),
                 None => return Ok((patch, false)),
             }
         }
         if !verdict.patch_correct {
-            writer.feedback(prompts::review_patch_feedback(&verdict.patch_analysis, &verdict.patch_advice));
-            let revised = writer.write(agent).await?;
+            writer.review_feedback(&verdict.patch_analysis, &verdict.patch_advice);
+            let revised = writer.write(agent, issue, found).await?;
             if revised.status.is_applicable() {
                 patch = revised;
             }
@@ -141,53 +80,52 @@ pub async fn run<L: Llm, R: Runner>(
     Ok((patch, false))
 }
 
-/// Asks for a reproducer until one fails with an `AssertionError` on the original program.
+fn emit_review<L: Llm, R: Runner>(agent: &mut Agent<L, R>, round: usize, verdict: &ReviewVerdict) {
+    agent.emit(Event::Review {
+        round,
+        patch_correct: verdict.patch_correct,
+        test_correct: verdict.test_correct,
+        patch_analysis: verdict.patch_analysis.clone(),
+        patch_advice: verdict.patch_advice.clone(),
+        test_advice: verdict.test_advice.clone(),
+    });
+}
+
+/// Asks for a reproducer until one fails with an `AssertionError` on the original program. The conversation starts
+/// with the reproducer request, or continues with `feedback` from a reviewer.
 pub(super) async fn write_reproducer<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
+    issue: &str,
     messages: &mut Vec<Message>,
+    feedback: Option<Prompt<'_>>,
 ) -> Result<Option<(String, RunOutcome)>, AgentError> {
+    let mut failed: Option<RunOutcome> = None;
+    let mut no_script = false;
+    let mut feedback = feedback;
     for _ in 0..agent.config.reproducer_attempts.max(1) {
-        let answer = agent.ask_in(Stage::Reproducer, messages).await?;
-        messages.push(Message::assistant(answer.clone()));
-        let Some(script) = first_code_block(&answer) else {
-            messages.push(Message::user("Reply with the script in a single ```python code block.".to_string()));
+        let prompt = match (&failed, feedback.take()) {
+            (_, Some(f)) => f,
+            (Some(outcome), None) => Prompt::ReproducerFailed { outcome },
+            (None, None) if no_script => Prompt::ReproducerNoScript,
+            (None, None) if messages.is_empty() => Prompt::Reproducer { issue },
+            (None, None) => Prompt::ReproducerNoScript,
+        };
+        let answer = agent.converse(messages, &prompt).await?;
+        failed = None;
+        let Some(script) = answers::code_block(&answer) else {
+            no_script = true;
             continue;
         };
-        let Some(outcome) = agent.execute("reproducer on original", "", &[(REPRODUCER, &script)], COMMAND).await?
+        no_script = false;
+        let Some(outcome) =
+            agent.execute(RunPurpose::ReproducerOnOriginal, "", &[(REPRODUCER, &script)], COMMAND).await?
         else {
             return Ok(None);
         };
         if outcome.reproduces_bug() {
             return Ok(Some((script, outcome)));
         }
-        messages.push(Message::user(prompts::reproducer_failed(&outcome.stdout, &outcome.stderr, outcome.exit_code)));
+        failed = Some(outcome);
     }
     Ok(None)
-}
-
-fn output_of(run: &RunOutcome) -> String {
-    let exit = run.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "killed".into());
-    format!(
-        "exit code: {exit}{}\nstdout:\n{}\nstderr:\n{}",
-        if run.timed_out { " (timed out)" } else { "" },
-        run.stdout,
-        run.stderr
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn verdicts_are_read_leniently() {
-        let v = parse_verdict(
-            "Here is my review:\n```json\n{\"patch-correct\": \"yes\", \"test_correct\": false, \
-             \"patch-analysis\": \"ok\", \"test-advice\": \"assert the total\"}\n```",
-        )
-        .unwrap();
-        assert!(v.patch_correct && !v.test_correct);
-        assert_eq!((v.patch_analysis.as_str(), v.test_advice.as_str()), ("ok", "assert the total"));
-        assert_eq!(parse_verdict("no json here"), None);
-    }
 }

@@ -1,18 +1,20 @@
 //! Context retrieval: the model calls search APIs until it can name bug locations that resolve to code.
 //!
 //! Each round: the model answers (round 1: which APIs to call; later: the "more context? bug locations?" question);
-//! the proxy turns the answer into validated calls and locations; calls are run and their results shown, followed by
-//! a request for analysis and the next question; locations without calls are resolved through the six tiers, and
-//! the loop ends when at least one resolves. After [`AgentConfig::max_search_rounds`] rounds the agent carries on
+//! the answer is read into checked calls and locations, deterministically when the reading can be trusted
+//! ([`crate::proxy::trust`]), otherwise by the proxy model; calls are run and their results shown, followed by a
+//! request for analysis and the next question; locations without calls are resolved through the six tiers, and the
+//! loop ends when at least one resolves. After [`AgentConfig::max_search_rounds`] rounds the agent carries on
 //! without locations, reusing the conversation.
 //!
 //! [`AgentConfig::max_search_rounds`]: super::AgentConfig::max_search_rounds
 
-use serde_json::Value;
-
-use super::{Agent, AgentError, Event, prompts};
-use crate::llm::{ChatRequest, Llm, Message, Stage};
-use crate::locate::{self, BugLocation};
+use super::{Agent, AgentError, Event, Phase, ReadBy};
+use crate::answers::{self, SearchAnswer};
+use crate::call::SearchCall;
+use crate::llm::{Llm, Message};
+use crate::locate::{self, BugLocation, Context};
+use crate::prompt::Prompt;
 use crate::proxy::{self, MAX_RETRIES, Validated};
 use crate::runner::Runner;
 use crate::search::Searcher;
@@ -22,121 +24,151 @@ use crate::search::Searcher;
 pub struct Found {
     /// Resolved bug locations (deduplicated); empty when the search gave up.
     pub locations: Vec<BugLocation>,
+    /// Code that comes with the locations: the classes their methods belong to and the parents' definitions they
+    /// override (deduplicated against the locations and each other).
+    pub context: Vec<Context>,
     /// The whole search conversation, for a patch writer without locations.
     pub conversation: Vec<Message>,
 }
 
-/// Runs the search loop.
-pub async fn run<L: Llm, R: Runner>(agent: &mut Agent<L, R>, issue: &str) -> Result<Found, AgentError> {
-    agent.emit(Event::Phase { name: "search".into() });
-    let mut messages = vec![Message::system(prompts::SEARCH_SYSTEM), Message::user(prompts::search_start(issue))];
+/// The request that ends the next round.
+enum Next {
+    Decide,
+    Unusable,
+    NotFound(Vec<String>),
+}
+
+/// Runs the search loop. `trace` is what a reproducer printed on the original program, when one ran first.
+pub async fn run<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    issue: &str,
+    trace: Option<&str>,
+) -> Result<Found, AgentError> {
+    agent.emit(Event::Phase { name: Phase::Search });
+    let mut conversation = Vec::new();
+    let mut next = None;
     for round in 1..=agent.config.max_search_rounds {
-        let stage = if round == 1 { Stage::Search } else { Stage::Decide };
-        let answer = agent.ask_in(stage, &messages).await?;
-        messages.push(Message::assistant(answer.clone()));
+        let prompt = match &next {
+            None => Prompt::Search { issue, trace },
+            Some(Next::Decide) => Prompt::Decide,
+            Some(Next::Unusable) => {
+                Prompt::DecideAfterUnusable { problem: "no search calls or bug locations could be read from it." }
+            }
+            Some(Next::NotFound(reasons)) => Prompt::DecideAfterNotFound { reasons },
+        };
+        let answer = agent.converse(&mut conversation, &prompt).await?;
 
         let Some(validated) = proxy_answer(agent, round, &answer).await? else {
-            messages.push(Message::user(format!(
-                "{}\n\n{}",
-                prompts::unusable_answer("no search calls or bug locations could be read from it."),
-                prompts::DECIDE
-            )));
+            next = Some(Next::Unusable);
             continue;
         };
 
         if !validated.calls.is_empty() {
-            let results = run_calls(agent, round, &validated);
-            messages.push(Message::user(prompts::call_results(&results)));
-            messages.push(Message::user(prompts::ANALYSE));
-            let analysis = agent.ask_in(Stage::Analyse, &messages).await?;
-            messages.push(Message::assistant(analysis));
-            messages.push(Message::user(prompts::DECIDE));
+            let results = run_calls(agent, round, &validated.calls);
+            agent.converse(&mut conversation, &Prompt::Analyse { results: &results }).await?;
+            next = Some(Next::Decide);
             continue;
         }
 
-        let (found, not_found) = resolve_locations(agent, &validated);
+        let (found, context, not_found) = resolve_locations(agent, &validated);
         agent.emit(Event::Locations { round, found: found.clone(), not_found: not_found.clone() });
         if !found.is_empty() {
-            return Ok(Found { locations: found, conversation: messages });
+            return Ok(Found { locations: found, context, conversation });
         }
-        messages.push(Message::user(format!("{}\n\n{}", prompts::locations_not_found(&not_found), prompts::DECIDE)));
+        next = Some(Next::NotFound(not_found));
     }
     agent.note(format!(
         "no bug location resolved after {} search rounds; writing a patch from the search conversation",
         agent.config.max_search_rounds
     ));
-    Ok(Found { locations: Vec::new(), conversation: messages })
+    Ok(Found { locations: Vec::new(), context: Vec::new(), conversation })
 }
 
-/// Turns an answer into validated calls and locations: first deterministically, then through the proxy model in
-/// JSON mode with up to [`MAX_RETRIES`] corrections. `None` when nothing usable came out.
+/// Turns an answer into checked calls and locations: deterministically when the reading is trusted, otherwise
+/// through the proxy model in JSON mode with up to [`MAX_RETRIES`] corrections. `None` when nothing usable came out.
 async fn proxy_answer<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     round: usize,
     answer: &str,
 ) -> Result<Option<Validated>, AgentError> {
-    // The deterministic extractor is trusted with a JSON object, or with calls listed in prose when calls are
-    // exactly what was asked (round 1). A later answer in prose may mention earlier calls while naming the bug in
-    // words; the proxy model reads both.
-    let extraction = proxy::extract(answer);
-    let direct = proxy::validate(&extraction.result);
-    let trusted = extraction.source == proxy::Source::Json || (round == 1 && extraction.source == proxy::Source::Prose);
-    if direct.is_valid() && trusted {
-        emit_proxy(agent, round, "deterministic", &direct);
-        return Ok(Some(direct));
+    let index = agent.index.clone();
+    let read = answers::search::read(answer);
+    let direct = proxy::validate(&read.result, Some(&*index));
+    if proxy::trusted(&read, round) && (direct.is_valid() || read.source == answers::Source::Nothing) {
+        emit_proxy(agent, round, ReadBy::Deterministic, &direct, &read);
+        return Ok(direct.is_valid().then_some(direct));
     }
-    let mut messages = vec![Message::system(proxy::proxy_prompt()), Message::user(proxy::proxy_request(answer))];
+    let mut conversation = Vec::new();
     let mut last = direct;
+    let mut problems: Option<Vec<crate::proxy::Problem>> = None;
     for _ in 0..MAX_RETRIES {
-        let json = agent.ask(ChatRequest::new(Stage::Proxy, messages.clone()).json()).await?;
-        let validated = proxy::validate(&proxy::extract(&json).result);
-        emit_proxy(agent, round, "model", &validated);
+        let prompt = match &problems {
+            None => Prompt::Proxy { answer },
+            Some(problems) => Prompt::ProxyRetry { problems },
+        };
+        let json = agent.converse(&mut conversation, &prompt).await?;
+        let reread = answers::search::read(&json);
+        let validated = proxy::validate(&reread.result, Some(&*index));
+        emit_proxy(agent, round, ReadBy::Model, &validated, &reread);
         if validated.is_valid() {
             return Ok(Some(validated));
         }
-        messages.push(Message::assistant(json));
-        messages.push(Message::user(validated.retry_message().unwrap_or_default()));
+        problems = Some(validated.problems.clone());
         last = validated;
     }
     // Keep whatever was valid in the last attempt rather than losing it.
-    let usable = !last.calls.is_empty() || !last.locations.is_empty();
-    Ok(usable.then_some(last))
+    Ok(last.is_usable().then_some(last))
 }
 
-fn emit_proxy<L: Llm, R: Runner>(agent: &mut Agent<L, R>, round: usize, source: &str, v: &Validated) {
+fn emit_proxy<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    round: usize,
+    source: ReadBy,
+    v: &Validated,
+    read: &SearchAnswer,
+) {
+    let mut notes = read.notes.clone();
+    notes.extend(v.reordered.iter().cloned());
     agent.emit(Event::Proxy {
         round,
-        source: source.into(),
-        calls: v.calls.iter().map(|c| c.to_string()).collect(),
-        locations: v.locations.iter().map(|l| l.query.to_string()).collect(),
-        problems: v.problems.iter().map(|p| p.to_string()).collect(),
+        source,
+        calls: v.calls.clone(),
+        locations: v.locations.iter().map(|l| l.query.clone()).collect(),
+        problems: v.problems.iter().map(ToString::to_string).collect(),
+        notes,
     });
 }
 
 /// Runs every call, recording each; returns (call, output) pairs for the model.
-fn run_calls<L: Llm, R: Runner>(agent: &mut Agent<L, R>, round: usize, v: &Validated) -> Vec<(String, String)> {
+fn run_calls<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    round: usize,
+    calls: &[SearchCall],
+) -> Vec<(SearchCall, String)> {
     let index = agent.index.clone();
     let repo = agent.repo.clone();
     let searcher = Searcher::new(&index, &repo);
     let mut shown = Vec::new();
-    for call in &v.calls {
-        let args = Value::Array(call.args.iter().map(|a| Value::String(a.clone())).collect());
-        let out = searcher.call(call.api.name, &args);
-        let rendered = call.to_string();
+    for call in calls {
+        let out = searcher.run(call);
         agent.emit(Event::Search {
             round,
-            call: rendered.clone(),
+            call: call.clone(),
             output: out.text.clone(),
             ok: out.ok,
             results: out.results.clone(),
         });
-        shown.push((rendered, out.text));
+        shown.push((call.clone(), out.text));
     }
     shown
 }
 
-/// Resolves every requested location; returns the code found and, for the rest, why not.
-fn resolve_locations<L: Llm, R: Runner>(agent: &Agent<L, R>, v: &Validated) -> (Vec<BugLocation>, Vec<String>) {
+/// Resolves every requested location; returns the code found, the context that comes with it, and, for the rest,
+/// why not.
+fn resolve_locations<L: Llm, R: Runner>(
+    agent: &Agent<L, R>,
+    v: &Validated,
+) -> (Vec<BugLocation>, Vec<Context>, Vec<String>) {
     let mut found = Vec::new();
     let mut not_found = Vec::new();
     for request in &v.locations {
@@ -146,5 +178,5 @@ fn resolve_locations<L: Llm, R: Runner>(agent: &Agent<L, R>, v: &Validated) -> (
             Some(message) => not_found.push(message),
         }
     }
-    (locate::dedup(found), not_found)
+    (locate::dedup(found), Vec::new(), not_found)
 }

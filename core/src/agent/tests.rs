@@ -4,6 +4,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::*;
+use crate::llm::Stage;
 use crate::llm::scripted::{Script, ScriptedModel};
 use crate::runner::RunOutcome;
 
@@ -97,16 +98,16 @@ fn prose_answers_go_through_the_proxy_model_with_retries() {
     let (agent, seen) = agent::<NoRunner>(script, None, AgentConfig::default());
     let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
     assert!(outcome.status.is_applicable());
-    let proxies: Vec<(String, usize)> = seen
+    let proxies: Vec<(ReadBy, usize)> = seen
         .borrow()
         .iter()
         .filter_map(|e| match e {
-            Event::Proxy { source, problems, .. } => Some((source.clone(), problems.len())),
+            Event::Proxy { source, problems, .. } => Some((*source, problems.len())),
             _ => None,
         })
         .collect();
-    assert_eq!(proxies[0], ("model".to_string(), 1), "the misspelt API was refused");
-    assert_eq!(proxies[1], ("model".to_string(), 0));
+    assert_eq!(proxies[0], (ReadBy::Model, 1), "the misspelt API was refused");
+    assert_eq!(proxies[1], (ReadBy::Model, 0));
 }
 
 #[test]
@@ -152,14 +153,14 @@ fn later_prose_answers_go_to_the_proxy_model_even_when_they_mention_calls() {
     let (agent, seen) = agent::<NoRunner>(script, None, AgentConfig::default());
     let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
     assert!(outcome.status.is_applicable());
-    let sources: Vec<String> = seen
+    let sources: Vec<ReadBy> = seen
         .borrow()
         .iter()
-        .filter_map(|e| if let Event::Proxy { source, .. } = e { Some(source.clone()) } else { None })
+        .filter_map(|e| if let Event::Proxy { source, .. } = e { Some(*source) } else { None })
         .collect();
     assert_eq!(
         sources,
-        ["deterministic", "model"],
+        [ReadBy::Deterministic, ReadBy::Model],
         "round 1 trusted its listed calls; round 2 went to the proxy model"
     );
 }
@@ -252,4 +253,73 @@ fn review_loop_sends_advice_back_to_the_patch_writer() {
     assert!(outcome.diff.contains("* units"));
     let reviews = seen.borrow().iter().filter(|e| matches!(e, Event::Review { .. })).count();
     assert_eq!(reviews, 2);
+}
+
+/// The whole run as text: every request's new message and the answer, and every other step, in order.
+fn render(events: &[Event]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    for e in events {
+        match e {
+            Event::Model { stage, kind, prompt, messages, answer, .. } => {
+                let _ =
+                    write!(s, "=== model: {kind:?} ({stage}, {messages} messages)\n{prompt}\n--- answer\n{answer}\n\n");
+            }
+            Event::Phase { name } => {
+                let _ = writeln!(s, "=== phase: {name}\n");
+            }
+            other => {
+                let mut v = serde_json::to_value(other).unwrap_or_default();
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("tree");
+                    if let Some(out) = o.get_mut("outcome").and_then(|x| x.as_object_mut()) {
+                        out.remove("duration_ms");
+                    }
+                }
+                let _ = writeln!(s, "=== {}\n", serde_json::to_string_pretty(&v).unwrap_or_default());
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn transcript_snapshot_acr() {
+    let script = search_script().answer(Stage::Patch, STALE_PATCH).answer(Stage::Patch, GOOD_PATCH);
+    let (agent, seen) = agent::<NoRunner>(script, None, AgentConfig::default());
+    pollster::block_on(agent.run(ISSUE)).unwrap();
+    insta::assert_snapshot!(render(&seen.borrow()));
+}
+
+#[test]
+fn transcript_snapshot_acr_with_review() {
+    let script = search_script()
+        .answer(Stage::Patch, WRONG_PATCH)
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, "```python\nfrom shop.cart import Cart\nassert False\n```")
+        .answer(
+            Stage::Review,
+            r#"{"patch-correct": "no", "test-correct": "yes", "patch-analysis": "adds units instead of multiplying", "patch-advice": "multiply", "test-analysis": "", "test-advice": ""}"#,
+        )
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let (agent, seen) = agent(script, Some(JudgeByPatch), AgentConfig::default());
+    pollster::block_on(agent.run(ISSUE)).unwrap();
+    insta::assert_snapshot!(render(&seen.borrow()));
+}
+
+#[test]
+fn transcript_snapshot_mcts() {
+    let script = Script { repeat_last: true, ..Script::default() }
+        .answer(Stage::Search, LOCATION_JSON)
+        .answer(Stage::Reproducer, "```python\nassert False\n```")
+        .answer(Stage::Patch, WRONG_PATCH)
+        .answer(Stage::Patch, WRONG_PATCH)
+        .answer(Stage::Patch, "Try again.\n```python\n            total += item.price * units\n```")
+        .answer(Stage::Rate, "40");
+    let mut config = AgentConfig { mode: Mode::Mcts, ..AgentConfig::default() };
+    config.mcts.samples = 3;
+    let (agent, seen) = agent(script, Some(JudgeByPatch), config);
+    pollster::block_on(agent.run(ISSUE)).unwrap();
+    insta::assert_snapshot!(render(&seen.borrow()));
 }

@@ -1,33 +1,166 @@
 //! What happened during a run, as data: every model call, search call, proxy result, location, patch, execution,
 //! review and MCTS step, in order. The playground renders it live; `acr run` writes it to a folder.
 
+use std::fmt;
+
 use serde::Serialize;
 
+use crate::call::SearchCall;
 use crate::llm::{Stage, Usage};
-use crate::locate::BugLocation;
+use crate::locate::{BugLocation, Query};
 use crate::patch::ExtractStatus;
+use crate::prompt::PromptKind;
 use crate::runner::RunOutcome;
 use crate::search::SearchHit;
+
+/// A phase of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Context retrieval: search calls until bug locations resolve.
+    Search,
+    /// Writing a patch (with retries).
+    Patch,
+    /// Reproduce and review.
+    Review,
+    /// APR-MCTS tree search.
+    Mcts,
+}
+
+impl Phase {
+    /// The heading a person reads.
+    pub fn title(self) -> &'static str {
+        match self {
+            Phase::Search => "Searching the code",
+            Phase::Patch => "Writing a patch",
+            Phase::Review => "Reproducing and reviewing",
+            Phase::Mcts => "Tree search over patches (MCTS)",
+        }
+    }
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Phase::Search => "search",
+            Phase::Patch => "patch",
+            Phase::Review => "review",
+            Phase::Mcts => "mcts",
+        })
+    }
+}
+
+/// Who turned a search answer into calls and locations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadBy {
+    /// The deterministic reader, trusted for this answer.
+    Deterministic,
+    /// The proxy model.
+    Model,
+}
+
+impl fmt::Display for ReadBy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ReadBy::Deterministic => "deterministic",
+            ReadBy::Model => "model",
+        })
+    }
+}
+
+/// Why a command was run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum RunPurpose {
+    /// The reproducer on the original program (it must show the bug).
+    #[serde(rename = "reproducer on original")]
+    ReproducerOnOriginal,
+    /// The reproducer on the patched program (for the reviewer).
+    #[serde(rename = "reproducer on patch")]
+    ReproducerOnPatch,
+    /// A candidate's validation.
+    #[serde(rename = "validation")]
+    Validation,
+}
+
+impl RunPurpose {
+    /// The purpose in words, as the transcript writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunPurpose::ReproducerOnOriginal => "reproducer on original",
+            RunPurpose::ReproducerOnPatch => "reproducer on patch",
+            RunPurpose::Validation => "validation",
+        }
+    }
+}
+
+impl fmt::Display for RunPurpose {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What validation made of an MCTS candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The reproducer passed on the patched program.
+    Pass,
+    /// The reproducer still fails with an assertion.
+    Fail,
+    /// The candidate crashed, timed out or does not compile.
+    Error,
+    /// No execution: the model rated it.
+    Rated,
+}
+
+impl Verdict {
+    /// What a run of the reproducer on a candidate says: passed, failed the same assertion way, or crashed.
+    pub fn of(run: &RunOutcome) -> Verdict {
+        if run.passed() {
+            Verdict::Pass
+        } else if run.reproduces_bug() {
+            Verdict::Fail
+        } else {
+            Verdict::Error
+        }
+    }
+
+    /// The lowercase name (`pass`, `fail`, `error`, `rated`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "fail",
+            Verdict::Error => "error",
+            Verdict::Rated => "rated",
+        }
+    }
+}
 
 /// One step of a run.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
-    /// A phase began (`search`, `patch`, `review`, `mcts`).
+    /// A phase began.
     Phase {
-        /// The phase's name.
-        name: String,
+        /// Which.
+        name: Phase,
     },
     /// A model call.
     Model {
         /// What was asked.
         stage: Stage,
+        /// The kind of request.
+        kind: PromptKind,
         /// The last message sent (the new part of the prompt).
         prompt: String,
         /// Messages in the conversation sent.
         messages: usize,
         /// The answer.
         answer: String,
+        /// Reasoning text the server returned beside the answer, if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reasoning: Option<String>,
         /// Tokens.
         usage: Usage,
         /// Wall-clock milliseconds.
@@ -37,21 +170,25 @@ pub enum Event {
     Proxy {
         /// Search round (1-based).
         round: usize,
-        /// `deterministic` or `model`.
-        source: String,
-        /// The calls, rendered.
-        calls: Vec<String>,
-        /// The locations asked for, rendered.
-        locations: Vec<String>,
+        /// Who read the answer.
+        source: ReadBy,
+        /// The calls (written out as Python calls in the transcript).
+        #[serde(serialize_with = "as_text::list")]
+        calls: Vec<SearchCall>,
+        /// The locations asked for.
+        locations: Vec<Query>,
         /// Problems that forced a retry or made the answer unusable.
         problems: Vec<String>,
+        /// What the reader noticed or put right (names read as another API, arguments put back in order).
+        notes: Vec<String>,
     },
     /// A search API call and its result.
     Search {
         /// Search round (1-based).
         round: usize,
-        /// The call, rendered.
-        call: String,
+        /// The call (written out as a Python call in the transcript).
+        #[serde(serialize_with = "as_text::one")]
+        call: SearchCall,
         /// What the model read.
         output: String,
         /// Whether it found anything.
@@ -83,8 +220,8 @@ pub enum Event {
     },
     /// A command executed by the runner.
     Run {
-        /// Why it was run (`reproducer on original`, `reproducer on patch`, `validation`).
-        purpose: String,
+        /// Why it was run.
+        purpose: RunPurpose,
         /// The outcome.
         outcome: RunOutcome,
     },
@@ -136,8 +273,9 @@ pub struct TreeNode {
     pub diff: String,
     /// The model's reflection.
     pub reflection: String,
-    /// Validation verdict (`pass`, `fail`, `error`, `rated`, or empty for the root).
-    pub verdict: String,
+    /// Validation verdict (`None` for the root, written as `""`).
+    #[serde(serialize_with = "as_text::verdict")]
+    pub verdict: Option<Verdict>,
 }
 
 /// Every event of a run, with totals.
@@ -149,4 +287,25 @@ pub struct Transcript {
     pub usage: Usage,
     /// Model calls made.
     pub model_calls: usize,
+}
+
+/// How values are written in the transcript's JSON: calls as the Python text the model reads, a root's missing
+/// verdict as `""`, so the transcript reads the same whatever the types behind it.
+mod as_text {
+    use serde::Serializer;
+
+    use super::Verdict;
+    use crate::call::SearchCall;
+
+    pub fn one<S: Serializer>(call: &SearchCall, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(call)
+    }
+
+    pub fn list<S: Serializer>(calls: &[SearchCall], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(calls.iter().map(ToString::to_string))
+    }
+
+    pub fn verdict<S: Serializer>(verdict: &Option<Verdict>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(verdict.map_or("", Verdict::as_str))
+    }
 }

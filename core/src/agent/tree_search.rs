@@ -6,36 +6,39 @@
 //! single-function candidate with the whole-function prompt; anything else with a refinement prompt showing the
 //! parent's diff and what was learnt about it.
 //!
-//! Rewards: validation passes → the search ends; an error (syntax gate, crash other than an assertion, timeout) →
-//! -1; a failure with the same output as the parent's → 0; any other failure → the model's 0-100 rating / 100.
-//! Without a runner, every applicable candidate is rated by the model.
+//! Rewards come from the validation run ([`RunOutcome`]): it passes → the search ends; an error (crash other than
+//! an assertion, timeout) → -1; a failure the same as the parent's (same exit code, same final error line) → 0; any
+//! other failure → the model's 0-100 rating / 100. Without a runner, every applicable candidate is rated by the model.
 
 use std::collections::BTreeMap;
 
+use super::patch_writer::PatchWriter;
 use super::search_loop::Found;
 use super::transcript::TreeNode;
-use super::{Agent, AgentError, Event, first_code_block, prompts, text_before_code};
+use super::{Agent, AgentError, Event, Phase, RunPurpose, Verdict};
+use crate::answers;
 use crate::index::DefKind;
-use crate::llm::{ChatRequest, Llm, Message, Stage};
+use crate::llm::{Llm, Message};
 use crate::mcts::{BugType, Tree, TreePolicy, classify, parse_hunks};
 use crate::patch::{self, Edit, ExtractOptions, ExtractStatus, Extraction};
-use crate::runner::Runner;
-
-const MASK: &str = ">>> [ INFILL ] <<<";
+use crate::prompt::{Prompt, text::INFILL_MASK};
+use crate::runner::{RunOutcome, Runner};
 
 /// A node's candidate.
 #[derive(Debug, Clone, Default)]
 pub struct Candidate {
     /// The diff against the original program (empty at the root).
     pub diff: String,
-    /// `pass`, `fail`, `error` or `rated`.
-    pub verdict: String,
-    /// What validation printed (for feedback to the next expansion).
+    /// What validation made of it (`None` at the root).
+    pub verdict: Option<Verdict>,
+    /// The validation run, when there was one (the root's is the reproducer on the original program).
+    pub run: Option<RunOutcome>,
+    /// What was learnt about it, for the next expansion's prompt.
     pub feedback: String,
 }
 
 /// How to prompt an expansion.
-enum Prompt {
+enum Mode {
     /// The ordinary patch prompt (root).
     Patch,
     /// Masked lines `start..=end` of `file`, shown within `window`.
@@ -52,24 +55,25 @@ pub async fn run<L: Llm, R: Runner>(
     issue: &str,
     found: &Found,
 ) -> Result<(Extraction, bool), AgentError> {
-    agent.emit(Event::Phase { name: "mcts".into() });
+    agent.emit(Event::Phase { name: Phase::Mcts });
     let cfg = agent.config.mcts.clone();
     let policy = TreePolicy { exploration: cfg.exploration, ..TreePolicy::default() };
     let mut tree = Tree::new(Candidate::default(), policy, cfg.seed);
-    let writer = super::patch_writer::PatchWriter::new(issue, found);
-    let base = writer.messages().to_vec();
+    let writer = PatchWriter::new(found);
+    let base = PatchWriter::opening_messages(issue, found);
     let options = writer.options().clone();
     let mut best: BTreeMap<usize, Extraction> = BTreeMap::new();
     // With a runner, candidates are validated by a reproducer that fails on the original program; its output
     // there is the root's evidence, so children that fail the same way score 0.
     let mut reproducer = None;
-    let mut root_feedback = String::new();
     if agent.runner.is_some() {
-        let mut test_messages = vec![Message::user(prompts::reproducer(issue))];
-        match super::review::write_reproducer(agent, &mut test_messages).await? {
+        let mut test_messages = Vec::new();
+        match super::review::write_reproducer(agent, issue, &mut test_messages, None).await? {
             Some((script, before)) => {
-                root_feedback =
+                let root = &mut tree.nodes[0].state;
+                root.feedback =
                     format!("the reproducer still fails:\n{}", tail(&format!("{}{}", before.stdout, before.stderr)));
+                root.run = Some(before);
                 reproducer = Some(script);
             }
             None => agent.note("no reproducer showed the bug; candidates are rated by the model alone"),
@@ -81,8 +85,8 @@ pub async fn run<L: Llm, R: Runner>(
             agent.note("every branch of the search tree is exhausted");
             break;
         };
-        let prompt = prompt_for(agent, &tree.nodes[node].state);
-        let messages = messages_for(&agent.repo, &base, &prompt, &tree.nodes[node].state);
+        let mode = mode_for(agent, &tree.nodes[node].state);
+        let (messages, kind) = messages_for(&agent.repo, &base, &mode, &tree.nodes[node].state);
         let mut children = Vec::new();
         let mut seen: Vec<String> = tree.nodes.iter().map(|n| n.state.diff.clone()).collect();
         let mut passed = None;
@@ -90,19 +94,19 @@ pub async fn run<L: Llm, R: Runner>(
             if children.len() >= cfg.branch {
                 break;
             }
-            let request = ChatRequest::new(Stage::Patch, messages.clone()).with_temperature(cfg.temperature);
-            let answer = agent.ask(request).await?;
-            let extraction = extract_for(agent, &prompt, &answer, &options);
+            let request = crate::llm::ChatRequest::new(crate::llm::Stage::Patch, messages.clone())
+                .with_temperature(cfg.temperature);
+            let answer = agent.send(&request, kind).await?;
+            let extraction = extract_for(agent, &mode, &answer, &options);
             if !extraction.status.is_applicable() || seen.contains(&extraction.diff) {
                 continue;
             }
             seen.push(extraction.diff.clone());
-            let parent_feedback =
-                if node == 0 { root_feedback.clone() } else { tree.nodes[node].state.feedback.clone() };
+            let parent = tree.nodes[node].state.run.clone();
             let (reward, candidate) =
-                evaluate(agent, issue, reproducer.as_deref(), &extraction, &parent_feedback).await?;
-            let is_pass = candidate.verdict == "pass";
-            let id = tree.add_child(node, candidate, text_before_code(&answer), reward);
+                evaluate(agent, issue, reproducer.as_deref(), &extraction, parent.as_ref()).await?;
+            let is_pass = candidate.verdict == Some(Verdict::Pass);
+            let id = tree.add_child(node, candidate, answers::reflection(&answer), reward);
             best.insert(id, extraction);
             children.push((id, reward));
             if is_pass {
@@ -118,7 +122,7 @@ pub async fn run<L: Llm, R: Runner>(
             return Ok((best.remove(&id).expect("recorded"), true));
         }
     }
-    let pick = tree.best_by(|n| !n.state.diff.is_empty() && n.state.verdict != "error");
+    let pick = tree.best_by(|n| !n.state.diff.is_empty() && n.state.verdict != Some(Verdict::Error));
     match pick.and_then(|id| best.remove(&id)) {
         Some(extraction) => Ok((extraction, false)),
         None => Ok((
@@ -136,9 +140,9 @@ pub async fn run<L: Llm, R: Runner>(
 }
 
 /// Chooses the prompt mode from a node's candidate.
-fn prompt_for<L: Llm, R: Runner>(agent: &Agent<L, R>, candidate: &Candidate) -> Prompt {
+fn mode_for<L: Llm, R: Runner>(agent: &Agent<L, R>, candidate: &Candidate) -> Mode {
     if candidate.diff.is_empty() {
-        return Prompt::Patch;
+        return Mode::Patch;
     }
     let hunks = parse_hunks(&candidate.diff);
     let function_at = |file: &str, line: u32| innermost_function(agent, file, line);
@@ -149,17 +153,17 @@ fn prompt_for<L: Llm, R: Runner>(agent: &Agent<L, R>, candidate: &Candidate) -> 
             let window = innermost_function(agent, &h.file, start)
                 .filter(|&(s, e)| s <= start && end <= e)
                 .unwrap_or((start.saturating_sub(5).max(1), end + 5));
-            Prompt::Infill { file: h.file.clone(), start, end, window }
+            Mode::Infill { file: h.file.clone(), start, end, window }
         }
         BugType::SF => {
             let h = &hunks[0];
             let line = h.removed.first().copied().unwrap_or(h.anchor);
             match innermost_function(agent, &h.file, line) {
-                Some((start, end)) => Prompt::Function { file: h.file.clone(), start, end },
-                None => Prompt::Refine,
+                Some((start, end)) => Mode::Function { file: h.file.clone(), start, end },
+                None => Mode::Refine,
             }
         }
-        _ => Prompt::Refine,
+        _ => Mode::Refine,
     }
 }
 
@@ -183,56 +187,58 @@ fn original_lines(agent_repo: &crate::repo::Repo, file: &str, start: u32, end: u
         .collect()
 }
 
-/// The conversation for an expansion: the patch prompt, plus the mode's request.
-fn messages_for(repo: &crate::repo::Repo, base: &[Message], prompt: &Prompt, candidate: &Candidate) -> Vec<Message> {
-    let mut messages = base.to_vec();
-    let request = match prompt {
-        Prompt::Patch => return messages,
-        Prompt::Refine => prompts::refine(&candidate.diff, &candidate.feedback),
-        Prompt::Infill { file, start, end, window } => {
+/// The conversation for an expansion (the patch prompt, plus the mode's request) and the kind of its last prompt.
+fn messages_for(
+    repo: &crate::repo::Repo,
+    base: &[Message],
+    mode: &Mode,
+    candidate: &Candidate,
+) -> (Vec<Message>, crate::prompt::PromptKind) {
+    let masked;
+    let code;
+    let prompt = match mode {
+        Mode::Patch => {
+            let kind =
+                crate::prompt::PromptKind::recognise(base).unwrap_or(crate::prompt::PromptKind::PatchWithLocations);
+            return (base.to_vec(), kind);
+        }
+        Mode::Refine => Prompt::Refine { parent_patch: &candidate.diff, feedback: &candidate.feedback },
+        Mode::Infill { file, start, end, window } => {
             let lines = original_lines(repo, file, window.0, window.1);
-            let mut masked = Vec::new();
+            let mut kept = Vec::new();
             for (i, line) in lines.iter().enumerate() {
                 let n = window.0 + i as u32;
                 if n == *start {
                     let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
-                    masked.push(format!("{indent}{MASK}"));
+                    kept.push(format!("{indent}{INFILL_MASK}"));
                 } else if n < *start || n > *end {
-                    masked.push(line.clone());
+                    kept.push(line.clone());
                 }
             }
-            format!(
-                "{}\nWhat we know about the last attempt there: {}",
-                prompts::infill(file, &masked.join("\n")),
-                candidate.feedback
-            )
+            masked = kept.join("\n");
+            Prompt::Infill { file, masked_code: &masked, feedback: &candidate.feedback }
         }
-        Prompt::Function { file, start, end } => {
-            let code = original_lines(repo, file, *start, *end).join("\n");
-            format!(
-                "{}\nWhat we know about the last attempt there: {}",
-                prompts::rewrite_function(file, &code),
-                candidate.feedback
-            )
+        Mode::Function { file, start, end } => {
+            code = original_lines(repo, file, *start, *end).join("\n");
+            Prompt::RewriteFunction { file, code: &code, feedback: &candidate.feedback }
         }
     };
-    messages.push(Message::user(request));
-    messages
+    (prompt.request(base).messages, prompt.kind())
 }
 
 /// Turns an answer into an extraction according to the prompt mode.
 fn extract_for<L: Llm, R: Runner>(
     agent: &Agent<L, R>,
-    prompt: &Prompt,
+    mode: &Mode,
     answer: &str,
     options: &ExtractOptions,
 ) -> Extraction {
-    let (file, start, end) = match prompt {
-        Prompt::Patch | Prompt::Refine => return patch::extract(&agent.repo, answer, options),
-        Prompt::Infill { file, start, end, .. } | Prompt::Function { file, start, end } => (file, *start, *end),
+    let (file, start, end) = match mode {
+        Mode::Patch | Mode::Refine => return patch::extract(&agent.repo, answer, options),
+        Mode::Infill { file, start, end, .. } | Mode::Function { file, start, end } => (file, *start, *end),
     };
     // Masked and whole-function answers carry only code: the lines they replace are known.
-    let code = first_code_block(answer).unwrap_or_default();
+    let code = answers::code_block(answer).unwrap_or_default();
     let original = original_lines(&agent.repo, file, start, end).join("\n");
     let edit = Edit {
         index: 1,
@@ -244,42 +250,38 @@ fn extract_for<L: Llm, R: Runner>(
     patch::extract_edits(&agent.repo, &[edit], options, &mut crate::gate::Gate::new())
 }
 
-/// Validates a candidate and computes its reward.
+/// Validates a candidate and computes its reward from the validation run: passes → 1, crashes or times out → -1,
+/// fails the same way as its parent → 0, otherwise the model's rating.
 async fn evaluate<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     issue: &str,
     reproducer: Option<&str>,
     extraction: &Extraction,
-    parent_feedback: &str,
+    parent: Option<&RunOutcome>,
 ) -> Result<(f64, Candidate), AgentError> {
     let diff = extraction.diff.clone();
     if let Some(script) = reproducer
         && let Some(run) =
-            agent.execute("validation", &diff, &[("reproducer.py", script)], "python3 reproducer.py").await?
+            agent.execute(RunPurpose::Validation, &diff, &[("reproducer.py", script)], "python3 reproducer.py").await?
     {
-        let output = format!("{}{}", run.stdout, run.stderr);
-        if run.passed() {
-            return Ok((1.0, Candidate { diff, verdict: "pass".into(), feedback: "validation passed".into() }));
-        }
-        if run.timed_out || !run.stderr.contains("AssertionError") {
-            let feedback = format!("it crashed or timed out:\n{}", tail(&output));
-            return Ok((-1.0, Candidate { diff, verdict: "error".into(), feedback }));
-        }
-        let feedback = format!("the reproducer still fails:\n{}", tail(&output));
-        if same_failure(parent_feedback, &feedback) {
-            return Ok((0.0, Candidate { diff, verdict: "fail".into(), feedback }));
-        }
-        let score = rate(agent, issue, &diff, &feedback).await?;
-        return Ok((score, Candidate { diff, verdict: "fail".into(), feedback }));
+        let output = tail(&format!("{}{}", run.stdout, run.stderr));
+        let verdict = Verdict::of(&run);
+        let (reward, feedback) = match verdict {
+            Verdict::Pass => (1.0, "validation passed".to_string()),
+            Verdict::Error => (-1.0, format!("it crashed or timed out:\n{output}")),
+            _ if parent.is_some_and(|p| p.same_failure(&run)) => {
+                (0.0, format!("the reproducer still fails:\n{output}"))
+            }
+            _ => {
+                let feedback = format!("the reproducer still fails:\n{output}");
+                (rate(agent, issue, &diff, &feedback).await?, feedback)
+            }
+        };
+        return Ok((reward, Candidate { diff, verdict: Some(verdict), run: Some(run), feedback }));
     }
     let score = rate(agent, issue, &diff, "No execution was available; judge from the code alone.").await?;
     let feedback = format!("the model rated it {:.0}/100", score * 100.0);
-    Ok((score, Candidate { diff, verdict: "rated".into(), feedback }))
-}
-
-fn same_failure(parent: &str, child: &str) -> bool {
-    let last = |s: &str| s.lines().rev().find(|l| !l.trim().is_empty()).map(str::trim).unwrap_or("").to_string();
-    !parent.is_empty() && last(parent) == last(child)
+    Ok((score, Candidate { diff, verdict: Some(Verdict::Rated), run: None, feedback }))
 }
 
 /// Asks the model for a 0-100 rating; unreadable answers count as 0.
@@ -289,15 +291,8 @@ async fn rate<L: Llm, R: Runner>(
     diff: &str,
     evidence: &str,
 ) -> Result<f64, AgentError> {
-    let request = ChatRequest::new(Stage::Rate, vec![Message::user(prompts::rate(issue, diff, evidence))]);
-    let answer = agent.ask(request).await?;
-    let score = answer
-        .split(|c: char| !c.is_ascii_digit())
-        .find(|s| !s.is_empty())
-        .and_then(|s| s.parse::<u32>().ok())
-        .unwrap_or(0)
-        .min(100);
-    Ok(score as f64 / 100.0)
+    let answer = agent.ask(&Prompt::Rate { issue, patch: diff, evidence }).await?;
+    Ok(f64::from(answers::rating(&answer).unwrap_or(0)) / 100.0)
 }
 
 fn tail(s: &str) -> String {
@@ -316,7 +311,7 @@ fn snapshot(tree: &Tree<Candidate>) -> Vec<TreeNode> {
             value: n.value,
             diff: n.state.diff.clone(),
             reflection: n.reflection.clone(),
-            verdict: n.state.verdict.clone(),
+            verdict: n.state.verdict,
         })
         .collect()
 }

@@ -71,11 +71,13 @@ pub enum Stage {
     Review,
     /// Rate a candidate patch from 0 to 100 (MCTS).
     Rate,
+    /// Choose one patch among several workflow tries.
+    Select,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 9] = [
+    pub const ALL: [Stage; 10] = [
         Stage::Search,
         Stage::Analyse,
         Stage::Decide,
@@ -85,6 +87,7 @@ impl Stage {
         Stage::Reproducer,
         Stage::Review,
         Stage::Rate,
+        Stage::Select,
     ];
 
     /// The stage's snake_case name.
@@ -99,6 +102,7 @@ impl Stage {
             Stage::Reproducer => "reproducer",
             Stage::Review => "review",
             Stage::Rate => "rate",
+            Stage::Select => "select",
         }
     }
 }
@@ -106,6 +110,31 @@ impl Stage {
 impl fmt::Display for Stage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// A function the model may call instead of answering in text (a chat-completions tool).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    /// The function's name.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// A JSON Schema of its arguments.
+    pub parameters: serde_json::Value,
+}
+
+impl Tool {
+    /// The search APIs as tools, from [`crate::api::APIS`].
+    pub fn search_apis() -> Vec<Tool> {
+        crate::api::APIS
+            .iter()
+            .map(|a| Tool {
+                name: a.name.to_string(),
+                description: a.summary.to_string(),
+                parameters: a.parameters_schema(),
+            })
+            .collect()
     }
 }
 
@@ -122,12 +151,15 @@ pub struct ChatRequest {
     pub json_mode: bool,
     /// Largest answer wanted, in tokens.
     pub max_tokens: Option<u32>,
+    /// Functions the model may call; empty for a plain text answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Tool>,
 }
 
 impl ChatRequest {
     /// A request at a stage with default sampling.
     pub fn new(stage: Stage, messages: Vec<Message>) -> Self {
-        ChatRequest { messages, stage, temperature: None, json_mode: false, max_tokens: None }
+        ChatRequest { messages, stage, temperature: None, json_mode: false, max_tokens: None, tools: Vec::new() }
     }
 
     /// The same request in JSON mode.
@@ -160,12 +192,15 @@ impl std::ops::AddAssign for Usage {
 }
 
 /// The model's answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatResponse {
     /// The answer text.
     pub content: String,
     /// Token counts.
     pub usage: Usage,
+    /// Reasoning text the server returned beside the answer (`reasoning_content`), when it returns any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
 }
 
 /// Why a model call failed.

@@ -145,6 +145,14 @@ pub fn request_body(model: &str, request: &ChatRequest) -> Value {
     if request.json_mode {
         body["response_format"] = json!({ "type": "json_object" });
     }
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
+            .collect();
+        body["tools"] = json!(tools);
+    }
     body
 }
 
@@ -166,9 +174,15 @@ pub fn parse_response(response: &HttpResponse) -> Result<ChatResponse, LlmError>
         LlmError::Malformed(format!("no choices[0].message.content in {}", shorten(&response.body, 200)))
     })?;
     let count = |k: &str| v.pointer(&format!("/usage/{k}")).and_then(Value::as_u64).unwrap_or(0);
+    let reasoning = ["/choices/0/message/reasoning_content", "/choices/0/message/reasoning"]
+        .iter()
+        .find_map(|p| v.pointer(p).and_then(Value::as_str))
+        .filter(|r| !r.is_empty())
+        .map(str::to_string);
     Ok(ChatResponse {
         content: content.to_string(),
         usage: Usage { prompt_tokens: count("prompt_tokens"), completion_tokens: count("completion_tokens") },
+        reasoning,
     })
 }
 
@@ -260,6 +274,17 @@ mod tests {
         assert_eq!(body["response_format"]["type"], "json_object");
         assert_eq!(body["temperature"], 0.5);
         assert_eq!(body["messages"][0]["role"], "user");
+        assert!(body.get("tools").is_none(), "no tools unless asked");
+    }
+
+    #[test]
+    fn tools_are_sent_and_reasoning_is_kept() {
+        let body = request_body("m", &ChatRequest { tools: crate::llm::Tool::search_apis(), ..request() });
+        assert_eq!(body["tools"][0]["function"]["name"], "search_class");
+        assert_eq!(body["tools"][7]["function"]["parameters"]["properties"]["line_no"]["type"], "integer");
+        let with_reasoning = r#"{"choices":[{"message":{"content":"ok","reasoning_content":"because"}}]}"#;
+        let parsed = parse_response(&HttpResponse { status: 200, body: with_reasoning.into(), retry_after: None });
+        assert_eq!(parsed.unwrap().reasoning.as_deref(), Some("because"));
     }
 
     #[test]

@@ -72,7 +72,7 @@ impl Llm for ScriptedModel {
             let content = answer?;
             // Rough counts (4 characters a token) so the UI's counters move in demos.
             let usage = Usage { prompt_tokens: prompt_chars as u64 / 4, completion_tokens: content.len() as u64 / 4 };
-            Ok(ChatResponse { content, usage })
+            Ok(ChatResponse { content, usage, reasoning: None })
         }
     }
 }

@@ -1,26 +1,20 @@
-//! The proxy: from a model's free-text answer to validated API calls and bug locations.
+//! The proxy: from a model's answer to a search request, to checked calls and bug locations, and the decision
+//! whether that reading can be trusted or the proxy model must rewrite the answer.
 //!
-//! The pieces, in the order the agent uses them:
-//!
-//! | piece | module | what it does |
+//! | step | where | what it does |
 //! |---|---|---|
-//! | extract | [`mod@extract`] | finds a JSON object (or call-shaped prose) in an answer, deterministically |
-//! | prompt | [`prompt`] | instructions for the proxy model, which rewrites an answer as JSON in JSON mode |
-//! | parse | [`call`] | parses one Python call expression with literal arguments, never evaluating anything |
-//! | check | [`api_call`] | checks a call against the API table and normalises it to an [`ApiCall`] |
-//! | validate | [`mod@validate`] | decides whether a whole answer is usable and words the retry message |
+//! | read | [`crate::answers::search`] | JSON, calls in prose and labelled locations, with a note of anything unread |
+//! | check | [`mod@validate`] | each call bound to its API ([`crate::call::SearchCall`]), each location cleaned; the problems, for a retry |
+//! | order | [`order`] | arguments written in the wrong order, detected by their kinds and against the index, put right |
+//! | trust | [`trust`] | whether the reading stands, or the proxy model is asked (JSON mode, up to [`MAX_RETRIES`] corrections) |
 //!
-//! The retry loop (ask the proxy model, validate, send [`Validated::retry_message`] back, at most
-//! [`MAX_RETRIES`] times) belongs to the agent.
+//! The requests to the proxy model are [`crate::prompt::Prompt::Proxy`] and [`crate::prompt::Prompt::ProxyRetry`];
+//! the retry loop belongs to the agent.
 
-pub mod api_call;
-pub mod call;
-pub mod extract;
-pub mod prompt;
+pub mod order;
+pub mod trust;
 pub mod validate;
 
-pub use api_call::{ApiCall, CallProblem, parse_api_call, validate_call};
-pub use call::{Arg, Call, CallError, CallErrorKind, Value, parse_call};
-pub use extract::{Extraction, LocationSpec, ProxyResult, Source, extract};
-pub use prompt::{proxy_prompt, proxy_request};
+pub use order::{Names, reorder};
+pub use trust::trusted;
 pub use validate::{LocationRequest, MAX_RETRIES, Problem, Validated, validate};

@@ -1,20 +1,19 @@
-//! Deciding whether a [`ProxyResult`] is usable, and telling the model what to fix when it is not.
+//! Deciding whether a [`ProxyResult`] is usable, and what is wrong with it when it is not.
 //!
-//! An answer is usable when it holds at least one call or location, every call is a valid API call (see
-//! [`super::api_call`]) and every location names a file, a class or a method. Otherwise
-//! [`Validated::retry_message`] says, item by item, what was wrong; the agent sends it back and asks again, at most
-//! [`MAX_RETRIES`] times.
+//! An answer is usable when it holds at least one call or location, every call binds to an API (see
+//! [`crate::call`]) and every location names a file, a class or a method. Otherwise [`Validated::problems`] says,
+//! item by item, what was wrong; [`crate::prompt::Prompt::ProxyRetry`] words them for the proxy model.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 use serde::Serialize;
 
-use super::api_call::{ApiCall, CallProblem, parse_api_call};
-use super::extract::ProxyResult;
-use crate::api::APIS;
+use super::order::{Names, reorder};
+use crate::answers::ProxyResult;
+use crate::call::{CallError, SearchCall};
 use crate::locate::Query;
 
-/// How many times the agent asks again after an unusable answer.
+/// How many times the agent asks the proxy model again after an unusable answer.
 pub const MAX_RETRIES: usize = 5;
 
 /// A location ready for [`crate::locate::resolve`].
@@ -39,7 +38,7 @@ pub enum Problem {
         /// The call as written.
         text: String,
         /// What is wrong.
-        problem: CallProblem,
+        error: CallError,
     },
     /// A location names no file, class or method.
     VagueLocation {
@@ -54,7 +53,7 @@ impl fmt::Display for Problem {
             Problem::Empty => {
                 f.write_str("the answer has no API calls and no bug locations; give at least one of them")
             }
-            Problem::Call { index, text, problem } => write!(f, "API call {index} `{text}`: {problem}"),
+            Problem::Call { index, text, error } => write!(f, "API call {index} `{text}`: {error}"),
             Problem::VagueLocation { index } => {
                 write!(f, "bug location {index} names no file, class or method; give at least one")
             }
@@ -66,11 +65,13 @@ impl fmt::Display for Problem {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Validated {
     /// Valid calls, duplicates removed, in order.
-    pub calls: Vec<ApiCall>,
+    pub calls: Vec<SearchCall>,
     /// Locations that name something.
     pub locations: Vec<LocationRequest>,
     /// What is wrong; empty when the answer is usable.
     pub problems: Vec<Problem>,
+    /// Calls whose arguments were put back in order, in words.
+    pub reordered: Vec<String>,
 }
 
 impl Validated {
@@ -79,36 +80,33 @@ impl Validated {
         self.problems.is_empty()
     }
 
-    /// For an unusable answer, the message that asks the model to try again.
-    pub fn retry_message(&self) -> Option<String> {
-        if self.is_valid() {
-            return None;
-        }
-        let mut m = String::from("Your answer could not be used as it is:\n");
-        for p in &self.problems {
-            let _ = writeln!(m, "- {p}");
-        }
-        m.push_str(
-            "\nReply again with only a JSON object of the form \
-             {\"API_calls\": [...], \"bug_locations\": [...]}. Each API call is one string such as \
-             search_method_in_class(\"method\", \"Class\"), with text arguments in quotes. The APIs are:\n",
-        );
-        for a in APIS {
-            let _ = writeln!(m, "  {}({})", a.name, a.params.join(", "));
-        }
-        Some(m)
+    /// Whether anything at all can be used (some calls or locations, even with problems elsewhere).
+    pub fn is_usable(&self) -> bool {
+        !self.calls.is_empty() || !self.locations.is_empty()
     }
 }
 
-/// Validates every call and location of an extracted answer.
-pub fn validate(result: &ProxyResult) -> Validated {
-    let mut calls: Vec<ApiCall> = Vec::new();
+/// Checks every call and location of an answer; with `names` (the index), calls whose arguments are in the wrong
+/// order are put right.
+pub fn validate(result: &ProxyResult, names: Option<&dyn Names>) -> Validated {
+    let mut calls: Vec<SearchCall> = Vec::new();
     let mut problems = Vec::new();
+    let mut reordered = Vec::new();
     for (i, text) in result.api_calls.iter().enumerate() {
-        match parse_api_call(text) {
-            Ok(call) if calls.contains(&call) => {}
-            Ok(call) => calls.push(call),
-            Err(problem) => problems.push(Problem::Call { index: i + 1, text: text.clone(), problem }),
+        match SearchCall::parse(text) {
+            Ok(call) => {
+                let call = match reorder(&call, names) {
+                    Some(fixed) => {
+                        reordered.push(format!("read `{call}` as `{fixed}`"));
+                        fixed
+                    }
+                    None => call,
+                };
+                if !calls.contains(&call) {
+                    calls.push(call);
+                }
+            }
+            Err(error) => problems.push(Problem::Call { index: i + 1, text: text.clone(), error }),
         }
     }
     let mut locations = Vec::new();
@@ -126,50 +124,59 @@ pub fn validate(result: &ProxyResult) -> Validated {
     if calls.is_empty() && locations.is_empty() && problems.is_empty() {
         problems.push(Problem::Empty);
     }
-    Validated { calls, locations, problems }
+    Validated { calls, locations, problems, reordered }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proxy::extract::LocationSpec;
+    use crate::answers::LocationSpec;
 
     fn result(calls: &[&str], locs: Vec<LocationSpec>) -> ProxyResult {
         ProxyResult { api_calls: calls.iter().map(|s| s.to_string()).collect(), bug_locations: locs }
     }
 
     #[test]
-    fn valid_answer_has_no_message() {
-        let v = validate(&result(
-            &["search_class('Foo')", "search_class(\"Foo\")", "search_method('bar')"],
-            vec![LocationSpec { method: Some("Foo.bar".into()), ..LocationSpec::default() }],
-        ));
+    fn valid_answer_has_no_problems() {
+        let v = validate(
+            &result(
+                &["search_class('Foo')", "search_class(\"Foo\")", "search_method('bar')"],
+                vec![LocationSpec { method: Some("Foo.bar".into()), ..LocationSpec::default() }],
+            ),
+            None,
+        );
         assert!(v.is_valid());
-        assert_eq!(v.retry_message(), None);
         assert_eq!(v.calls.len(), 2, "duplicate calls collapse");
         assert_eq!(v.locations[0].query.class.as_deref(), Some("Foo"));
     }
 
     #[test]
     fn placeholders_are_ignored_but_an_empty_answer_is_not() {
-        let v = validate(&result(&[], vec![LocationSpec::default()]));
+        let v = validate(&result(&[], vec![LocationSpec::default()]), None);
         assert_eq!(v.problems, vec![Problem::Empty]);
     }
 
     #[test]
-    fn retry_message_lists_every_problem() {
-        let v = validate(&result(
-            &["search_class(Foo)", "search_method_in_class('write')", "search_code('x')", "look_for('y')"],
-            vec![LocationSpec {
-                file: Some("None".into()),
-                intended_behavior: "should not crash".into(),
-                ..LocationSpec::default()
-            }],
-        ));
+    fn every_problem_is_listed() {
+        let v = validate(
+            &result(
+                &["search_class(Foo)", "search_method_in_class('write')", "search_code('x')", "look_for('y')"],
+                vec![LocationSpec {
+                    file: Some("None".into()),
+                    intended_behavior: "should not crash".into(),
+                    ..LocationSpec::default()
+                }],
+            ),
+            None,
+        );
         assert_eq!(v.calls.len(), 1);
         assert_eq!(v.problems.len(), 4);
-        insta::assert_snapshot!(v.retry_message().unwrap_or_default());
-        let empty = validate(&ProxyResult::default());
-        insta::assert_snapshot!("empty_answer", empty.retry_message().unwrap_or_default());
+    }
+
+    #[test]
+    fn paths_given_for_names_are_put_back_in_order() {
+        let v = validate(&result(&["search_method_in_file(\"text.py\", \"UserWarning\")"], vec![]), None);
+        assert_eq!(v.calls[0].to_string(), "search_method_in_file(\"UserWarning\", \"text.py\")");
+        assert_eq!(v.reordered.len(), 1);
     }
 }

@@ -92,7 +92,7 @@ pub(crate) fn class_signature_lines(src: &str, table: &LineTable, start: u32, en
         }
         _ => (src, 0),
     };
-    let tree = python_parser().parse(text, None)?;
+    let tree = crate::python::parse(&mut python_parser(), text)?;
     let class = find_class_at(tree.root_node(), start.checked_sub(1 + skipped)? as usize)?;
     let mut lines: Vec<u32> = Vec::new();
     let row = |n: Node<'_>| n.start_position().row as u32 + 1;

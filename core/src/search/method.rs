@@ -20,16 +20,12 @@ impl<'a> Searcher<'a> {
         let index = self.index;
         let mut units: Vec<DefUnit<'a>> = Vec::new();
         if let Some((key, spans)) = index.functions.get_key_value(name) {
-            units.extend(spans.iter().map(|&span| DefUnit { span, class: None, name: key.as_str() }));
+            units.extend(spans.iter().map(|&span| DefUnit { span, class: None, name: key }));
         }
         let mut methods: Vec<DefUnit<'a>> = Vec::new();
         for (class, table) in &index.class_methods {
             if let Some((key, spans)) = table.get_key_value(name) {
-                methods.extend(spans.iter().map(|&span| DefUnit {
-                    span,
-                    class: Some(class.as_str()),
-                    name: key.as_str(),
-                }));
+                methods.extend(spans.iter().map(|&span| DefUnit { span, class: Some(&**class), name: key }));
             }
         }
         methods.sort_by_key(|u| u.span);
@@ -53,12 +49,12 @@ impl<'a> Searcher<'a> {
                 .defs
                 .iter()
                 .filter(|d| d.start > span.start && d.end <= span.end)
-                .filter(|d| d.kind == DefKind::Method && d.name == method);
+                .filter(|d| d.kind == DefKind::Method && &*d.name == method);
             for d in inside {
                 units.push(DefUnit {
                     span: Span { file: span.file, start: d.start, end: d.end },
-                    class: Some(class_key.as_str()),
-                    name: d.name.as_str(),
+                    class: Some(&**class_key),
+                    name: &d.name,
                 });
             }
         }

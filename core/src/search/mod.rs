@@ -26,7 +26,6 @@
 //! ([`memchr::memmem`]) and only work out line numbers and enclosing definitions for the hits they report, so a
 //! string with tens of thousands of hits costs little more than one pass over the text.
 
-mod args;
 mod class;
 mod code;
 mod format;
@@ -37,7 +36,8 @@ use std::cell::OnceCell;
 
 use serde::Serialize;
 
-pub use args::{ArgError, DEFAULT_WINDOW, SearchCall};
+pub use crate::api::DEFAULT_WINDOW;
+pub use crate::call::{CallError, SearchCall};
 pub use code::CODE_CONTEXT_LINES;
 
 use crate::index::{DefKind, FileId, Index};
@@ -137,7 +137,7 @@ impl<'a> Searcher<'a> {
     /// Runs one API call by name, with arguments as a JSON object or list. Unknown APIs and bad arguments give a
     /// failed [`SearchOutput`] whose text says what was wrong.
     pub fn call(&self, api: &str, args: &serde_json::Value) -> SearchOutput {
-        match SearchCall::parse(api, args) {
+        match SearchCall::from_json(api, args) {
             Ok(call) => self.run(&call),
             Err(e) => SearchOutput::miss(e.to_string()),
         }
@@ -200,10 +200,10 @@ impl<'a> Searcher<'a> {
             match d.kind {
                 DefKind::Class if outer_class.is_none() => outer_class = Some(d),
                 DefKind::Method => {
-                    let class = outer_class.map_or(d.class.as_deref(), |c| Some(c.name.as_str()));
-                    return (class, Some(d.name.as_str()));
+                    let class = outer_class.map_or(d.class.as_deref(), |c| Some(&*c.name));
+                    return (class, Some(&*d.name));
                 }
-                DefKind::Function if func.is_none() => func = Some(d.name.as_str()),
+                DefKind::Function if func.is_none() => func = Some(&*d.name),
                 _ => {}
             }
         }

@@ -41,7 +41,7 @@ pub fn request_from_body(body: RunBody, limits: &Limits) -> Result<RunRequest, S
             .decode(zip.trim())
             .map_err(|e| SnapshotError::BadBase64(e.to_string()))?;
         let repo = Repo::from_zip(&bytes, limits).map_err(|e| SnapshotError::BadZip(e.to_string()))?;
-        if let Some(bad) = repo.skipped().iter().find(|s| s.reason == SkipReason::UnsafePath) {
+        if let Some(bad) = repo.skipped().iter().find(|s| matches!(s.reason, SkipReason::UnsafePath { .. })) {
             return Err(SnapshotError::UnsafePath(bad.path.clone()));
         }
         files.extend(repo.files().map(|(p, t)| (p.to_string(), t.to_string())));

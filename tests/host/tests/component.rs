@@ -149,6 +149,25 @@ fn bad_calls_are_errors_with_a_kind() {
 }
 
 #[test]
+fn calls_parse_as_the_agent_reads_them_and_run_by_name() {
+    let Some(mut h) = Host::with_fixture("minirepo") else { return };
+    let search = h.core.acr_core_search();
+    let c = search.call_parse_call(&mut h.store, "search_method_in_class(class_name='Order', method_name: 'total')");
+    let c = c.unwrap().unwrap();
+    assert_eq!(
+        (c.api.as_str(), c.text.as_str()),
+        ("search_method_in_class", "search_method_in_class(\"total\", \"Order\")")
+    );
+    let by_name = search.call_call(&mut h.store, h.repo, &c.api, &c.args).unwrap().unwrap();
+    let typed = search.call_search_method_in_class(&mut h.store, h.repo, "total", "Order").unwrap().unwrap();
+    assert_eq!((by_name.text, by_name.results.len()), (typed.text, typed.results.len()));
+    let around = search.call_parse_call(&mut h.store, "get_code_around_line('orders.py', 15)").unwrap().unwrap();
+    assert_eq!(around.args, ["orders.py", "15", "10"], "the default window is filled in");
+    let bad = search.call_parse_call(&mut h.store, "search_class(Order)").unwrap().unwrap_err();
+    assert!(bad.message.contains("put text arguments in quotes"), "{}", bad.message);
+}
+
+#[test]
 fn locate_resolves_through_the_tiers() {
     let Some(mut h) = Host::with_fixture("minirepo") else { return };
     let locate = h.core.acr_core_locate();
@@ -222,7 +241,7 @@ fn bad_files_are_refused_with_reasons() {
     assert!(matches!(reasons[0], SkipReason::NotUtf8));
     assert!(matches!(reasons[1], SkipReason::Binary));
     assert!(matches!(reasons[2], SkipReason::TooLarge(s) if s.bytes == 5 << 20 && s.limit == 4 << 20));
-    assert!(matches!(reasons[3], SkipReason::UnsafePath));
+    assert!(matches!(reasons[3], SkipReason::UnsafePath(_)));
     let skipped = repos.call_skipped(&mut h.store, h.repo).unwrap();
     assert_eq!(skipped.len(), 4);
     assert_eq!(skipped[2].message, "5242880 bytes, over the 4194304-byte limit");

@@ -1,0 +1,49 @@
+use super::*;
+
+#[test]
+fn every_kind_has_a_sample_and_is_recognised_from_its_messages() {
+    let samples = samples();
+    assert_eq!(samples.len(), PromptKind::ALL.len());
+    for (kind, messages) in &samples {
+        // As a server sees it: an earlier conversation, then this prompt's messages.
+        let mut conversation = if messages[0].role == Role::System {
+            Vec::new()
+        } else {
+            vec![Message::system("earlier"), Message::user("earlier question"), Message::assistant("earlier answer")]
+        };
+        conversation.extend(messages.iter().cloned());
+        assert_eq!(PromptKind::recognise(&conversation), Some(*kind), "{kind:?}: {:?}", messages.last());
+    }
+    assert_eq!(PromptKind::recognise(&[Message::user("Reply with the word: ok")]), None);
+    assert_eq!(PromptKind::recognise(&[]), None);
+}
+
+#[test]
+fn every_stage_is_reached_by_some_kind() {
+    for stage in Stage::ALL {
+        assert!(PromptKind::ALL.iter().any(|k| k.stage() == stage), "{stage}");
+    }
+}
+
+#[test]
+fn requests_continue_or_start_a_conversation() {
+    let history = vec![Message::system("s"), Message::user("u"), Message::assistant("a")];
+    let decide = Prompt::Decide.request(&history);
+    assert_eq!((decide.messages.len(), decide.stage, decide.json_mode), (4, Stage::Decide, false));
+    let proxy = Prompt::Proxy { answer: "x" }.request(&history);
+    assert_eq!((proxy.messages.len(), proxy.stage, proxy.json_mode), (2, Stage::Proxy, true));
+}
+
+/// What the model reads, for every kind of request: a change here is a change to what the model is told.
+#[test]
+fn snapshot_of_every_prompt() {
+    for (kind, messages) in samples() {
+        let rendered: Vec<String> = messages
+            .iter()
+            .map(|m| {
+                format!("[{}]\n{}", serde_json::to_value(m.role).unwrap_or_default().as_str().unwrap_or(""), m.content)
+            })
+            .collect();
+        insta::assert_snapshot!(format!("{kind:?}"), rendered.join("\n\n"));
+    }
+}

@@ -1,0 +1,416 @@
+//! The wording of every request, one function or constant per piece; [`super::Prompt`] assembles them.
+//!
+//! The wording is this project's own; the structure follows AutoCodeRover: a context-retrieval conversation that
+//! calls search APIs, a patch writer that answers in `<file>/<original>/<patched>` blocks, a reproducer writer and a
+//! reviewer that judge by execution, and, for APR-MCTS, refinement and rating prompts.
+
+use std::fmt::Write as _;
+
+use crate::api::APIS;
+use crate::call::SearchCall;
+use crate::locate::{BugLocation, Context, ContextKind};
+use crate::proxy::Problem;
+use crate::runner::RunOutcome;
+
+/// The system message of the context-retrieval conversation.
+pub const SEARCH_SYSTEM: &str = "You are a senior Python developer who fixes bugs in large codebases. \
+You are given an issue report and can explore the repository only through the code search APIs listed below. \
+Gather just enough context to pin down where the bug lives and how the code there should behave.";
+
+/// The system message of the patch writer.
+pub const PATCH_SYSTEM: &str = "You are a senior Python developer. You write minimal, correct patches for issue \
+reports. You never edit test files and you keep the surrounding code style.";
+
+/// The first request of the context-retrieval conversation: the issue, a reproducer's output when there is one, and
+/// the APIs.
+pub fn search_start(issue: &str, trace: Option<&str>) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "<issue>\n{}\n</issue>\n", issue.trim());
+    if let Some(trace) = trace.map(str::trim).filter(|t| !t.is_empty()) {
+        let _ = writeln!(
+            s,
+            "A script that reproduces the issue was run on the repository. What it printed to stderr (line numbers \
+             in the trace point at the code involved):\n```\n{}\n```\n",
+            tail(trace, 3000)
+        );
+    }
+    s.push_str("Search APIs you can call (arguments are strings, except line numbers):\n");
+    for api in APIS {
+        let _ = writeln!(s, "- {}: {}", api.signature(), api.summary);
+    }
+    s.push_str(
+        "\nChoose the calls that will best show you the code related to this issue. Several calls may be made at \
+         once. Write each call on its own line, exactly as in `search_method_in_class(\"method\", \"Class\")`.",
+    );
+    s
+}
+
+/// Asks the model to analyse the results it was just shown.
+pub const ANALYSE: &str = "Analyse the search results above. What does this code do, how does it relate to the \
+issue, and what is still unknown? Do not write a patch yet.";
+
+/// Asks the model to decide between more context and bug locations.
+pub const DECIDE: &str = "Based on your analysis, answer both questions.\n\
+1. Do you need more context? If so, list the search API calls to make (one per line). Otherwise leave this empty.\n\
+2. Where is the bug? If you know, give each buggy location as a file, a class and/or a method, and describe the \
+intended behaviour of the code there once it is fixed. Otherwise leave this empty.";
+
+/// Tells the model that the calls it asked for produced these results.
+pub fn call_results(results: &[(SearchCall, String)]) -> String {
+    let mut s = String::new();
+    for (call, output) in results {
+        let _ = write!(s, "Result of {call}:\n\n{}\n\n", output.trim_end());
+    }
+    s
+}
+
+/// Tells the model that none of the locations it named could be found.
+pub fn locations_not_found(reasons: &[String]) -> String {
+    let mut s = String::from(
+        "None of the bug locations you gave could be found in the repository, so they cannot be used yet:\n",
+    );
+    for r in reasons {
+        let _ = writeln!(s, "- {r}");
+    }
+    s.push_str("Search further with the APIs, then name locations that exist (check file paths and names).");
+    s
+}
+
+/// Tells the model that its answer could not be turned into calls or locations.
+pub fn unusable_answer(problem: &str) -> String {
+    format!(
+        "Your answer could not be used: {problem}\nPlease answer again: list search API calls one per line, \
+         or name the bug locations (file, class, method) with their intended behaviour."
+    )
+}
+
+/// The system prompt for the proxy model, which rewrites a free-text answer as JSON (in JSON mode). The API list
+/// comes from [`crate::api::APIS`], so the prompt and the binder never disagree.
+pub fn proxy_system() -> String {
+    let mut p = String::from(
+        "You turn another assistant's notes about a software bug into JSON. The notes may ask for code searches \
+         and may say where the bug is. Copy those out; do not invent anything that the notes do not say.\n\
+         \n\
+         Reply with one JSON object and nothing else:\n\
+         {\"API_calls\": [\"search_class(\\\"Foo\\\")\", ...], \"bug_locations\": [{\"file\": \"...\", \"class\": \"...\", \
+         \"method\": \"...\", \"intended_behavior\": \"...\"}, ...]}\n\
+         \n\
+         API_calls: each item is one call written as a string, with every text argument in quotes and exactly the \
+         arguments the API takes. The searches that exist are:\n",
+    );
+    for a in APIS {
+        let _ = writeln!(p, "- {}: {}", a.signature(), a.summary);
+    }
+    p.push_str(
+        "\n\
+         bug_locations: one entry per place the notes say must change. Put the path in \"file\", the class in \
+         \"class\" and the method or function in \"method\", each on its own (write `Session.send` as class \
+         \"Session\" and method \"send\"). Use an empty string for anything the notes do not give. \
+         \"intended_behavior\" says in a sentence or two what that code should do once fixed.\n\
+         \n\
+         If the notes ask for no search, API_calls is []. If they name no buggy place, bug_locations is [].\n",
+    );
+    p
+}
+
+/// The user message that carries the answer to be rewritten by the proxy model.
+pub fn proxy_request(answer: &str) -> String {
+    format!("Rewrite these notes as the JSON object described:\n\n{answer}")
+}
+
+/// Asks the proxy model again, item by item, after an unusable rewrite.
+pub fn proxy_retry(problems: &[Problem]) -> String {
+    let mut m = String::from("Your answer could not be used as it is:\n");
+    for p in problems {
+        let _ = writeln!(m, "- {p}");
+    }
+    m.push_str(
+        "\nReply again with only a JSON object of the form \
+         {\"API_calls\": [...], \"bug_locations\": [...]}. Each API call is one string such as \
+         search_method_in_class(\"method\", \"Class\"), with text arguments in quotes. The APIs are:\n",
+    );
+    for a in APIS {
+        let _ = writeln!(m, "  {}", a.signature());
+    }
+    m
+}
+
+/// Instructions on the edit format, shared by every patch prompt.
+pub const EDIT_FORMAT: &str = "Write the patch as one or more modifications, each in this exact form:\n\n\
+# modification 1\n\
+```\n\
+<file>path/to/file.py</file>\n\
+<original>\n\
+lines copied exactly from the current code\n\
+</original>\n\
+<patched>\n\
+the same lines, changed\n\
+</patched>\n\
+```\n\n\
+Copy <original> exactly, with its indentation, and keep it short but unique. Do not write line numbers or \
+placeholders such as `# ...` inside the blocks. Before the modifications, explain in a few sentences what is wrong \
+and how you fix it.";
+
+/// Code with line numbers, in a fenced block.
+fn numbered(s: &mut String, code: &str, start: u32) {
+    let _ = writeln!(s, "```python");
+    for (n, line) in code.lines().enumerate() {
+        let _ = writeln!(s, "{:>6} {line}", start as usize + n);
+    }
+    let _ = writeln!(s, "```");
+}
+
+/// The `<file>`, `<class>` and `<method>` tags of a location.
+fn tags(s: &mut String, loc: &BugLocation) {
+    let _ = write!(s, "<file>{}</file>", loc.file);
+    if let Some(c) = &loc.class {
+        let _ = write!(s, " <class>{c}</class>");
+    }
+    if let Some(m) = &loc.method {
+        let _ = write!(s, " <method>{m}</method>");
+    }
+}
+
+/// Why a piece of context is shown, in words for the model.
+pub fn context_label(context: &Context, location: &BugLocation) -> String {
+    match &context.kind {
+        ContextKind::EnclosingClass => format!(
+            "the whole class `{}` that location #{} belongs to, for reference (not itself a place to change)",
+            context.location.class.as_deref().unwrap_or("?"),
+            context.for_location + 1
+        ),
+        ContextKind::AncestorMethod { class, .. } => format!(
+            "`{class}.{}`, the definition that `{}` in location #{} overrides: the bug may live in this parent",
+            context.location.method.as_deref().unwrap_or("?"),
+            match (&location.class, &location.method) {
+                (Some(c), Some(m)) => format!("{c}.{m}"),
+                (None, Some(m)) => m.clone(),
+                _ => "the method".to_string(),
+            },
+            context.for_location + 1
+        ),
+    }
+}
+
+/// The patch request when bug locations are known: the issue, each location's code and intended behaviour, then the
+/// context that comes with them (the enclosing class, the overridden parents' methods), labelled.
+pub fn patch_with_locations(issue: &str, locations: &[BugLocation], context: &[Context]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "<issue>\n{}\n</issue>\n", issue.trim());
+    s.push_str("The bug is in the following code:\n\n");
+    for (i, loc) in locations.iter().enumerate() {
+        let _ = write!(s, "Location #{}: ", i + 1);
+        tags(&mut s, loc);
+        s.push('\n');
+        numbered(&mut s, &loc.code, loc.start);
+        if !loc.intended_behavior.trim().is_empty() {
+            let _ = writeln!(s, "Intended behaviour: {}", loc.intended_behavior.trim());
+        }
+        s.push('\n');
+    }
+    if !context.is_empty() {
+        s.push_str("More code that these locations depend on:\n\n");
+        for c in context {
+            let Some(location) = locations.get(c.for_location) else { continue };
+            let _ = write!(s, "Context for location #{}: ", c.for_location + 1);
+            tags(&mut s, &c.location);
+            let _ = writeln!(s, "\nThis is {}.", context_label(c, location));
+            numbered(&mut s, &c.location.code, c.location.start);
+            s.push('\n');
+        }
+    }
+    s.push_str("Line numbers are shown for reference only; never copy them into a patch.\n\n");
+    s.push_str(EDIT_FORMAT);
+    s
+}
+
+/// The patch request that reuses the search conversation (no location resolved).
+pub fn patch_from_conversation() -> String {
+    format!("Using everything gathered above, write a patch that resolves the issue.\n\n{EDIT_FORMAT}")
+}
+
+/// Feedback after a patch could not be applied.
+pub fn patch_failed(reason: &str) -> String {
+    format!("Your patch could not be applied: {}\nWrite the whole patch again.\n\n{EDIT_FORMAT}", reason.trim())
+}
+
+/// Feedback to the patch writer from the reviewer.
+pub fn review_patch_feedback(analysis: &str, advice: &str) -> String {
+    format!(
+        "A reviewer ran your patch against a reproducer and judged it wrong.\nAnalysis: {}\nAdvice: {}\nWrite an \
+         improved patch.\n\n{EDIT_FORMAT}",
+        analysis.trim(),
+        advice.trim()
+    )
+}
+
+/// Feedback to the patch writer after the patch failed validation (the reproducer or the repository's tests).
+pub fn validation_failed(message: &str) -> String {
+    format!(
+        "A reviewer judged your patch right, but validating it by execution failed:\n{}\nWrite an improved patch.\n\n\
+         {EDIT_FORMAT}",
+        message.trim()
+    )
+}
+
+/// MCTS: asks for a refined candidate, given the parent's patch and what was learnt from it.
+pub fn refine(parent_patch: &str, feedback: &str) -> String {
+    format!(
+        "A previous attempt produced this patch:\n```diff\n{}\n```\nWhat we know about it: {}\n\nFirst reflect in a \
+         few sentences on what it gets wrong or misses, then write a better patch.\n\n{EDIT_FORMAT}",
+        parent_patch.trim_end(),
+        feedback.trim()
+    )
+}
+
+/// MCTS: the masked prompt for single-line and single-hunk bugs.
+pub fn infill(file: &str, masked_code: &str, feedback: &str) -> String {
+    format!(
+        "In {file}, the lines marked `>>> [ INFILL ] <<<` are wrong:\n```python\n{}\n```\nFirst reflect in a few \
+         sentences on what they should do, then reply with only the replacement lines, correctly indented, in one \
+         ```python code block.\nWhat we know about the last attempt there: {feedback}",
+        masked_code.trim_end()
+    )
+}
+
+/// The marker that stands in for the masked lines of an infill prompt.
+pub const INFILL_MASK: &str = ">>> [ INFILL ] <<<";
+
+/// MCTS: the whole-function prompt for single-function bugs.
+pub fn rewrite_function(file: &str, function_code: &str, feedback: &str) -> String {
+    format!(
+        "In {file}, this function is buggy:\n```python\n{}\n```\nFirst reflect in a few sentences on the fault, then \
+         reply with the whole corrected function in one ```python code block.\nWhat we know about the last attempt \
+         there: {feedback}",
+        function_code.trim_end()
+    )
+}
+
+/// Asks whether the issue contains a runnable example.
+pub fn reproducible(issue: &str) -> String {
+    format!(
+        "<issue>\n{}\n</issue>\n\nDoes this issue contain, or clearly describe, a program that shows the bug and \
+         could be run as a standalone script? Answer in JSON: {{\"reproducible\": true or false, \"reason\": \"...\"}}",
+        issue.trim()
+    )
+}
+
+/// The helper the reproducer is asked to use, so that tracebacks show clear file names and line numbers.
+pub const PRINT_STACKTRACE: &str = "def print_stacktrace(e: Exception):
+    import traceback
+    import sys
+    tb = traceback.extract_tb(e.__traceback__)
+    print(\"Traceback (most recent call last):\", file=sys.stderr)
+    for frame in tb:
+        line_number = frame.lineno
+        code_context = frame.line.strip() if frame.line else \"Unknown\"
+        print(f'  File \"{frame.filename}\"', file=sys.stderr)
+        print(f\"    {line_number}: {code_context}\", file=sys.stderr)
+    print(f\"{e.__class__.__name__}: {e}\", file=sys.stderr)";
+
+/// Asks for a standalone reproducer.
+pub fn reproducer(issue: &str) -> String {
+    format!(
+        "<issue>\n{}\n</issue>\n\nWrite a standalone Python script `reproducer.py`, run from the repository root \
+         with `python3 reproducer.py`, that reproduces this issue. While the bug is present it must fail with an \
+         `AssertionError` that explains what went wrong; once the bug is fixed it must exit with code 0. Reply with \
+         the script in a single ```python code block.",
+        issue.trim()
+    )
+}
+
+/// Asks again for the reproducer when the answer had no code block.
+pub const REPRODUCER_NO_SCRIPT: &str = "Your reply has no script in it. Reply with the whole of `reproducer.py` in \
+a single ```python code block.";
+
+/// Feedback to the reproducer writer after a run that did not show the bug.
+pub fn reproducer_failed(outcome: &RunOutcome) -> String {
+    format!(
+        "Running your script on the unpatched repository did not reproduce the issue (it must exit non-zero with \
+         an AssertionError). Exit code: {}.\nstdout:\n{}\nstderr:\n{}\nWrite the script again.",
+        outcome.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "killed".into()),
+        tail(&outcome.stdout, 2000),
+        tail(&outcome.stderr, 2000)
+    )
+}
+
+/// Feedback to the reproducer writer from the reviewer.
+pub fn review_test_feedback(analysis: &str, advice: &str) -> String {
+    format!(
+        "A reviewer judged your reproducer wrong.\nAnalysis: {}\nAdvice: {}\nWrite the script again in a single \
+         ```python block.",
+        analysis.trim(),
+        advice.trim()
+    )
+}
+
+/// A run's outcome as the reviewer reads it.
+pub fn run_output(run: &RunOutcome) -> String {
+    let exit = run.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "killed".into());
+    format!(
+        "exit code: {exit}{}\nstdout:\n{}\nstderr:\n{}",
+        if run.timed_out { " (timed out)" } else { "" },
+        run.stdout,
+        run.stderr
+    )
+}
+
+/// Asks the reviewer to judge a patch and a reproducer by their runs.
+pub fn review(issue: &str, test: &str, before: &RunOutcome, patch: &str, after: &RunOutcome) -> String {
+    format!(
+        "<issue>\n{}\n</issue>\n\nA reproducer test:\n```python\n{}\n```\nIts output on the original program:\n```\n{}\n\
+         ```\nA candidate patch:\n```diff\n{}\n```\nThe test's output on the patched program:\n```\n{}\n```\n\n\
+         {REVIEW_QUESTION}",
+        issue.trim(),
+        test.trim_end(),
+        tail(&run_output(before), 3000),
+        patch.trim_end(),
+        tail(&run_output(after), 3000)
+    )
+}
+
+/// The reviewer's question and answer format.
+pub const REVIEW_QUESTION: &str = "Judge whether the patch resolves the issue and whether the test checks the issue \
+correctly. Answer in JSON with the keys \"patch-correct\" (\"yes\" or \"no\"), \"test-correct\" (\"yes\" or \"no\"), \
+\"patch-analysis\", \"test-analysis\", \"patch-advice\" and \"test-advice\".";
+
+/// Asks the reviewer again after an answer that could not be read.
+pub fn review_retry() -> String {
+    format!("Your review could not be read as JSON with a yes or no for both judgements. {REVIEW_QUESTION}")
+}
+
+/// MCTS: asks the model to rate a candidate patch.
+pub fn rate(issue: &str, patch: &str, evidence: &str) -> String {
+    format!(
+        "<issue>\n{}\n</issue>\n\nCandidate patch:\n```diff\n{}\n```\n{}\nHow likely is this patch to resolve the \
+         issue without breaking anything? Answer with one integer from 0 to 100 and nothing else.",
+        issue.trim(),
+        patch.trim_end(),
+        evidence.trim()
+    )
+}
+
+/// Asks the model to choose one patch among those the workflow tries produced.
+pub fn select(issue: &str, candidates: &[&str]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "<issue>\n{}\n</issue>\n", issue.trim());
+    let _ = writeln!(
+        s,
+        "Several attempts each produced a candidate patch; none was confirmed by execution. Read them all:\n"
+    );
+    for (i, patch) in candidates.iter().enumerate() {
+        let _ = writeln!(s, "Candidate {}:\n```diff\n{}\n```\n", i + 1, patch.trim_end());
+    }
+    s.push_str(
+        "Which candidate is most likely to resolve the issue without breaking anything? Answer in JSON: \
+         {\"choice\": <the candidate's number>, \"reason\": \"...\"}",
+    );
+    s
+}
+
+/// The last `max` bytes of a text (cut on a character boundary), for execution output.
+pub fn tail(s: &str, max: usize) -> &str {
+    let start = s.len().saturating_sub(max);
+    let start = (start..=s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(s.len());
+    &s[start..]
+}
