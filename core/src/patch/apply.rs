@@ -3,7 +3,8 @@
 //! Matching compares the `<original>` with the file line by line, each line's surrounding whitespace ignored
 //! (AutoCodeRover's rule), and writes the file's own lines everywhere outside the replaced range. Where the
 //! original occurs more than once the choice is stated: the occurrence nearest a known bug line when there is one,
-//! otherwise the first (or a refusal, when [`ApplyOptions::refuse_ambiguous`] is set).
+//! otherwise a refusal that lists the candidate lines (or the first, when [`ApplyOptions::refuse_ambiguous`] is
+//! turned off).
 //!
 //! A placeholder line in the original (see [`is_placeholder`]) stands for lines left out: the parts around it are
 //! matched in order with any number of file lines between them, and each placeholder in the patched text is
@@ -18,8 +19,9 @@
 //! 2. [`IndentGuess::FirstLineOnly`]: only the first line moves; the others keep the indentation as written (the
 //!    model got absolute indentation right from the second line on).
 //!
-//! Unlike ACR's, the shift uses the file's own indentation characters (tabs stay tabs), blank lines are not padded
-//! with spaces, a line is never cut into its code when the model over-indents, line endings follow the file (CRLF
+//! Unlike ACR's, the shift uses the file's own indentation characters (see [`super::indent`]: an exact copy is
+//! written exactly, tabs written into a space-indented file become its spaces), blank lines are not padded with
+//! spaces, a line is never cut into its code when the model over-indents, line endings follow the file (CRLF
 //! stays CRLF) and a missing final newline stays missing. When the file already fails the gate before the edit,
 //! a candidate passes if it adds no new problem ([`Gate::check_edit`]).
 
@@ -27,17 +29,25 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::parse::{Edit, is_placeholder};
+use super::indent::{Indenter, leading_ws};
+use super::parse::{Edit, is_placeholder, without_line_numbers};
 use crate::gate::{Gate, SyntaxProblem, TextEdit};
 
 /// Choices that steer matching.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApplyOptions {
     /// 1-based lines of this file that are known bug locations: among several matches, the nearest wins.
     pub hint_lines: Vec<u32>,
-    /// Refuse (with [`EditFailure::Ambiguous`]) instead of taking the first match when the original occurs more
-    /// than once and no hint decides.
+    /// Refuse (with [`EditFailure::Ambiguous`], listing the candidate lines) when the original occurs more than once
+    /// and no hint decides; `true` by default. `false` takes the first match, which lands in the wrong place about
+    /// one time in three.
     pub refuse_ambiguous: bool,
+}
+
+impl Default for ApplyOptions {
+    fn default() -> Self {
+        ApplyOptions { hint_lines: Vec::new(), refuse_ambiguous: true }
+    }
 }
 
 /// Which indentation candidate was kept.
@@ -64,6 +74,8 @@ pub enum Reading {
     EllipsisAsPlaceholder,
     /// HTML entities such as `&gt;` were decoded first.
     DecodedEntities,
+    /// Line-number prefixes copied from search output were removed first.
+    LineNumbers,
 }
 
 /// An edit that applied.
@@ -296,15 +308,29 @@ fn find_occurrences(keys: &[&str], parts: &Parts<'_>) -> Vec<Occurrence> {
 
 /// Applies one edit to `text`. `gate` checks every candidate.
 ///
-/// When the original is not found as written, two readings are tried before giving up, each noted in
-/// [`Applied::notes`]: lines that are just `...` taken as placeholders, and HTML entities (`&gt;`, `&lt;`,
-/// `&amp;`, `&quot;`, `&#39;`) decoded in both the original and the patched text.
+/// When the original is not found as written, three readings are tried before giving up, each noted in
+/// [`Applied::notes`]: line-number prefixes removed (when every line carries one, counting up by one), lines that
+/// are just `...` taken as placeholders, and HTML entities (`&gt;`, `&lt;`, `&amp;`, `&quot;`, `&#39;`) decoded in
+/// both the original and the patched text.
 pub fn apply_edit(text: &str, edit: &Edit, options: &ApplyOptions, gate: &mut Gate) -> Result<Applied, EditFailure> {
     let literal = apply_with(text, edit, options, gate, Placeholders::Comments);
     if !matches!(literal, Err(EditFailure::NotFound { .. })) {
         return literal;
     }
     let mut fallback_failure = None;
+    if let Some(original) = without_line_numbers(&edit.original) {
+        let patched = without_line_numbers(&edit.patched).unwrap_or_else(|| edit.patched.clone());
+        let unnumbered = Edit { original, patched, ..edit.clone() };
+        match apply_edit(text, &unnumbered, options, gate) {
+            Ok(mut applied) => {
+                applied.reading = Reading::LineNumbers;
+                applied.notes.push("removed the line numbers copied from search output".into());
+                return Ok(applied);
+            }
+            Err(EditFailure::NotFound { .. }) => {}
+            Err(other) => fallback_failure = Some(other),
+        }
+    }
     if edit.original.split('\n').any(|l| l.trim() == "...") {
         match apply_with(text, edit, options, gate, Placeholders::CommentsAndEllipsis) {
             Ok(mut applied) => {
@@ -313,7 +339,7 @@ pub fn apply_edit(text: &str, edit: &Edit, options: &ApplyOptions, gate: &mut Ga
                 return Ok(applied);
             }
             Err(EditFailure::NotFound { .. }) => {}
-            Err(other) => fallback_failure = Some(other),
+            Err(other) => fallback_failure = fallback_failure.or(Some(other)),
         }
     }
     if let Some(decoded) = decode_entities(edit) {
@@ -390,7 +416,9 @@ fn apply_with(
     let replacement = patched_lines(edit, &parts, chosen, &lines, placeholders, &mut notes)?;
     let reading = if parts.gaps() > 0 { Reading::SkippedLines } else { Reading::AsWritten };
     let (start, end) = (chosen.start(), chosen.end());
-    let (bi, fi) = reference_indents(&parts, chosen, &lines);
+    let pairs = indent_pairs(&parts, chosen, &lines);
+    let model = edit.original.split('\n').chain(edit.patched.split('\n'));
+    let indenter = Indenter::new(&pairs, model, &lines, (chosen.start(), chosen.end()));
     let eol = line_ending(&lines, start);
     let keeps_final_eol = lines.get(end.saturating_sub(1)).is_none_or(|l| l.ends_with('\n'));
     let prefix_len: usize = lines[..start].iter().map(|l| l.len()).sum();
@@ -406,7 +434,7 @@ fn apply_with(
     };
     let mut tried: Vec<String> = Vec::new();
     for &guess in candidates {
-        let body = render(&replacement, guess, bi, fi, eol, keeps_final_eol);
+        let body = render(&replacement, guess, &indenter, eol, keeps_final_eol);
         if tried.contains(&body) {
             continue;
         }
@@ -513,22 +541,18 @@ fn patched_lines<'a>(
     Ok(out)
 }
 
-fn leading_ws(s: &str) -> &str {
-    let rest = s.trim_start_matches([' ', '\t']);
-    &s[..s.len() - rest.len()]
-}
-
-/// The indentation of the original's first non-blank line as written, and of the file line it matched.
-fn reference_indents<'a>(parts: &Parts<'a>, chosen: &Occurrence, lines: &[&'a str]) -> (&'a str, &'a str) {
+/// The indentation of each non-blank line of the original as written, with the file line it matched.
+fn indent_pairs<'a>(parts: &Parts<'a>, chosen: &Occurrence, lines: &[&'a str]) -> Vec<(&'a str, &'a str)> {
+    let mut pairs = Vec::new();
     for (part, &(start, _)) in parts.parts.iter().zip(&chosen.parts) {
         for (offset, line) in part.iter().enumerate() {
             if !line.trim().is_empty() {
                 let file_line = lines.get(start + offset).copied().unwrap_or("");
-                return (leading_ws(line), leading_ws(file_line));
+                pairs.push((leading_ws(line), leading_ws(file_line)));
             }
         }
     }
-    ("", "")
+    pairs
 }
 
 /// The file's line ending at `at` (or its first line's, or `\n`).
@@ -540,73 +564,7 @@ fn line_ending(lines: &[&str], at: usize) -> &'static str {
     }
 }
 
-/// How to move a model line's indentation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Shift {
-    /// Prepend this whitespace.
-    Add(String),
-    /// Remove up to this many leading whitespace characters.
-    Cut(usize),
-    /// Tabs and spaces differ between the model and the file: move by columns (a tab is 4) and write the result in
-    /// the file's character.
-    Columns { from: usize, to: usize, tabs: bool },
-}
-
-const TAB_COLUMNS: usize = 4;
-
-fn columns(ws: &str) -> usize {
-    ws.chars().map(|c| if c == '\t' { TAB_COLUMNS } else { 1 }).sum()
-}
-
-fn shift_between(bi: &str, fi: &str, model_uses: (bool, bool)) -> Shift {
-    let (model_spaces, model_tabs) = model_uses;
-    let file_tabs = fi.contains('\t');
-    let file_spaces = fi.contains(' ');
-    let mixed = (file_tabs && model_spaces && !file_spaces) || (file_spaces && model_tabs && !file_tabs);
-    if !mixed {
-        if let Some(add) = fi.strip_prefix(bi) {
-            return Shift::Add(add.to_string());
-        }
-        if bi.starts_with(fi) {
-            return Shift::Cut(bi.len() - fi.len());
-        }
-    }
-    Shift::Columns { from: columns(bi), to: columns(fi), tabs: file_tabs && !file_spaces }
-}
-
-fn shifted(line: &str, shift: &Shift) -> String {
-    if line.trim().is_empty() {
-        return String::new();
-    }
-    match shift {
-        Shift::Add(add) => format!("{add}{line}"),
-        Shift::Cut(n) => {
-            let ws = leading_ws(line);
-            let cut = ws.len().min(*n);
-            line[cut..].to_string()
-        }
-        Shift::Columns { from, to, tabs } => {
-            let ws = leading_ws(line);
-            let width = (columns(ws) + to).saturating_sub(*from);
-            let indent = if *tabs {
-                format!("{}{}", "\t".repeat(width / TAB_COLUMNS), " ".repeat(width % TAB_COLUMNS))
-            } else {
-                " ".repeat(width)
-            };
-            format!("{indent}{}", &line[ws.len()..])
-        }
-    }
-}
-
-fn render(pieces: &[Piece<'_>], guess: IndentGuess, bi: &str, fi: &str, eol: &str, keeps_final_eol: bool) -> String {
-    let model_ws = pieces.iter().filter_map(|p| match p {
-        Piece::Model(l) if !l.trim().is_empty() => Some(leading_ws(l)),
-        _ => None,
-    });
-    let uses = model_ws
-        .chain(std::iter::once(bi))
-        .fold((false, false), |(s, t), ws| (s || ws.contains(' '), t || ws.contains('\t')));
-    let shift = shift_between(bi, fi, uses);
+fn render(pieces: &[Piece<'_>], guess: IndentGuess, indenter: &Indenter, eol: &str, keeps_final_eol: bool) -> String {
     let mut out = String::new();
     let mut first_model = true;
     for (i, piece) in pieces.iter().enumerate() {
@@ -622,12 +580,9 @@ fn render(pieces: &[Piece<'_>], guess: IndentGuess, bi: &str, fi: &str, eol: &st
                 continue;
             }
             Piece::Model(l) => {
-                let text = match guess {
-                    IndentGuess::FirstLineOnly if !first_model => (*l).to_string(),
-                    _ => shifted(l, &shift),
-                };
+                let shift = guess != IndentGuess::FirstLineOnly || first_model;
                 first_model = false;
-                out.push_str(&text);
+                out.push_str(&indenter.line(l, shift));
             }
         }
         if !last || keeps_final_eol {

@@ -9,6 +9,7 @@
 //! |---|---|
 //! | blocks out of the answer | [`parse`] |
 //! | one edit into one file | [`apply`] |
+//! | the model's indentation into the file's | `indent` |
 //! | the changed files as a unified diff | [`diff`] |
 //! | the verdict | [`status`] |
 //!
@@ -18,6 +19,7 @@
 
 pub mod apply;
 pub mod diff;
+mod indent;
 pub mod parse;
 pub mod status;
 #[cfg(test)]
@@ -46,12 +48,19 @@ pub struct BugLine {
 }
 
 /// Options for [`extract`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExtractOptions {
     /// Known bug locations; among several matches of an original, the nearest one is used.
     pub bug_lines: Vec<BugLine>,
-    /// Refuse ambiguous originals instead of taking the first match (see [`ApplyOptions::refuse_ambiguous`]).
+    /// Refuse ambiguous originals that no bug line decides (the default) instead of taking the first match (see
+    /// [`ApplyOptions::refuse_ambiguous`]).
     pub refuse_ambiguous: bool,
+}
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        ExtractOptions { bug_lines: Vec::new(), refuse_ambiguous: true }
+    }
 }
 
 /// What happened to one edit.

@@ -7,8 +7,10 @@
 //! misalign or cut short.
 //!
 //! Text is cleaned as little as possible: the path is trimmed (and stripped of quotes and backticks); the code keeps
-//! its indentation and loses only leading and trailing newlines, stray code-fence lines at its ends, and
-//! line-number prefixes copied from search output (`57     def f():`) when every line carries one. Placeholder lines
+//! its indentation and loses only leading and trailing newlines and stray code-fence lines at its ends. Line-number
+//! prefixes copied from search output (`57     def f():`) are noted ([`Edit::had_line_numbers`]) but kept: they are
+//! removed only when the original is not found as written (`    301: ('moved', 'moved_permanently'),` in a dict
+//! is code), see [`super::apply`]. Placeholder lines
 //! (`# Rest of the code...`, `# ... existing code ...`) are kept in the text and recognised by [`is_placeholder`];
 //! applying treats them as "lines left out" (see [`super::apply`]).
 
@@ -25,7 +27,8 @@ pub struct Edit {
     pub original: String,
     /// The replacement code, newline-separated, without leading or trailing newlines.
     pub patched: String,
-    /// Whether line-number prefixes were removed from `original` or `patched`.
+    /// Whether `original` or `patched` seems to carry line-number prefixes on every line (counting up by one);
+    /// applying removes them when the original is not found as written.
     pub had_line_numbers: bool,
 }
 
@@ -175,10 +178,14 @@ fn clean_code(raw: &str) -> (String, bool) {
     while lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
     }
-    match strip_line_numbers(&lines) {
-        Some(stripped) => (stripped.join("\n"), true),
-        None => (lines.join("\n"), false),
-    }
+    (lines.join("\n"), strip_line_numbers(&lines).is_some())
+}
+
+/// A block without the line-number prefixes copied from search output (`57     def f():`), when every line carries
+/// one and they count up by one.
+pub(crate) fn without_line_numbers(block: &str) -> Option<String> {
+    let lines: Vec<&str> = block.split('\n').collect();
+    strip_line_numbers(&lines).map(|v| v.join("\n"))
 }
 
 fn is_fence(line: &str) -> bool {
@@ -237,26 +244,67 @@ fn strip_line_numbers(lines: &[&str]) -> Option<Vec<String>> {
 /// Whether a line is a placeholder for code the model left out, such as `# Rest of the code...`,
 /// `# ... existing code ...`, `# ...` or `# rest of the method unchanged`.
 ///
-/// Only comments whose text starts with an ellipsis, or starts with "rest of", "remaining" or "existing code",
-/// count: a comment such as `# Existing logic for X` is ordinary code and stays.
+/// A placeholder is a comment made of nothing but an ellipsis and words that say "code left out" ("rest of the
+/// code", "existing code", "unchanged", "remaining methods"...); it must hold an ellipsis or start with one of those
+/// phrases. A comment with anything else in it is code: `# Existing logic for X` and `# ... Or as first hook` stay.
 pub fn is_placeholder(line: &str) -> bool {
+    const PHRASES: [&str; 7] =
+        ["rest of", "remaining", "remainder of", "existing", "unchanged", "other code", "previous code"];
+    const WORDS: [&str; 40] = [
+        "rest",
+        "of",
+        "the",
+        "code",
+        "existing",
+        "unchanged",
+        "remaining",
+        "remainder",
+        "method",
+        "methods",
+        "function",
+        "functions",
+        "class",
+        "classes",
+        "file",
+        "module",
+        "body",
+        "implementation",
+        "logic",
+        "other",
+        "same",
+        "as",
+        "before",
+        "above",
+        "here",
+        "previous",
+        "keep",
+        "kept",
+        "omitted",
+        "lines",
+        "is",
+        "remains",
+        "stays",
+        "goes",
+        "for",
+        "brevity",
+        "and",
+        "definitions",
+        "original",
+        "etc",
+    ];
     let t = line.trim();
     let Some(comment) = t.strip_prefix('#').or_else(|| t.strip_prefix("//")) else {
         return false;
     };
     let c = comment.trim().to_ascii_lowercase();
-    let c = c.trim_start_matches(['(', '[']).trim_start();
-    if c.starts_with("...") || c.starts_with('\u{2026}') {
-        return true;
+    let ellipsis = c.contains("...") || c.contains('\u{2026}');
+    let words: Vec<&str> = c.split(|ch: char| !ch.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();
+    if !words.iter().all(|w| WORDS.contains(w)) {
+        return false;
     }
-    let words = c.trim_end_matches(['.', ')', ']', ' ', '\u{2026}']);
-    words.starts_with("rest of")
-        || words.starts_with("remaining code")
-        || words.starts_with("remainder of")
-        || words == "existing code"
-        || words.starts_with("existing code unchanged")
-        || words.starts_with("unchanged code")
-        || words == "unchanged"
+    let prose = c.trim_start_matches(|ch: char| !ch.is_ascii_alphabetic());
+    let only_words = c.chars().all(|ch| ch.is_ascii_alphabetic() || " .()[]-:,\u{2026}".contains(ch));
+    only_words && (ellipsis || PHRASES.iter().any(|p| prose.starts_with(p)))
 }
 
 #[cfg(test)]
@@ -321,28 +369,28 @@ mod tests {
     }
 
     #[test]
-    fn line_number_prefixes_are_removed() {
+    fn line_number_prefixes_are_noted_and_kept() {
         let edits = parse_edits(
             "<file>f.py</file><original>\n57     def f():\n58         return 1\n59 \n60         # done\n</original><patched>\ndef f():\n    return 2\n</patched>",
         );
         let e = &edits[0];
         assert!(e.had_line_numbers);
-        assert_eq!(e.original, "    def f():\n        return 1\n\n        # done");
-        assert_eq!(e.patched, "def f():\n    return 2");
-        let pipes = parse_edits("<file>f.py</file><original>10|x = 1\n11|y = 2</original><patched>z</patched>");
-        assert_eq!(pipes[0].original, "x = 1\ny = 2");
+        assert_eq!(e.original, "57     def f():\n58         return 1\n59 \n60         # done");
+        assert_eq!(
+            without_line_numbers(&e.original).as_deref(),
+            Some("    def f():\n        return 1\n\n        # done")
+        );
+        assert_eq!(without_line_numbers("10|x = 1\n11|y = 2").as_deref(), Some("x = 1\ny = 2"));
+        assert_eq!(without_line_numbers("57     x = 1").as_deref(), Some("    x = 1"));
     }
 
     #[test]
-    fn numbers_that_are_code_stay() {
+    fn numbers_that_are_code_are_not_line_numbers() {
+        assert_eq!(without_line_numbers("1 + 2\n3 + 4"), None, "not consecutive");
+        assert_eq!(without_line_numbers("1 + 2"), None, "one number and one space is code");
+        assert_eq!(without_line_numbers("x = [\n    1,\n]"), None);
+        assert_eq!(without_line_numbers("x = 1\n2: 3"), None, "every line must carry one");
         let edits = parse_edits("<file>f.py</file><original>1 + 2\n3 + 4</original><patched>x</patched>");
-        assert_eq!(edits[0].original, "1 + 2\n3 + 4", "not consecutive, so not numbers");
-        let edits = parse_edits("<file>f.py</file><original>1 + 2</original><patched>x</patched>");
-        assert_eq!(edits[0].original, "1 + 2", "one number and one space is code");
-        let edits = parse_edits("<file>f.py</file><original>57     x = 1</original><patched>x</patched>");
-        assert_eq!(edits[0].original, "    x = 1");
-        let edits = parse_edits("<file>f.py</file><original>x = [\n    1,\n]</original><patched>x</patched>");
-        assert_eq!(edits[0].original, "x = [\n    1,\n]");
         assert!(!edits[0].had_line_numbers);
     }
 
@@ -357,6 +405,9 @@ mod tests {
             "// ... existing code ...",
             "# Existing code",
             "# …",
+            "# ... rest of the class unchanged ...",
+            "# remaining methods unchanged",
+            "# [...]",
         ] {
             assert!(is_placeholder(p), "{p}");
         }
@@ -366,6 +417,9 @@ mod tests {
             "...",
             "# Placeholder for categorization logic",
             "# restore the state",
+            "# ... Or as first hook",
+            "# ... (see issue 12)",
+            "# rest of the loop handles errors",
         ] {
             assert!(!is_placeholder(p), "{p}");
         }
