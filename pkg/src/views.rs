@@ -508,7 +508,8 @@ export interface ApplyResult {
 export interface ApplyOptions {
   /** Known bug locations: among several matches of an original, the nearest wins. */
   bugLines?: { file: string; line: number }[];
-  /** Refuse an original that occurs more than once instead of taking the first. */
+  /** Refuse an original that occurs more than once when no bug line decides (default `true`, the refusal lists the
+   * candidate lines); `false` takes the first match. */
   refuseAmbiguous?: boolean;
 }
 

@@ -154,8 +154,10 @@ test("applyEdits options: ambiguous originals can be refused, or placed by a bug
   const files = { "a.py": "def f():\n    return 1\n\n\ndef g():\n    return 1\n" };
   const r = acr.Repo.fromFiles(files);
   const answer = "<file>a.py</file><original>return 1</original><patched>return 2</patched>";
-  assert.equal(acr.applyEdits(r, answer).edits[0].start, 2, "the first match by default");
-  assert.equal(acr.applyEdits(r, answer, { refuseAmbiguous: true }).edits[0].failure, "ambiguous");
+  const refused = acr.applyEdits(r, answer).edits[0];
+  assert.equal(refused.failure, "ambiguous", "refused by default");
+  assert.match(refused.message, /occurs 2 times \(lines 2, 6\)/);
+  assert.equal(acr.applyEdits(r, answer, { refuseAmbiguous: false }).edits[0].start, 2, "the first match on request");
   assert.equal(acr.applyEdits(r, answer, { bugLines: [{ file: "a.py", line: 6 }] }).edits[0].start, 6);
 });
 
