@@ -313,7 +313,27 @@ fn find_occurrences(keys: &[&str], parts: &Parts<'_>) -> Vec<Occurrence> {
 /// are just `...` taken as placeholders, and HTML entities (`&gt;`, `&lt;`, `&amp;`, `&quot;`, `&#39;`) decoded in
 /// both the original and the patched text.
 pub fn apply_edit(text: &str, edit: &Edit, options: &ApplyOptions, gate: &mut Gate) -> Result<Applied, EditFailure> {
-    let literal = apply_with(text, edit, options, gate, Placeholders::Comments);
+    apply_gated(text, edit, options, gate, Gating::EachEdit)
+}
+
+/// When the gate's verdict counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Gating {
+    /// Every edit must pass on its own.
+    EachEdit,
+    /// An edit that breaks the syntax on its own is kept (its first candidate), for the answer's later edits to
+    /// complete: the caller gates the file once after all of them.
+    Deferred,
+}
+
+pub(super) fn apply_gated(
+    text: &str,
+    edit: &Edit,
+    options: &ApplyOptions,
+    gate: &mut Gate,
+    gating: Gating,
+) -> Result<Applied, EditFailure> {
+    let literal = apply_with(text, edit, options, gate, Placeholders::Comments, gating);
     if !matches!(literal, Err(EditFailure::NotFound { .. })) {
         return literal;
     }
@@ -321,7 +341,7 @@ pub fn apply_edit(text: &str, edit: &Edit, options: &ApplyOptions, gate: &mut Ga
     if let Some(original) = without_line_numbers(&edit.original) {
         let patched = without_line_numbers(&edit.patched).unwrap_or_else(|| edit.patched.clone());
         let unnumbered = Edit { original, patched, ..edit.clone() };
-        match apply_edit(text, &unnumbered, options, gate) {
+        match apply_gated(text, &unnumbered, options, gate, gating) {
             Ok(mut applied) => {
                 applied.reading = Reading::LineNumbers;
                 applied.notes.push("removed the line numbers copied from search output".into());
@@ -332,7 +352,7 @@ pub fn apply_edit(text: &str, edit: &Edit, options: &ApplyOptions, gate: &mut Ga
         }
     }
     if edit.original.split('\n').any(|l| l.trim() == "...") {
-        match apply_with(text, edit, options, gate, Placeholders::CommentsAndEllipsis) {
+        match apply_with(text, edit, options, gate, Placeholders::CommentsAndEllipsis, gating) {
             Ok(mut applied) => {
                 applied.reading = Reading::EllipsisAsPlaceholder;
                 applied.notes.push("read the `...` lines as placeholders for code left out".into());
@@ -343,7 +363,7 @@ pub fn apply_edit(text: &str, edit: &Edit, options: &ApplyOptions, gate: &mut Ga
         }
     }
     if let Some(decoded) = decode_entities(edit) {
-        match apply_edit(text, &decoded, options, gate) {
+        match apply_gated(text, &decoded, options, gate, gating) {
             Ok(mut applied) => {
                 applied.reading = Reading::DecodedEntities;
                 applied.notes.push("decoded HTML entities such as `&gt;` in the edit".into());
@@ -377,6 +397,7 @@ fn apply_with(
     options: &ApplyOptions,
     gate: &mut Gate,
     placeholders: Placeholders,
+    gating: Gating,
 ) -> Result<Applied, EditFailure> {
     let parts = Parts::new(&edit.original, placeholders);
     if parts.is_empty() {
@@ -433,6 +454,7 @@ fn apply_with(
         &[IndentGuess::Relative, IndentGuess::FirstLineOnly]
     };
     let mut tried: Vec<String> = Vec::new();
+    let mut first_candidate: Option<(String, IndentGuess)> = None;
     for &guess in candidates {
         let body = render(&replacement, guess, &indenter, eol, keeps_final_eol);
         if tried.contains(&body) {
@@ -462,9 +484,29 @@ fn apply_with(
             }
             Err(problem) => {
                 failures.push(problem);
+                if first_candidate.is_none() {
+                    first_candidate = Some((new_text, guess));
+                }
             }
         }
         tried.push(body);
+    }
+    if gating == Gating::Deferred
+        && let (Some((new_text, guess)), Some(problem)) = (first_candidate, failures.first())
+    {
+        notes.push(format!(
+            "breaks the syntax on its own ({problem}); the answer's other edits to the file complete it"
+        ));
+        return Ok(Applied {
+            reading,
+            changed: new_text != text,
+            text: new_text,
+            start: start as u32 + 1,
+            end: end as u32,
+            indent: guess,
+            occurrences: starts,
+            notes,
+        });
     }
     let mut failures = failures.into_iter();
     match failures.next() {

@@ -35,6 +35,8 @@ pub use diff::{file_diff, repo_diff};
 pub use parse::{Edit, ParseIssue, is_placeholder, parse_edits, parse_edits_with_issues};
 pub use status::ExtractStatus;
 
+use apply::Gating;
+
 use crate::gate::Gate;
 use crate::repo::{Repo, SkipReason, is_test_file, normalize_path};
 
@@ -220,11 +222,42 @@ pub fn extract_with_gate(repo: &Repo, answer: &str, options: &ExtractOptions, ga
 
 /// Applies already-parsed edits, in order, to `repo` (in memory) and gives the verdict. `edits` must not be
 /// empty for a meaningful status (an empty list reads as "every edit failed").
+///
+/// Each edit is gated on its own first. When one breaks the syntax on its own, its file is tried once more with
+/// every edit of the answer that touches it and gated once at the end (an edit that opens a `try` and a later one
+/// that adds its `except`); when the combined file fails too, the per-edit results stand.
 pub fn extract_edits(repo: &Repo, edits: &[Edit], options: &ExtractOptions, gate: &mut Gate) -> Extraction {
-    let mut working: BTreeMap<String, String> = BTreeMap::new();
-    let mut reports = Vec::with_capacity(edits.len());
-    for edit in edits {
-        reports.push(apply_one(repo, edit, options, gate, &mut working));
+    let (mut reports, mut working) = apply_all(repo, edits, options, gate, Gating::EachEdit);
+    let broken: std::collections::BTreeSet<String> = reports
+        .iter()
+        .filter(|r| {
+            matches!(
+                &r.outcome,
+                Outcome::Failed { failure: FileOrEditFailure::Edit { failure: EditFailure::BreaksSyntax { .. } } }
+            )
+        })
+        .filter_map(|r| r.path.clone())
+        .collect();
+    if !broken.is_empty() {
+        let (together, combined) = apply_all(repo, edits, options, gate, Gating::Deferred);
+        for path in broken {
+            let (Some(new), Some(old)) = (combined.get(&path), repo.file(&path)) else {
+                continue;
+            };
+            let passes = match gate.check(new) {
+                Ok(()) => true,
+                Err(p) => gate.check(old).err() == Some(p),
+            };
+            if !passes {
+                continue;
+            }
+            for (mine, theirs) in reports.iter_mut().zip(&together) {
+                if theirs.path.as_deref() == Some(path.as_str()) || mine.path.as_deref() == Some(path.as_str()) {
+                    *mine = theirs.clone();
+                }
+            }
+            working.insert(path, new.clone());
+        }
     }
     let mut files = BTreeMap::new();
     let mut diff = String::new();
@@ -317,11 +350,25 @@ fn verdict(reports: &[EditReport], diff_empty: bool) -> (ExtractStatus, String) 
     (ExtractStatus::ApplicablePatch, reason)
 }
 
+/// Every edit in order against the working copies of the files: the reports and the new texts.
+fn apply_all(
+    repo: &Repo,
+    edits: &[Edit],
+    options: &ExtractOptions,
+    gate: &mut Gate,
+    gating: Gating,
+) -> (Vec<EditReport>, BTreeMap<String, String>) {
+    let mut working: BTreeMap<String, String> = BTreeMap::new();
+    let reports = edits.iter().map(|edit| apply_one(repo, edit, options, gate, gating, &mut working)).collect();
+    (reports, working)
+}
+
 fn apply_one(
     repo: &Repo,
     edit: &Edit,
     options: &ExtractOptions,
     gate: &mut Gate,
+    gating: Gating,
     working: &mut BTreeMap<String, String>,
 ) -> EditReport {
     let report =
@@ -354,7 +401,7 @@ fn apply_one(
             hint_lines: options.bug_lines.iter().filter(|b| &b.file == path).map(|b| b.line).collect(),
             refuse_ambiguous: options.refuse_ambiguous,
         };
-        match apply_edit(text, edit, &apply_options, gate) {
+        match apply::apply_gated(text, edit, &apply_options, gate, gating) {
             Ok(mut applied) => {
                 if sources.len() > 1 {
                     applied.notes.push(format!(

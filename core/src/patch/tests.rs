@@ -411,3 +411,27 @@ fn ambiguous_originals_are_refused_in_extraction_unless_a_bug_line_decides() {
         ex.files["m.py"]
     );
 }
+
+#[test]
+fn a_file_is_gated_once_after_all_the_edits_that_touch_it() {
+    let text = "def f():\n    x = load()\n    return x\n";
+    let r = repo(&[("m.py", text.as_bytes())]);
+    // The first edit alone leaves a `try` without `except`; the second adds it.
+    let answer = "<file>m.py</file><original>    x = load()</original><patched>    try:\n        x = load()</patched>\n<file>m.py</file><original>    return x</original><patched>    except OSError:\n        x = None\n    return x</patched>";
+    let ex = extract(&r, answer, &ExtractOptions::default());
+    assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
+    assert_eq!(
+        ex.files["m.py"],
+        "def f():\n    try:\n        x = load()\n    except OSError:\n        x = None\n    return x\n"
+    );
+    assert!(
+        ex.edits[0].message().contains("the answer's other edits to the file complete it"),
+        "{}",
+        ex.edits[0].message()
+    );
+    // When the combined file is broken too, each edit keeps its own verdict and message.
+    let answer = "<file>m.py</file><original>    x = load()</original><patched>    try:\n        x = load()</patched>\n<file>m.py</file><original>    return x</original><patched>    return x + 1</patched>";
+    let ex = extract(&r, answer, &ExtractOptions::default());
+    assert!(ex.edits[0].message().contains("would break the program's syntax"), "{}", ex.edits[0].message());
+    assert_eq!(ex.files["m.py"], "def f():\n    x = load()\n    return x + 1\n");
+}
