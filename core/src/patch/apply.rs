@@ -31,6 +31,7 @@ use serde::Serialize;
 
 use super::indent::{Indenter, leading_ws};
 use super::parse::{Edit, is_placeholder, without_line_numbers};
+use super::runs;
 use crate::gate::{Gate, SyntaxProblem, TextEdit};
 
 /// Choices that steer matching.
@@ -179,10 +180,11 @@ impl fmt::Display for EditFailure {
                 }
             }
             EditFailure::Ambiguous { lines } => {
-                let list: Vec<String> = lines.iter().map(u32::to_string).collect();
+                let list: Vec<String> = lines.iter().take(20).map(u32::to_string).collect();
+                let more = if lines.len() > 20 { format!(" and {} more", lines.len() - 20) } else { String::new() };
                 write!(
                     f,
-                    "the <original> occurs {} times (lines {}); include more surrounding lines so it occurs once",
+                    "the <original> occurs {} times (lines {}{more}); include more surrounding lines so it occurs once",
                     lines.len(),
                     list.join(", ")
                 )
@@ -269,39 +271,23 @@ impl<'a> Parts<'a> {
     }
 }
 
-/// Whether `keys[at..]` starts with the trimmed lines of `part`.
-fn part_matches(keys: &[&str], at: usize, part: &[&str]) -> bool {
-    at + part.len() <= keys.len() && part.iter().zip(&keys[at..]).all(|(p, k)| p.trim() == *k)
-}
-
 fn find_occurrences(keys: &[&str], parts: &Parts<'_>) -> Vec<Occurrence> {
-    let Some(first) = parts.parts.first() else {
+    let trimmed: Vec<Vec<&str>> = parts.parts.iter().map(|p| p.iter().map(|l| l.trim()).collect()).collect();
+    let Some(first) = trimmed.first() else {
         return Vec::new();
     };
+    let later: Vec<Vec<usize>> = trimmed[1..].iter().map(|p| runs::occurrences(keys, p)).collect();
     let mut found = Vec::new();
-    if first.len() > keys.len() {
-        return found;
-    }
-    for start in 0..=keys.len() - first.len() {
-        if !part_matches(keys, start, first) {
-            continue;
-        }
+    'starts: for start in runs::occurrences(keys, first) {
         let mut spans = vec![(start, start + first.len())];
-        let mut ok = true;
-        for part in &parts.parts[1..] {
+        for (part, at) in trimmed[1..].iter().zip(&later) {
             let from = spans.last().map_or(0, |s| s.1);
-            let next = (from..=keys.len().saturating_sub(part.len())).find(|&i| part_matches(keys, i, part));
-            match next {
-                Some(i) => spans.push((i, i + part.len())),
-                None => {
-                    ok = false;
-                    break;
-                }
+            match at.get(at.partition_point(|&x| x < from)) {
+                Some(&i) => spans.push((i, i + part.len())),
+                None => continue 'starts,
             }
         }
-        if ok {
-            found.push(Occurrence { parts: spans });
-        }
+        found.push(Occurrence { parts: spans });
     }
     found
 }
@@ -634,19 +620,17 @@ fn render(pieces: &[Piece<'_>], guess: IndentGuess, indenter: &Indenter, eol: &s
     out
 }
 
+/// How many characters of a line the near-miss search compares, and how many file lines it compares in full.
+const NEAR_MISS_CHARS: usize = 400;
+const NEAR_MISS_CANDIDATES: usize = 50;
+
 fn not_found(keys: &[&str], parts: &Parts<'_>) -> EditFailure {
-    let wanted_lines: Vec<&str> = parts.parts.iter().flatten().copied().collect();
-    // The longest prefix of the original that matches somewhere.
-    let mut best: Option<(usize, usize)> = None;
-    for start in 0..keys.len() {
-        let n = wanted_lines.iter().zip(&keys[start..]).take_while(|(w, k)| w.trim() == **k).count();
-        let meaningful = wanted_lines[..n].iter().any(|w| !w.trim().is_empty());
-        if meaningful && best.is_none_or(|(_, b)| n > b) {
-            best = Some((start, n));
-        }
-    }
-    if let Some((start, n)) = best {
-        let wanted = wanted_lines.get(n).map_or("", |w| w.trim()).to_string();
+    let wanted_lines: Vec<&str> = parts.parts.iter().flatten().map(|l| l.trim()).collect();
+    // The longest prefix of the original that matches somewhere (it must hold a non-blank line).
+    let blank_lead = wanted_lines.iter().take_while(|w| w.is_empty()).count();
+    let (n, start) = runs::longest_prefix(keys, &wanted_lines);
+    if n > blank_lead {
+        let wanted = wanted_lines.get(n).copied().unwrap_or("").to_string();
         let nearest = keys
             .get(start + n)
             .map(|k| NearLine { line: (start + n + 1) as u32, text: (*k).to_string() })
@@ -654,16 +638,42 @@ fn not_found(keys: &[&str], parts: &Parts<'_>) -> EditFailure {
             .collect();
         return EditFailure::NotFound { matched_lines: n, nearest, wanted };
     }
-    let wanted = wanted_lines.iter().map(|l| l.trim()).find(|l| !l.is_empty()).unwrap_or("").to_string();
-    let mut scored: Vec<(f32, usize)> = keys
+    let wanted = wanted_lines.iter().find(|l| !l.is_empty()).copied().unwrap_or("");
+    EditFailure::NotFound { matched_lines: 0, nearest: nearest_lines(keys, wanted), wanted: wanted.to_string() }
+}
+
+/// The (at most three) file lines most like `wanted`, with a similarity of at least 0.6. A character-count bound
+/// (which is never below the real similarity) picks the few lines worth a full comparison, so a long line against
+/// a long file stays linear.
+fn nearest_lines(keys: &[&str], wanted: &str) -> Vec<NearLine> {
+    let cut = |s: &str| -> String { s.chars().take(NEAR_MISS_CHARS).collect() };
+    let wanted = cut(wanted);
+    let histogram = |s: &str| {
+        let mut h = [0u32; 128];
+        for c in s.chars() {
+            h[(c as usize).min(127)] += 1;
+        }
+        h
+    };
+    let (wh, wlen) = (histogram(&wanted), wanted.chars().count());
+    let mut bounded: Vec<(f32, usize)> = keys
         .iter()
         .enumerate()
-        .filter(|(_, k)| !k.is_empty() && k.len() <= 400)
-        .map(|(i, k)| (similar::TextDiff::from_chars(wanted.as_str(), *k).ratio(), i))
+        .filter(|(_, k)| !k.is_empty() && k.len() <= NEAR_MISS_CHARS)
+        .map(|(i, k)| {
+            let (kh, klen) = (histogram(k), k.chars().count());
+            let common: u32 = wh.iter().zip(&kh).map(|(a, b)| a.min(b)).sum();
+            (2.0 * common as f32 / (wlen + klen).max(1) as f32, i)
+        })
+        .filter(|(bound, _)| *bound >= 0.6)
+        .collect();
+    bounded.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut scored: Vec<(f32, usize)> = bounded
+        .into_iter()
+        .take(NEAR_MISS_CANDIDATES)
+        .map(|(_, i)| (similar::TextDiff::from_chars(wanted.as_str(), keys[i]).ratio(), i))
         .filter(|(r, _)| *r >= 0.6)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let nearest =
-        scored.into_iter().take(3).map(|(_, i)| NearLine { line: i as u32 + 1, text: keys[i].to_string() }).collect();
-    EditFailure::NotFound { matched_lines: 0, nearest, wanted }
+    scored.into_iter().take(3).map(|(_, i)| NearLine { line: i as u32 + 1, text: keys[i].to_string() }).collect()
 }

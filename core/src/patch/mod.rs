@@ -21,6 +21,7 @@ pub mod apply;
 pub mod diff;
 mod indent;
 pub mod parse;
+mod runs;
 pub mod status;
 #[cfg(test)]
 mod tests;
@@ -443,7 +444,15 @@ enum Resolved {
     Missing(Vec<String>),
 }
 
+/// The longest `<file>` name looked up, in bytes (longer names are not paths: nothing is found for them).
+const MAX_PATH_BYTES: usize = 4096;
+/// The longest file name compared with the repository's names for suggestions.
+const MAX_NAME_BYTES: usize = 255;
+
 fn resolve(repo: &Repo, raw: &str) -> Resolved {
+    if raw.len() > MAX_PATH_BYTES {
+        return Resolved::Missing(Vec::new());
+    }
     let trimmed = raw.trim().trim_start_matches("./").trim_start_matches('/');
     let Some(clean) = normalize_path(trimmed) else {
         return Resolved::Missing(Vec::new());
@@ -468,11 +477,15 @@ fn resolve(repo: &Repo, raw: &str) -> Resolved {
         }
     }
     let name = components.last().copied().unwrap_or("");
+    if name.len() > MAX_NAME_BYTES {
+        return Resolved::Missing(Vec::new());
+    }
     let mut scored: Vec<(f32, &str)> = repo
         .files()
         .map(|(p, _)| p)
         .map(|p| {
             let base = p.rsplit('/').next().unwrap_or(p);
+            let base = if base.len() > MAX_NAME_BYTES { "" } else { base };
             (similar::TextDiff::from_chars(name, base).ratio(), p)
         })
         .filter(|(r, _)| *r >= 0.7)

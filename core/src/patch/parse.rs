@@ -64,6 +64,16 @@ impl std::fmt::Display for ParseIssue {
     }
 }
 
+/// At most this many parse issues are kept (they are reported to the model, and an answer of 12 MB of unclosed tags
+/// would otherwise hold millions).
+const MAX_ISSUES: usize = 20;
+
+fn note(issues: &mut Vec<ParseIssue>, issue: ParseIssue) {
+    if issues.len() < MAX_ISSUES {
+        issues.push(issue);
+    }
+}
+
 /// Edits in an answer, in order. Never fails; an answer with no complete block gives an empty list.
 pub fn parse_edits(answer: &str) -> Vec<Edit> {
     parse_edits_with_issues(answer).0
@@ -77,25 +87,25 @@ pub fn parse_edits_with_issues(answer: &str) -> (Vec<Edit>, Vec<ParseIssue>) {
     let mut file: Option<String> = None;
     let mut original: Option<String> = None;
     let mut pos = 0usize;
-    while let Some((tag, open_end)) = next_open_tag(&text, pos) {
-        let close = format!("</{}>", tag.name());
-        let Some(rel) = text.get(open_end..).and_then(|rest| rest.find(&close)) else {
-            issues.push(ParseIssue::Unclosed { tag: tag.name().to_string() });
+    let mut tags = TagFinder::default();
+    while let Some((tag, open_end)) = tags.next_open(&text, pos) {
+        let Some(close_at) = tags.next_close(&text, tag, open_end) else {
+            note(&mut issues, ParseIssue::Unclosed { tag: tag.name().to_string() });
             pos = open_end;
             continue;
         };
-        let body = text.get(open_end..open_end + rel).unwrap_or("");
-        pos = open_end + rel + close.len();
+        let body = text.get(open_end..close_at).unwrap_or("");
+        pos = close_at + tag.name().len() + 3;
         match tag {
             Tag::File => {
                 if original.take().is_some() {
-                    issues.push(ParseIssue::OriginalWithoutPatched);
+                    note(&mut issues, ParseIssue::OriginalWithoutPatched);
                 }
                 file = Some(clean_path(body));
             }
             Tag::Original => {
                 if original.is_some() {
-                    issues.push(ParseIssue::OriginalWithoutPatched);
+                    note(&mut issues, ParseIssue::OriginalWithoutPatched);
                 }
                 original = Some(body.to_string());
             }
@@ -111,13 +121,13 @@ pub fn parse_edits_with_issues(answer: &str) -> (Vec<Edit>, Vec<ParseIssue>) {
                         had_line_numbers: n1 || n2,
                     });
                 }
-                (Some(_), None) => issues.push(ParseIssue::NoFile),
-                (None, _) => issues.push(ParseIssue::PatchedWithoutOriginal),
+                (Some(_), None) => note(&mut issues, ParseIssue::NoFile),
+                (None, _) => note(&mut issues, ParseIssue::PatchedWithoutOriginal),
             },
         }
     }
     if original.is_some() {
-        issues.push(ParseIssue::OriginalWithoutPatched);
+        note(&mut issues, ParseIssue::OriginalWithoutPatched);
     }
     (edits, issues)
 }
@@ -144,17 +154,53 @@ impl Tag {
     }
 }
 
-/// The next opening tag at or after `from`: which one, and the byte offset just past it.
-fn next_open_tag(text: &str, from: usize) -> Option<(Tag, usize)> {
-    let rest = text.get(from..)?;
-    [Tag::File, Tag::Original, Tag::Patched]
-        .into_iter()
-        .filter_map(|t| {
-            let open = format!("<{}>", t.name());
-            rest.find(&open).map(|i| (i, t, from + i + open.len()))
-        })
-        .min_by_key(|&(i, _, _)| i)
-        .map(|(_, t, end)| (t, end))
+/// Finds tags in one answer in linear time: the position of each kind of tag found last is remembered, so a search
+/// starts over only when the reading position has passed it (40,000 unclosed tags cost one scan, not 40,000).
+#[derive(Debug, Default)]
+struct TagFinder {
+    /// Per tag (file, original, patched): the next opening tag at or after the position last asked, or `None`
+    /// (never searched) / `Some(None)` (there is none).
+    open: [Option<(usize, Option<usize>)>; 3],
+    /// The same for closing tags.
+    close: [Option<(usize, Option<usize>)>; 3],
+}
+
+const TAGS: [Tag; 3] = [Tag::File, Tag::Original, Tag::Patched];
+
+impl TagFinder {
+    fn find(cache: &mut Option<(usize, Option<usize>)>, text: &str, needle: &str, from: usize) -> Option<usize> {
+        if let Some((_, found)) = *cache {
+            match found {
+                None => return None,
+                Some(at) if at >= from => return Some(at),
+                Some(_) => {}
+            }
+        }
+        let found = text.get(from..).and_then(|rest| memchr::memmem::find(rest.as_bytes(), needle.as_bytes()));
+        let found = found.map(|i| from + i);
+        *cache = Some((from, found));
+        found
+    }
+
+    /// The next opening tag at or after `from`: which one, and the byte offset just past it.
+    fn next_open(&mut self, text: &str, from: usize) -> Option<(Tag, usize)> {
+        let mut best: Option<(usize, Tag)> = None;
+        for (i, t) in TAGS.into_iter().enumerate() {
+            let at = Self::find(&mut self.open[i], text, &format!("<{}>", t.name()), from);
+            if let Some(at) = at
+                && best.is_none_or(|(b, _)| at < b)
+            {
+                best = Some((at, t));
+            }
+        }
+        best.map(|(at, t)| (t, at + t.name().len() + 2))
+    }
+
+    /// Where the closing tag of `tag` at or after `from` starts.
+    fn next_close(&mut self, text: &str, tag: Tag, from: usize) -> Option<usize> {
+        let i = TAGS.iter().position(|&t| t == tag).unwrap_or(0);
+        Self::find(&mut self.close[i], text, &format!("</{}>", tag.name()), from)
+    }
 }
 
 /// Trims a path and removes quoting the model may have put around it.
