@@ -439,6 +439,16 @@ fn apply_with(
     } else {
         &[IndentGuess::Relative, IndentGuess::FirstLineOnly]
     };
+    let applied = |new_text: String, indent: IndentGuess, notes: Vec<String>| Applied {
+        reading,
+        changed: new_text != text,
+        text: new_text,
+        start: start as u32 + 1,
+        end: end as u32,
+        indent,
+        occurrences: starts.clone(),
+        notes,
+    };
     let mut tried: Vec<String> = Vec::new();
     let mut first_candidate: Option<(String, IndentGuess)> = None;
     for &guess in candidates {
@@ -456,18 +466,7 @@ fn apply_with(
             new_end: prefix.len() + body.len(),
         };
         match gate.check_edit(text, &new_text, span) {
-            Ok(()) => {
-                return Ok(Applied {
-                    reading,
-                    changed: new_text != text,
-                    text: new_text,
-                    start: start as u32 + 1,
-                    end: end as u32,
-                    indent: guess,
-                    occurrences: starts,
-                    notes,
-                });
-            }
+            Ok(()) => return Ok(applied(new_text, guess, notes)),
             Err(problem) => {
                 failures.push(problem);
                 if first_candidate.is_none() {
@@ -483,16 +482,7 @@ fn apply_with(
         notes.push(format!(
             "breaks the syntax on its own ({problem}); the answer's other edits to the file complete it"
         ));
-        return Ok(Applied {
-            reading,
-            changed: new_text != text,
-            text: new_text,
-            start: start as u32 + 1,
-            end: end as u32,
-            indent: guess,
-            occurrences: starts,
-            notes,
-        });
+        return Ok(applied(new_text, guess, notes));
     }
     let mut failures = failures.into_iter();
     match failures.next() {
