@@ -18,7 +18,8 @@
 //! | near miss | one identifier of the original changed to a token absent from the file: must never apply |
 //!
 //! Printed per variant: answers, right file, refused (an edit did not apply), wrong (every edit applied and the
-//! file differs from the child's; for near misses, any edit applied).
+//! file differs from the child's; for near misses, any edit applied). Test files are left out (the core drops edits
+//! to them on purpose). `ACR_HISTORY_VERBOSE=1` prints the refusals of exact answers and the first wrong files.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -161,7 +162,10 @@ fn main() {
                 continue;
             };
             for line in changed.lines() {
-                let Some(path) = line.strip_prefix("M\t").filter(|p| p.ends_with(".py")) else {
+                // Test files are left out: the patch core drops edits to them on purpose.
+                let Some(path) =
+                    line.strip_prefix("M\t").filter(|p| p.ends_with(".py") && !acr_core::repo::is_test_file(p))
+                else {
                     continue;
                 };
                 let (Some(old), Some(new)) = (
@@ -215,6 +219,13 @@ fn main() {
                     } else if all {
                         c.wrong += 1;
                         wrong_examples.push(format!("{name} {commit} {path} ({variant})"));
+                        if std::env::var("ACR_HISTORY_VERBOSE").is_ok() && wrong_examples.len() <= 6 {
+                            let d = TextDiff::from_lines(new.as_str(), result);
+                            println!(
+                                "wrong ({variant}) {name} {commit} {path}, child -> ours:\n{}",
+                                d.unified_diff().context_radius(1)
+                            );
+                        }
                     } else {
                         c.refused += 1;
                         if std::env::var("ACR_HISTORY_VERBOSE").is_ok() && *variant == "exact" {
