@@ -214,8 +214,7 @@ impl Compiler<'_> {
 
     fn stmt(&mut self, id: StmtId) -> Res {
         self.guard()?;
-        let r = self.stmt_inner(id);
-        r
+        self.stmt_inner(id)
     }
 
     fn annotation(&mut self, e: ExprId) -> Res {
@@ -495,8 +494,7 @@ impl Compiler<'_> {
 
     fn expr(&mut self, id: ExprId) -> Res {
         self.guard()?;
-        let r = self.expr_inner(id);
-        r
+        self.expr_inner(id)
     }
 
     /// `validate_keywords` and the arguments of a call (or the bases of a class).
@@ -715,8 +713,7 @@ impl Compiler<'_> {
 
     fn pattern(&mut self, id: PatId, allow_irrefutable: bool, stores: &mut Vec<String>) -> Res {
         self.guard()?;
-        let r = self.pattern_inner(id, allow_irrefutable, stores);
-        r
+        self.pattern_inner(id, allow_irrefutable, stores)
     }
 
     fn pattern_inner(&mut self, id: PatId, allow_irrefutable: bool, stores: &mut Vec<String>) -> Res {

@@ -211,8 +211,7 @@ impl Table<'_> {
 
     fn stmt(&mut self, id: StmtId) -> Res {
         self.guard()?;
-        let r = self.stmt_inner(id);
-        r
+        self.stmt_inner(id)
     }
 
     fn stmt_inner(&mut self, id: StmtId) -> Res {
@@ -500,8 +499,7 @@ impl Table<'_> {
 
     fn expr(&mut self, id: ExprId) -> Res {
         self.guard()?;
-        let r = self.expr_inner(id);
-        r
+        self.expr_inner(id)
     }
 
     /// `symtable_raise_if_annotation_block`.

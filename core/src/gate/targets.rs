@@ -148,11 +148,8 @@ impl Parser<'_> {
         let first = self.star_target()?;
         self.op(Op::Comma)?;
         let mut elts = vec![first];
-        loop {
-            match self.alt(Self::star_target) {
-                Some(t) => elts.push(t),
-                None => break,
-            }
+        while let Some(t) = self.alt(Self::star_target) {
+            elts.push(t);
             if self.op(Op::Comma).is_none() {
                 break;
             }

@@ -1223,11 +1223,7 @@ impl<'a> Tokenizer<'a> {
             let cursor = m.curly_depth - i32::from(cb != b'{');
             if cursor == 0 {
                 let m = self.mode_mut();
-                if cb == b'{' {
-                    m.expr_ended = false;
-                } else {
-                    m.expr_ended = true;
-                }
+                m.expr_ended = cb != b'{';
             }
             let m = self.mode();
             if cb == b':' && cursor == m.expr_start_depth {

@@ -436,6 +436,8 @@ fn apply_with(
     let mut failures: Vec<SyntaxProblem> = Vec::new();
     let candidates: &[IndentGuess] = if replacement.is_empty() {
         &[IndentGuess::Deletion]
+    } else if indenter.absolute_after_first {
+        &[IndentGuess::FirstLineOnly, IndentGuess::Relative]
     } else {
         &[IndentGuess::Relative, IndentGuess::FirstLineOnly]
     };
@@ -483,6 +485,10 @@ fn apply_with(
             "breaks the syntax on its own ({problem}); the answer's other edits to the file complete it"
         ));
         return Ok(applied(new_text, guess, notes));
+    }
+    // Reported as (whole block shifted, first line only), whichever order they were tried in.
+    if candidates.first() == Some(&IndentGuess::FirstLineOnly) {
+        failures.reverse();
     }
     let mut failures = failures.into_iter();
     match failures.next() {
@@ -616,6 +622,7 @@ fn render(pieces: &[Piece<'_>], guess: IndentGuess, indenter: &Indenter, eol: &s
                 } else if !l.ends_with('\n') && (!last || keeps_final_eol) {
                     out.push_str(eol);
                 }
+                first_model = false;
                 continue;
             }
             Piece::Model(l) => {
