@@ -322,11 +322,9 @@ impl Compiler<'_> {
                             self.expr(*v)?;
                         }
                     }
-                    ExprKind::Subscript(v, sl) => {
-                        if value.is_none() {
-                            self.expr(*v)?;
-                            self.expr(*sl)?;
-                        }
+                    ExprKind::Subscript(v, sl) if value.is_none() => {
+                        self.expr(*v)?;
+                        self.expr(*sl)?;
                     }
                     _ => {}
                 }

@@ -540,11 +540,8 @@ impl Parser<'_> {
         self.memoized(Memo::Primary, |p| {
             let start = p.pos as TokId;
             let mut e = p.atom()?;
-            loop {
-                match p.primary_suffix(e, start) {
-                    Some(next) => e = next,
-                    None => break,
-                }
+            while let Some(next) = p.primary_suffix(e, start) {
+                e = next;
             }
             if p.failed() { None } else { Some(e) }
         })

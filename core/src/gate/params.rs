@@ -6,6 +6,9 @@ use super::ast::{Arg, ExprId, Params, TokId};
 use super::parser::Parser;
 use super::tokens::Op;
 
+/// Parameters with their default values.
+type Defaulted = Vec<(Arg, ExprId)>;
+
 /// A parameter with its default, when it has one.
 type WithDefault = (Arg, Option<ExprId>);
 
@@ -116,7 +119,7 @@ impl Parser<'_> {
     }
 
     /// `slash_with_default: param_no_default* param_with_default+ '/' (',' | &closer)`.
-    fn slash_with_default(&mut self, lambda: bool) -> Option<(Vec<Arg>, Vec<(Arg, ExprId)>)> {
+    fn slash_with_default(&mut self, lambda: bool) -> Option<(Vec<Arg>, Defaulted)> {
         self.alt(|p| {
             let a = p.repeat(|p| p.param_no_default(lambda));
             let b = p.repeat1(|p| p.param_with_default(lambda))?;
