@@ -24,6 +24,12 @@ fn refuse_by_default() -> bool {
     true
 }
 
+impl Default for ApplyInput {
+    fn default() -> Self {
+        ApplyInput { bug_lines: Vec::new(), refuse_ambiguous: refuse_by_default() }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BugLineInput {
