@@ -436,8 +436,6 @@ fn apply_with(
     let mut failures: Vec<SyntaxProblem> = Vec::new();
     let candidates: &[IndentGuess] = if replacement.is_empty() {
         &[IndentGuess::Deletion]
-    } else if indenter.absolute_after_first {
-        &[IndentGuess::FirstLineOnly, IndentGuess::Relative]
     } else {
         &[IndentGuess::Relative, IndentGuess::FirstLineOnly]
     };
@@ -485,10 +483,6 @@ fn apply_with(
             "breaks the syntax on its own ({problem}); the answer's other edits to the file complete it"
         ));
         return Ok(applied(new_text, guess, notes));
-    }
-    // Reported as (whole block shifted, first line only), whichever order they were tried in.
-    if candidates.first() == Some(&IndentGuess::FirstLineOnly) {
-        failures.reverse();
     }
     let mut failures = failures.into_iter();
     match failures.next() {
@@ -561,27 +555,8 @@ fn patched_lines<'a>(
     }
     if gaps > 0 {
         notes.push(format!("kept the {gaps} stretch(es) of code the placeholders stand for"));
-    } else if let (Some(part), Some(&(at, _))) = (parts.parts.first(), chosen.parts.first()) {
-        keep_unchanged_ends(&mut out, part, &lines[at..]);
     }
     Ok(out)
-}
-
-/// The leading and trailing lines of the patched text that the model left as they were in the original (same
-/// indentation and text, trailing whitespace aside) are the file's own lines: they are copied from the file, so
-/// context lines keep their exact whitespace (a whitespace-only line, trailing blanks, a tab in a string).
-fn keep_unchanged_ends<'a>(out: &mut [Piece<'a>], original: &[&str], matched: &[&'a str]) {
-    let same = |piece: &Piece<'_>, line: &str| matches!(piece, Piece::Model(l) if l.trim_end() == line.trim_end());
-    let limit = out.len().min(original.len()).min(matched.len());
-    let head = (0..limit).take_while(|&i| same(&out[i], original[i])).count();
-    for i in 0..head {
-        out[i] = Piece::File(matched[i]);
-    }
-    let (n, m) = (out.len(), original.len().min(matched.len()));
-    let tail = (1..=limit - head).take_while(|&k| same(&out[n - k], original[m - k])).count();
-    for k in 1..=tail {
-        out[n - k] = Piece::File(matched[m - k]);
-    }
 }
 
 /// The indentation of each non-blank line of the original as written, with the file line it matched.
@@ -619,10 +594,7 @@ fn render(pieces: &[Piece<'_>], guess: IndentGuess, indenter: &Indenter, eol: &s
                     while out.ends_with('\n') || out.ends_with('\r') {
                         out.pop();
                     }
-                } else if !l.ends_with('\n') && (!last || keeps_final_eol) {
-                    out.push_str(eol);
                 }
-                first_model = false;
                 continue;
             }
             Piece::Model(l) => {

@@ -34,9 +34,6 @@ pub(super) struct Indenter {
     /// The file's style and the model's spaces per level, when the model's characters must be rewritten.
     convert: Option<(Style, usize)>,
     shift: Shift,
-    /// Every original line after the first is indented exactly as the file line it matched, the first is not: the
-    /// model wrote absolute indentation after a flush-left first line.
-    pub(super) absolute_after_first: bool,
 }
 
 /// The leading spaces and tabs of a line.
@@ -56,20 +53,15 @@ impl Indenter {
         block: (usize, usize),
     ) -> Indenter {
         let Some(&(bi, fi)) = pairs.first() else {
-            return Indenter { convert: None, shift: Shift::Add(String::new()), absolute_after_first: false };
+            return Indenter { convert: None, shift: Shift::Add(String::new()) };
         };
-        let absolute_after_first = bi != fi && pairs.len() > 1 && pairs[1..].iter().all(|(m, f)| m == f);
-        let as_written = Indenter {
-            convert: None,
-            shift: prefix_shift(bi, fi).unwrap_or(Shift::Add(String::new())),
-            absolute_after_first,
-        };
+        let as_written = Indenter { convert: None, shift: prefix_shift(bi, fi).unwrap_or(Shift::Add(String::new())) };
         if prefix_shift(bi, fi).is_some() && pairs.iter().all(|&(m, f)| as_written.ws(m) == f) {
             return as_written;
         }
         let style = file_style(file, block);
         let convert = Some((style, model_unit(model)));
-        let mut converted = Indenter { convert, shift: Shift::Add(String::new()), absolute_after_first };
+        let mut converted = Indenter { convert, shift: Shift::Add(String::new()) };
         let cbi = converted.chars(bi);
         converted.shift =
             prefix_shift(&cbi, fi).unwrap_or(Shift::Columns(width(fi, style) as isize - width(&cbi, style) as isize));
