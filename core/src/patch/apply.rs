@@ -19,7 +19,7 @@
 //! 2. [`IndentGuess::FirstLineOnly`]: only the first line moves; the others keep the indentation as written (the
 //!    model got absolute indentation right from the second line on).
 //!
-//! Unlike ACR's, the shift uses the file's own indentation characters (see [`super::indent`]: an exact copy is
+//! Unlike ACR's, the shift uses the file's own indentation characters (see the `indent` module: an exact copy is
 //! written exactly, tabs written into a space-indented file become its spaces), blank lines are not padded with
 //! spaces, a line is never cut into its code when the model over-indents, line endings follow the file (CRLF
 //! stays CRLF) and a missing final newline stays missing. When the file already fails the gate before the edit,
