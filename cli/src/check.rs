@@ -1,4 +1,4 @@
-//! `acr check FILE...`: the syntax gate's verdict for each file.
+//! `acr check FILE...`: the syntax gate's verdict for each file (CPython 3.12's `compile()` verdict).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,10 +20,10 @@ pub fn run(files: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
             (true, Err(p)) => println!(
                 "{}",
                 serde_json::json!({"file": file, "ok": false, "line": p.line, "column": p.column,
-                    "problem": p.kind, "message": p.kind.to_string()})
+                    "kind": p.kind, "error": p.kind.to_string(), "message": p.message})
             ),
             (false, Ok(())) => println!("{}: ok", file.display()),
-            (false, Err(p)) => println!("{}:{}:{}: {}", file.display(), p.line, p.column, p.kind),
+            (false, Err(p)) => println!("{}:{}:{}: {}: {}", file.display(), p.line, p.column, p.kind, p.message),
         }
     }
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })

@@ -27,16 +27,13 @@ fn status(s: CoreStatus) -> ExtractStatus {
 }
 
 fn problem(p: &CoreProblem) -> SyntaxProblem {
-    let kind = match &p.kind {
-        CoreProblemKind::Unparsable { .. } => ProblemKind::Unparsable,
-        CoreProblemKind::Missing { .. } => ProblemKind::Missing,
-        CoreProblemKind::UnindentMismatch => ProblemKind::UnindentMismatch,
-        CoreProblemKind::UnexpectedIndent => ProblemKind::UnexpectedIndent,
-        CoreProblemKind::ExpectedIndentedBlock => ProblemKind::ExpectedIndentedBlock,
-        CoreProblemKind::TryWithoutHandler => ProblemKind::TryWithoutHandler,
-        CoreProblemKind::InconsistentTabs => ProblemKind::InconsistentTabs,
-        CoreProblemKind::Python2Statement { .. } => ProblemKind::Python2Statement,
-        CoreProblemKind::ParserFailed => ProblemKind::ParserFailed,
+    let kind = match p.kind {
+        CoreProblemKind::Syntax => ProblemKind::Syntax,
+        CoreProblemKind::Indentation => ProblemKind::Indentation,
+        CoreProblemKind::Tab => ProblemKind::Tab,
+        CoreProblemKind::Compile => ProblemKind::Compile,
+        CoreProblemKind::Encoding => ProblemKind::Encoding,
+        CoreProblemKind::TooComplex => ProblemKind::TooComplex,
     };
     SyntaxProblem { line: p.line, column: p.column, kind, message: p.to_string() }
 }

@@ -11,13 +11,23 @@ use crate::views::{ExtractionView, SyntaxView, to_js};
 use crate::{PkgError, Repo};
 
 /// Options of `applyEdits`, as JavaScript passes them.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct ApplyInput {
     #[serde(default)]
     bug_lines: Vec<BugLineInput>,
-    #[serde(default)]
+    #[serde(default = "refuse_by_default")]
     refuse_ambiguous: bool,
+}
+
+fn refuse_by_default() -> bool {
+    true
+}
+
+impl Default for ApplyInput {
+    fn default() -> Self {
+        ApplyInput { bug_lines: Vec::new(), refuse_ambiguous: refuse_by_default() }
+    }
 }
 
 #[derive(Debug, Deserialize)]

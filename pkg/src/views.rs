@@ -309,7 +309,7 @@ impl From<Result<(), SyntaxProblem>> for SyntaxView {
                 line: Some(p.line),
                 column: Some(p.column),
                 message: Some(p.to_string()),
-                kind: Some(tag_of(&p.kind, "kind")),
+                kind: Some(name_of(&p.kind)),
             },
         }
     }
@@ -508,14 +508,25 @@ export interface ApplyResult {
 export interface ApplyOptions {
   /** Known bug locations: among several matches of an original, the nearest wins. */
   bugLines?: { file: string; line: number }[];
-  /** Refuse an original that occurs more than once instead of taking the first. */
+  /** Refuse an original that occurs more than once when no bug line decides (default `true`, the refusal lists the
+   * candidate lines); `false` takes the first match. */
   refuseAmbiguous?: boolean;
 }
 
-/** The result of `checkSyntax()`: the first problem, with a 1-based line and column. */
+/** The result of `checkSyntax()`: CPython 3.12's verdict, the first problem with a 1-based line and column. */
 export type SyntaxCheck =
   | { ok: true; line: null; column: null; message: null; kind: null }
-  | { ok: false; line: number; column: number; message: string; kind: string };
+  | {
+      ok: false;
+      line: number;
+      column: number;
+      /** "line L, column C: " and CPython's message, e.g. "line 1, column 1: 'return' outside function". */
+      message: string;
+      /** Which error CPython raises: "syntax" (SyntaxError from the parser), "indentation" (IndentationError),
+       * "tab" (TabError), "compile" (SyntaxError from the compiler), "encoding" (an encoding declaration or a
+       * null byte), "too_complex" (nesting beyond what the gate checks). */
+      kind: "syntax" | "indentation" | "tab" | "compile" | "encoding" | "too_complex";
+    };
 
 /**
  * What every thrown error looks like: `err instanceof Error`, `err.name === "AcrError"`. `TRAPPED`: the WebAssembly

@@ -110,7 +110,7 @@ test("apply: the package's diff, with each edit's outcome as a variant", () => {
 test("check-syntax: ok, or the first problem as the error payload", () => {
   assert.equal(component.edits.checkSyntax("x = 1\n"), undefined);
   const e = thrown(() => component.edits.checkSyntax("def f(:\n    pass\n"));
-  assert.deepEqual(e.payload, { line: 1, column: 7, kind: "missing", message: "line 1, column 7: expected `)`" });
+  assert.deepEqual(e.payload, { line: 1, column: 7, kind: "syntax", message: "line 1, column 7: invalid syntax" });
   assert.equal(e.payload.message, acr.checkSyntax("def f(:\n    pass\n").message);
 });
 

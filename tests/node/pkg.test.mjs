@@ -154,16 +154,20 @@ test("applyEdits options: ambiguous originals can be refused, or placed by a bug
   const files = { "a.py": "def f():\n    return 1\n\n\ndef g():\n    return 1\n" };
   const r = acr.Repo.fromFiles(files);
   const answer = "<file>a.py</file><original>return 1</original><patched>return 2</patched>";
-  assert.equal(acr.applyEdits(r, answer).edits[0].start, 2, "the first match by default");
-  assert.equal(acr.applyEdits(r, answer, { refuseAmbiguous: true }).edits[0].failure, "ambiguous");
+  const refused = acr.applyEdits(r, answer).edits[0];
+  assert.equal(refused.failure, "ambiguous", "refused by default");
+  assert.match(refused.message, /occurs 2 times \(lines 2, 6\)/);
+  assert.equal(acr.applyEdits(r, answer, { refuseAmbiguous: false }).edits[0].start, 2, "the first match on request");
   assert.equal(acr.applyEdits(r, answer, { bugLines: [{ file: "a.py", line: 6 }] }).edits[0].start, 6);
 });
 
 test("checkSyntax gives the first problem with a 1-based position", () => {
   assert.deepEqual(acr.checkSyntax("x = 1\n"), { ok: true, line: null, column: null, message: null, kind: null });
   const bad = acr.checkSyntax("def f():\n    x = 1\n  return x\n");
-  assert.deepEqual([bad.ok, bad.line, bad.column, bad.kind], [false, 3, 3, "unindent_mismatch"]);
-  assert.match(bad.message, /^line 3, column 3: unindent does not match/);
+  assert.deepEqual([bad.ok, bad.line, bad.column, bad.kind], [false, 3, 11, "indentation"]);
+  assert.equal(bad.message, "line 3, column 11: unindent does not match any outer indentation level");
+  const compile = acr.checkSyntax("def f():\n    pass\nreturn 1\n");
+  assert.deepEqual([compile.line, compile.kind, compile.message], [3, "compile", "line 3, column 1: 'return' outside function"]);
 });
 
 test("bad input is refused with a thrown Error, and the module keeps working", () => {

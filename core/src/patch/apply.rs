@@ -3,7 +3,8 @@
 //! Matching compares the `<original>` with the file line by line, each line's surrounding whitespace ignored
 //! (AutoCodeRover's rule), and writes the file's own lines everywhere outside the replaced range. Where the
 //! original occurs more than once the choice is stated: the occurrence nearest a known bug line when there is one,
-//! otherwise the first (or a refusal, when [`ApplyOptions::refuse_ambiguous`] is set).
+//! otherwise a refusal that lists the candidate lines (or the first, when [`ApplyOptions::refuse_ambiguous`] is
+//! turned off).
 //!
 //! A placeholder line in the original (see [`is_placeholder`]) stands for lines left out: the parts around it are
 //! matched in order with any number of file lines between them, and each placeholder in the patched text is
@@ -18,8 +19,9 @@
 //! 2. [`IndentGuess::FirstLineOnly`]: only the first line moves; the others keep the indentation as written (the
 //!    model got absolute indentation right from the second line on).
 //!
-//! Unlike ACR's, the shift uses the file's own indentation characters (tabs stay tabs), blank lines are not padded
-//! with spaces, a line is never cut into its code when the model over-indents, line endings follow the file (CRLF
+//! Unlike ACR's, the shift uses the file's own indentation characters (see the `indent` module: an exact copy is
+//! written exactly, tabs written into a space-indented file become its spaces), blank lines are not padded with
+//! spaces, a line is never cut into its code when the model over-indents, line endings follow the file (CRLF
 //! stays CRLF) and a missing final newline stays missing. When the file already fails the gate before the edit,
 //! a candidate passes if it adds no new problem ([`Gate::check_edit`]).
 
@@ -27,17 +29,26 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::parse::{Edit, is_placeholder};
+use super::indent::{Indenter, leading_ws};
+use super::parse::{Edit, is_placeholder, without_line_numbers};
+use super::runs;
 use crate::gate::{Gate, SyntaxProblem, TextEdit};
 
 /// Choices that steer matching.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApplyOptions {
     /// 1-based lines of this file that are known bug locations: among several matches, the nearest wins.
     pub hint_lines: Vec<u32>,
-    /// Refuse (with [`EditFailure::Ambiguous`]) instead of taking the first match when the original occurs more
-    /// than once and no hint decides.
+    /// Refuse (with [`EditFailure::Ambiguous`], listing the candidate lines) when the original occurs more than once
+    /// and no hint decides; `true` by default. `false` takes the first match, which lands in the wrong place about
+    /// one time in three.
     pub refuse_ambiguous: bool,
+}
+
+impl Default for ApplyOptions {
+    fn default() -> Self {
+        ApplyOptions { hint_lines: Vec::new(), refuse_ambiguous: true }
+    }
 }
 
 /// Which indentation candidate was kept.
@@ -64,6 +75,8 @@ pub enum Reading {
     EllipsisAsPlaceholder,
     /// HTML entities such as `&gt;` were decoded first.
     DecodedEntities,
+    /// Line-number prefixes copied from search output were removed first.
+    LineNumbers,
 }
 
 /// An edit that applied.
@@ -167,10 +180,11 @@ impl fmt::Display for EditFailure {
                 }
             }
             EditFailure::Ambiguous { lines } => {
-                let list: Vec<String> = lines.iter().map(u32::to_string).collect();
+                let list: Vec<String> = lines.iter().take(20).map(u32::to_string).collect();
+                let more = if lines.len() > 20 { format!(" and {} more", lines.len() - 20) } else { String::new() };
                 write!(
                     f,
-                    "the <original> occurs {} times (lines {}); include more surrounding lines so it occurs once",
+                    "the <original> occurs {} times (lines {}{more}); include more surrounding lines so it occurs once",
                     lines.len(),
                     list.join(", ")
                 )
@@ -257,67 +271,85 @@ impl<'a> Parts<'a> {
     }
 }
 
-/// Whether `keys[at..]` starts with the trimmed lines of `part`.
-fn part_matches(keys: &[&str], at: usize, part: &[&str]) -> bool {
-    at + part.len() <= keys.len() && part.iter().zip(&keys[at..]).all(|(p, k)| p.trim() == *k)
-}
-
 fn find_occurrences(keys: &[&str], parts: &Parts<'_>) -> Vec<Occurrence> {
-    let Some(first) = parts.parts.first() else {
+    let trimmed: Vec<Vec<&str>> = parts.parts.iter().map(|p| p.iter().map(|l| l.trim()).collect()).collect();
+    let Some(first) = trimmed.first() else {
         return Vec::new();
     };
+    let later: Vec<Vec<usize>> = trimmed[1..].iter().map(|p| runs::occurrences(keys, p)).collect();
     let mut found = Vec::new();
-    if first.len() > keys.len() {
-        return found;
-    }
-    for start in 0..=keys.len() - first.len() {
-        if !part_matches(keys, start, first) {
-            continue;
-        }
+    'starts: for start in runs::occurrences(keys, first) {
         let mut spans = vec![(start, start + first.len())];
-        let mut ok = true;
-        for part in &parts.parts[1..] {
+        for (part, at) in trimmed[1..].iter().zip(&later) {
             let from = spans.last().map_or(0, |s| s.1);
-            let next = (from..=keys.len().saturating_sub(part.len())).find(|&i| part_matches(keys, i, part));
-            match next {
-                Some(i) => spans.push((i, i + part.len())),
-                None => {
-                    ok = false;
-                    break;
-                }
+            match at.get(at.partition_point(|&x| x < from)) {
+                Some(&i) => spans.push((i, i + part.len())),
+                None => continue 'starts,
             }
         }
-        if ok {
-            found.push(Occurrence { parts: spans });
-        }
+        found.push(Occurrence { parts: spans });
     }
     found
 }
 
 /// Applies one edit to `text`. `gate` checks every candidate.
 ///
-/// When the original is not found as written, two readings are tried before giving up, each noted in
-/// [`Applied::notes`]: lines that are just `...` taken as placeholders, and HTML entities (`&gt;`, `&lt;`,
-/// `&amp;`, `&quot;`, `&#39;`) decoded in both the original and the patched text.
+/// When the original is not found as written, three readings are tried before giving up, each noted in
+/// [`Applied::notes`]: line-number prefixes removed (when every line carries one, counting up by one), lines that
+/// are just `...` taken as placeholders, and HTML entities (`&gt;`, `&lt;`, `&amp;`, `&quot;`, `&#39;`) decoded in
+/// both the original and the patched text.
 pub fn apply_edit(text: &str, edit: &Edit, options: &ApplyOptions, gate: &mut Gate) -> Result<Applied, EditFailure> {
-    let literal = apply_with(text, edit, options, gate, Placeholders::Comments);
+    apply_gated(text, edit, options, gate, Gating::EachEdit)
+}
+
+/// When the gate's verdict counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Gating {
+    /// Every edit must pass on its own.
+    EachEdit,
+    /// An edit that breaks the syntax on its own is kept (its first candidate), for the answer's later edits to
+    /// complete: the caller gates the file once after all of them.
+    Deferred,
+}
+
+pub(super) fn apply_gated(
+    text: &str,
+    edit: &Edit,
+    options: &ApplyOptions,
+    gate: &mut Gate,
+    gating: Gating,
+) -> Result<Applied, EditFailure> {
+    let literal = apply_with(text, edit, options, gate, Placeholders::Comments, gating);
     if !matches!(literal, Err(EditFailure::NotFound { .. })) {
         return literal;
     }
     let mut fallback_failure = None;
-    if edit.original.split('\n').any(|l| l.trim() == "...") {
-        match apply_with(text, edit, options, gate, Placeholders::CommentsAndEllipsis) {
+    if let Some(original) = without_line_numbers(&edit.original) {
+        let patched = without_line_numbers(&edit.patched).unwrap_or_else(|| edit.patched.clone());
+        let unnumbered = Edit { original, patched, ..edit.clone() };
+        match apply_gated(text, &unnumbered, options, gate, gating) {
             Ok(mut applied) => {
-                applied.reading = Reading::EllipsisAsPlaceholder;
-                applied.notes.push("read the `...` lines as placeholders for code left out".into());
+                applied.reading = Reading::LineNumbers;
+                applied.notes.push("removed the line numbers copied from search output".into());
                 return Ok(applied);
             }
             Err(EditFailure::NotFound { .. }) => {}
             Err(other) => fallback_failure = Some(other),
         }
     }
+    if edit.original.split('\n').any(|l| l.trim() == "...") {
+        match apply_with(text, edit, options, gate, Placeholders::CommentsAndEllipsis, gating) {
+            Ok(mut applied) => {
+                applied.reading = Reading::EllipsisAsPlaceholder;
+                applied.notes.push("read the `...` lines as placeholders for code left out".into());
+                return Ok(applied);
+            }
+            Err(EditFailure::NotFound { .. }) => {}
+            Err(other) => fallback_failure = fallback_failure.or(Some(other)),
+        }
+    }
     if let Some(decoded) = decode_entities(edit) {
-        match apply_edit(text, &decoded, options, gate) {
+        match apply_gated(text, &decoded, options, gate, gating) {
             Ok(mut applied) => {
                 applied.reading = Reading::DecodedEntities;
                 applied.notes.push("decoded HTML entities such as `&gt;` in the edit".into());
@@ -351,6 +383,7 @@ fn apply_with(
     options: &ApplyOptions,
     gate: &mut Gate,
     placeholders: Placeholders,
+    gating: Gating,
 ) -> Result<Applied, EditFailure> {
     let parts = Parts::new(&edit.original, placeholders);
     if parts.is_empty() {
@@ -390,7 +423,9 @@ fn apply_with(
     let replacement = patched_lines(edit, &parts, chosen, &lines, placeholders, &mut notes)?;
     let reading = if parts.gaps() > 0 { Reading::SkippedLines } else { Reading::AsWritten };
     let (start, end) = (chosen.start(), chosen.end());
-    let (bi, fi) = reference_indents(&parts, chosen, &lines);
+    let pairs = indent_pairs(&parts, chosen, &lines);
+    let model = edit.original.split('\n').chain(edit.patched.split('\n'));
+    let indenter = Indenter::new(&pairs, model, &lines, (chosen.start(), chosen.end()));
     let eol = line_ending(&lines, start);
     let keeps_final_eol = lines.get(end.saturating_sub(1)).is_none_or(|l| l.ends_with('\n'));
     let prefix_len: usize = lines[..start].iter().map(|l| l.len()).sum();
@@ -404,9 +439,20 @@ fn apply_with(
     } else {
         &[IndentGuess::Relative, IndentGuess::FirstLineOnly]
     };
+    let applied = |new_text: String, indent: IndentGuess, notes: Vec<String>| Applied {
+        reading,
+        changed: new_text != text,
+        text: new_text,
+        start: start as u32 + 1,
+        end: end as u32,
+        indent,
+        occurrences: starts.clone(),
+        notes,
+    };
     let mut tried: Vec<String> = Vec::new();
+    let mut first_candidate: Option<(String, IndentGuess)> = None;
     for &guess in candidates {
-        let body = render(&replacement, guess, bi, fi, eol, keeps_final_eol);
+        let body = render(&replacement, guess, &indenter, eol, keeps_final_eol);
         if tried.contains(&body) {
             continue;
         }
@@ -420,23 +466,23 @@ fn apply_with(
             new_end: prefix.len() + body.len(),
         };
         match gate.check_edit(text, &new_text, span) {
-            Ok(()) => {
-                return Ok(Applied {
-                    reading,
-                    changed: new_text != text,
-                    text: new_text,
-                    start: start as u32 + 1,
-                    end: end as u32,
-                    indent: guess,
-                    occurrences: starts,
-                    notes,
-                });
-            }
+            Ok(()) => return Ok(applied(new_text, guess, notes)),
             Err(problem) => {
                 failures.push(problem);
+                if first_candidate.is_none() {
+                    first_candidate = Some((new_text, guess));
+                }
             }
         }
         tried.push(body);
+    }
+    if gating == Gating::Deferred
+        && let (Some((new_text, guess)), Some(problem)) = (first_candidate, failures.first())
+    {
+        notes.push(format!(
+            "breaks the syntax on its own ({problem}); the answer's other edits to the file complete it"
+        ));
+        return Ok(applied(new_text, guess, notes));
     }
     let mut failures = failures.into_iter();
     match failures.next() {
@@ -513,22 +559,18 @@ fn patched_lines<'a>(
     Ok(out)
 }
 
-fn leading_ws(s: &str) -> &str {
-    let rest = s.trim_start_matches([' ', '\t']);
-    &s[..s.len() - rest.len()]
-}
-
-/// The indentation of the original's first non-blank line as written, and of the file line it matched.
-fn reference_indents<'a>(parts: &Parts<'a>, chosen: &Occurrence, lines: &[&'a str]) -> (&'a str, &'a str) {
+/// The indentation of each non-blank line of the original as written, with the file line it matched.
+fn indent_pairs<'a>(parts: &Parts<'a>, chosen: &Occurrence, lines: &[&'a str]) -> Vec<(&'a str, &'a str)> {
+    let mut pairs = Vec::new();
     for (part, &(start, _)) in parts.parts.iter().zip(&chosen.parts) {
         for (offset, line) in part.iter().enumerate() {
             if !line.trim().is_empty() {
                 let file_line = lines.get(start + offset).copied().unwrap_or("");
-                return (leading_ws(line), leading_ws(file_line));
+                pairs.push((leading_ws(line), leading_ws(file_line)));
             }
         }
     }
-    ("", "")
+    pairs
 }
 
 /// The file's line ending at `at` (or its first line's, or `\n`).
@@ -540,73 +582,7 @@ fn line_ending(lines: &[&str], at: usize) -> &'static str {
     }
 }
 
-/// How to move a model line's indentation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Shift {
-    /// Prepend this whitespace.
-    Add(String),
-    /// Remove up to this many leading whitespace characters.
-    Cut(usize),
-    /// Tabs and spaces differ between the model and the file: move by columns (a tab is 4) and write the result in
-    /// the file's character.
-    Columns { from: usize, to: usize, tabs: bool },
-}
-
-const TAB_COLUMNS: usize = 4;
-
-fn columns(ws: &str) -> usize {
-    ws.chars().map(|c| if c == '\t' { TAB_COLUMNS } else { 1 }).sum()
-}
-
-fn shift_between(bi: &str, fi: &str, model_uses: (bool, bool)) -> Shift {
-    let (model_spaces, model_tabs) = model_uses;
-    let file_tabs = fi.contains('\t');
-    let file_spaces = fi.contains(' ');
-    let mixed = (file_tabs && model_spaces && !file_spaces) || (file_spaces && model_tabs && !file_tabs);
-    if !mixed {
-        if let Some(add) = fi.strip_prefix(bi) {
-            return Shift::Add(add.to_string());
-        }
-        if bi.starts_with(fi) {
-            return Shift::Cut(bi.len() - fi.len());
-        }
-    }
-    Shift::Columns { from: columns(bi), to: columns(fi), tabs: file_tabs && !file_spaces }
-}
-
-fn shifted(line: &str, shift: &Shift) -> String {
-    if line.trim().is_empty() {
-        return String::new();
-    }
-    match shift {
-        Shift::Add(add) => format!("{add}{line}"),
-        Shift::Cut(n) => {
-            let ws = leading_ws(line);
-            let cut = ws.len().min(*n);
-            line[cut..].to_string()
-        }
-        Shift::Columns { from, to, tabs } => {
-            let ws = leading_ws(line);
-            let width = (columns(ws) + to).saturating_sub(*from);
-            let indent = if *tabs {
-                format!("{}{}", "\t".repeat(width / TAB_COLUMNS), " ".repeat(width % TAB_COLUMNS))
-            } else {
-                " ".repeat(width)
-            };
-            format!("{indent}{}", &line[ws.len()..])
-        }
-    }
-}
-
-fn render(pieces: &[Piece<'_>], guess: IndentGuess, bi: &str, fi: &str, eol: &str, keeps_final_eol: bool) -> String {
-    let model_ws = pieces.iter().filter_map(|p| match p {
-        Piece::Model(l) if !l.trim().is_empty() => Some(leading_ws(l)),
-        _ => None,
-    });
-    let uses = model_ws
-        .chain(std::iter::once(bi))
-        .fold((false, false), |(s, t), ws| (s || ws.contains(' '), t || ws.contains('\t')));
-    let shift = shift_between(bi, fi, uses);
+fn render(pieces: &[Piece<'_>], guess: IndentGuess, indenter: &Indenter, eol: &str, keeps_final_eol: bool) -> String {
     let mut out = String::new();
     let mut first_model = true;
     for (i, piece) in pieces.iter().enumerate() {
@@ -622,12 +598,9 @@ fn render(pieces: &[Piece<'_>], guess: IndentGuess, bi: &str, fi: &str, eol: &st
                 continue;
             }
             Piece::Model(l) => {
-                let text = match guess {
-                    IndentGuess::FirstLineOnly if !first_model => (*l).to_string(),
-                    _ => shifted(l, &shift),
-                };
+                let shift = guess != IndentGuess::FirstLineOnly || first_model;
                 first_model = false;
-                out.push_str(&text);
+                out.push_str(&indenter.line(l, shift));
             }
         }
         if !last || keeps_final_eol {
@@ -637,19 +610,17 @@ fn render(pieces: &[Piece<'_>], guess: IndentGuess, bi: &str, fi: &str, eol: &st
     out
 }
 
+/// How many characters of a line the near-miss search compares, and how many file lines it compares in full.
+const NEAR_MISS_CHARS: usize = 400;
+const NEAR_MISS_CANDIDATES: usize = 50;
+
 fn not_found(keys: &[&str], parts: &Parts<'_>) -> EditFailure {
-    let wanted_lines: Vec<&str> = parts.parts.iter().flatten().copied().collect();
-    // The longest prefix of the original that matches somewhere.
-    let mut best: Option<(usize, usize)> = None;
-    for start in 0..keys.len() {
-        let n = wanted_lines.iter().zip(&keys[start..]).take_while(|(w, k)| w.trim() == **k).count();
-        let meaningful = wanted_lines[..n].iter().any(|w| !w.trim().is_empty());
-        if meaningful && best.is_none_or(|(_, b)| n > b) {
-            best = Some((start, n));
-        }
-    }
-    if let Some((start, n)) = best {
-        let wanted = wanted_lines.get(n).map_or("", |w| w.trim()).to_string();
+    let wanted_lines: Vec<&str> = parts.parts.iter().flatten().map(|l| l.trim()).collect();
+    // The longest prefix of the original that matches somewhere (it must hold a non-blank line).
+    let blank_lead = wanted_lines.iter().take_while(|w| w.is_empty()).count();
+    let (n, start) = runs::longest_prefix(keys, &wanted_lines);
+    if n > blank_lead {
+        let wanted = wanted_lines.get(n).copied().unwrap_or("").to_string();
         let nearest = keys
             .get(start + n)
             .map(|k| NearLine { line: (start + n + 1) as u32, text: (*k).to_string() })
@@ -657,16 +628,42 @@ fn not_found(keys: &[&str], parts: &Parts<'_>) -> EditFailure {
             .collect();
         return EditFailure::NotFound { matched_lines: n, nearest, wanted };
     }
-    let wanted = wanted_lines.iter().map(|l| l.trim()).find(|l| !l.is_empty()).unwrap_or("").to_string();
-    let mut scored: Vec<(f32, usize)> = keys
+    let wanted = wanted_lines.iter().find(|l| !l.is_empty()).copied().unwrap_or("");
+    EditFailure::NotFound { matched_lines: 0, nearest: nearest_lines(keys, wanted), wanted: wanted.to_string() }
+}
+
+/// The (at most three) file lines most like `wanted`, with a similarity of at least 0.6. A character-count bound
+/// (which is never below the real similarity) picks the few lines worth a full comparison, so a long line against
+/// a long file stays linear.
+fn nearest_lines(keys: &[&str], wanted: &str) -> Vec<NearLine> {
+    let cut = |s: &str| -> String { s.chars().take(NEAR_MISS_CHARS).collect() };
+    let wanted = cut(wanted);
+    let histogram = |s: &str| {
+        let mut h = [0u32; 128];
+        for c in s.chars() {
+            h[(c as usize).min(127)] += 1;
+        }
+        h
+    };
+    let (wh, wlen) = (histogram(&wanted), wanted.chars().count());
+    let mut bounded: Vec<(f32, usize)> = keys
         .iter()
         .enumerate()
-        .filter(|(_, k)| !k.is_empty() && k.len() <= 400)
-        .map(|(i, k)| (similar::TextDiff::from_chars(wanted.as_str(), *k).ratio(), i))
+        .filter(|(_, k)| !k.is_empty() && k.len() <= NEAR_MISS_CHARS)
+        .map(|(i, k)| {
+            let (kh, klen) = (histogram(k), k.chars().count());
+            let common: u32 = wh.iter().zip(&kh).map(|(a, b)| a.min(b)).sum();
+            (2.0 * common as f32 / (wlen + klen).max(1) as f32, i)
+        })
+        .filter(|(bound, _)| *bound >= 0.6)
+        .collect();
+    bounded.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut scored: Vec<(f32, usize)> = bounded
+        .into_iter()
+        .take(NEAR_MISS_CANDIDATES)
+        .map(|(_, i)| (similar::TextDiff::from_chars(wanted.as_str(), keys[i]).ratio(), i))
         .filter(|(r, _)| *r >= 0.6)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let nearest =
-        scored.into_iter().take(3).map(|(_, i)| NearLine { line: i as u32 + 1, text: keys[i].to_string() }).collect();
-    EditFailure::NotFound { matched_lines: 0, nearest, wanted }
+    scored.into_iter().take(3).map(|(_, i)| NearLine { line: i as u32 + 1, text: keys[i].to_string() }).collect()
 }

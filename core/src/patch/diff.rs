@@ -2,7 +2,8 @@
 //!
 //! Each file gets `diff --git a/P b/P`, `--- a/P`, `+++ b/P` and hunks with three lines of context, so the result
 //! applies with `git apply` or `patch -p1`. Unlike `git diff` there is no `index` line (no blob hashes in memory)
-//! and no function name after `@@ … @@`.
+//! and no function name after `@@ … @@`. Unusual path names are quoted as git quotes them (see [`quote_path`]), so
+//! a path can never forge a `---`, `+++` or `@@` line.
 //!
 //! Lines end at `\n` only, as `git apply`, `patch` and the runner read them: a lone `\r` is part of its line
 //! (`similar`'s own line splitting would end a line there and write a diff that applies nowhere).
@@ -19,8 +20,11 @@ pub fn file_diff(path: &str, old: &str, new: &str) -> String {
     }
     let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
-    let diff = TextDiff::configure().diff_slices(&old_lines, &new_lines);
-    let mut out = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n");
+    // Myers' algorithm is quadratic on two long, unrelated texts: past the deadline the rest of the difference is
+    // written as plain removals and additions (still a correct diff). Natively only: wasm32 has no clock here.
+    let diff = TextDiff::configure().timeout(std::time::Duration::from_millis(500)).diff_slices(&old_lines, &new_lines);
+    let (a, b) = (quote_path(&format!("a/{path}")), quote_path(&format!("b/{path}")));
+    let mut out = format!("diff --git {a} {b}\n--- {a}\n+++ {b}\n");
     for group in diff.grouped_ops(3) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
         let old_range = first.old_range().start..last.old_range().end;
@@ -49,6 +53,35 @@ fn hunk_range(range: Range<usize>) -> String {
         0 => format!("{},0", range.start),
         n => format!("{},{n}", range.start + 1),
     }
+}
+
+/// A path as git writes it in diff headers: unchanged when it is plain, otherwise in double quotes with C-style
+/// escapes (`\n`, `\t`, `\"`, `\\`...) and every other control or non-ASCII byte in octal (`\303\251`), as git does
+/// with its default `core.quotePath`.
+pub fn quote_path(path: &str) -> String {
+    let plain = path.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
+    if plain {
+        return path.to_string();
+    }
+    let mut out = String::with_capacity(path.len() + 2);
+    out.push('"');
+    for b in path.bytes() {
+        match b {
+            0x07 => out.push_str("\\a"),
+            0x08 => out.push_str("\\b"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            0x0b => out.push_str("\\v"),
+            0x0c => out.push_str("\\f"),
+            b'\r' => out.push_str("\\r"),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x20..0x7f => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// The diff of several files, in the order given; unchanged files contribute nothing.
@@ -110,5 +143,23 @@ mod tests {
         assert!(d.contains("\\ No newline at end of file"), "{d}");
         let both = repo_diff([("x.py", "a\n", "b\n"), ("y.py", "s\n", "s\n")]);
         assert_eq!(both.matches("diff --git").count(), 1);
+    }
+
+    #[test]
+    fn unusual_paths_are_quoted_as_git_quotes_them() {
+        assert_eq!(quote_path("a/pkg/m y.py"), "a/pkg/m y.py");
+        assert_eq!(quote_path("a/caf\u{e9}.py"), "\"a/caf\\303\\251.py\"");
+        assert_eq!(quote_path("a/x\"\\\t\u{1}.py"), "\"a/x\\\"\\\\\\t\\001.py\"");
+        // A path that tries to forge the headers of another file stays on its own header lines.
+        let forged = "x.py\n--- a/setup.py\n+++ b/setup.py\n@@ -1 +1 @@";
+        let d = file_diff(forged, "a\n", "b\n");
+        let lines: Vec<&str> = d.lines().collect();
+        assert_eq!(
+            lines[0],
+            r#"diff --git "a/x.py\n--- a/setup.py\n+++ b/setup.py\n@@ -1 +1 @@" "b/x.py\n--- a/setup.py\n+++ b/setup.py\n@@ -1 +1 @@""#
+        );
+        assert!(lines[1].starts_with("--- \"a/x.py\\n"), "{d}");
+        assert!(!d.lines().any(|l| l.starts_with("--- a/setup.py") || l.starts_with("+++ b/setup.py")), "{d}");
+        assert_eq!(d.lines().filter(|l| l.starts_with("@@")).count(), 1, "{d}");
     }
 }

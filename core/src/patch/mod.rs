@@ -9,6 +9,7 @@
 //! |---|---|
 //! | blocks out of the answer | [`parse`] |
 //! | one edit into one file | [`apply`] |
+//! | the model's indentation into the file's | `indent` |
 //! | the changed files as a unified diff | [`diff`] |
 //! | the verdict | [`status`] |
 //!
@@ -18,7 +19,9 @@
 
 pub mod apply;
 pub mod diff;
+mod indent;
 pub mod parse;
+mod runs;
 pub mod status;
 #[cfg(test)]
 mod tests;
@@ -33,6 +36,8 @@ pub use diff::{file_diff, repo_diff};
 pub use parse::{Edit, ParseIssue, is_placeholder, parse_edits, parse_edits_with_issues};
 pub use status::ExtractStatus;
 
+use apply::Gating;
+
 use crate::gate::Gate;
 use crate::repo::{Repo, SkipReason, is_test_file, normalize_path};
 
@@ -46,12 +51,19 @@ pub struct BugLine {
 }
 
 /// Options for [`extract`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExtractOptions {
     /// Known bug locations; among several matches of an original, the nearest one is used.
     pub bug_lines: Vec<BugLine>,
-    /// Refuse ambiguous originals instead of taking the first match (see [`ApplyOptions::refuse_ambiguous`]).
+    /// Refuse ambiguous originals that no bug line decides (the default) instead of taking the first match (see
+    /// [`ApplyOptions::refuse_ambiguous`]).
     pub refuse_ambiguous: bool,
+}
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        ExtractOptions { bug_lines: Vec::new(), refuse_ambiguous: true }
+    }
 }
 
 /// What happened to one edit.
@@ -211,11 +223,42 @@ pub fn extract_with_gate(repo: &Repo, answer: &str, options: &ExtractOptions, ga
 
 /// Applies already-parsed edits, in order, to `repo` (in memory) and gives the verdict. `edits` must not be
 /// empty for a meaningful status (an empty list reads as "every edit failed").
+///
+/// Each edit is gated on its own first. When one breaks the syntax on its own, its file is tried once more with
+/// every edit of the answer that touches it and gated once at the end (an edit that opens a `try` and a later one
+/// that adds its `except`); when the combined file fails too, the per-edit results stand.
 pub fn extract_edits(repo: &Repo, edits: &[Edit], options: &ExtractOptions, gate: &mut Gate) -> Extraction {
-    let mut working: BTreeMap<String, String> = BTreeMap::new();
-    let mut reports = Vec::with_capacity(edits.len());
-    for edit in edits {
-        reports.push(apply_one(repo, edit, options, gate, &mut working));
+    let (mut reports, mut working) = apply_all(repo, edits, options, gate, Gating::EachEdit);
+    let broken: std::collections::BTreeSet<String> = reports
+        .iter()
+        .filter(|r| {
+            matches!(
+                &r.outcome,
+                Outcome::Failed { failure: FileOrEditFailure::Edit { failure: EditFailure::BreaksSyntax { .. } } }
+            )
+        })
+        .filter_map(|r| r.path.clone())
+        .collect();
+    if !broken.is_empty() {
+        let (together, combined) = apply_all(repo, edits, options, gate, Gating::Deferred);
+        for path in broken {
+            let (Some(new), Some(old)) = (combined.get(&path), repo.file(&path)) else {
+                continue;
+            };
+            let passes = match gate.check(new) {
+                Ok(()) => true,
+                Err(p) => gate.check(old).err() == Some(p),
+            };
+            if !passes {
+                continue;
+            }
+            for (mine, theirs) in reports.iter_mut().zip(&together) {
+                if theirs.path.as_deref() == Some(path.as_str()) || mine.path.as_deref() == Some(path.as_str()) {
+                    *mine = theirs.clone();
+                }
+            }
+            working.insert(path, new.clone());
+        }
     }
     let mut files = BTreeMap::new();
     let mut diff = String::new();
@@ -308,11 +351,25 @@ fn verdict(reports: &[EditReport], diff_empty: bool) -> (ExtractStatus, String) 
     (ExtractStatus::ApplicablePatch, reason)
 }
 
+/// Every edit in order against the working copies of the files: the reports and the new texts.
+fn apply_all(
+    repo: &Repo,
+    edits: &[Edit],
+    options: &ExtractOptions,
+    gate: &mut Gate,
+    gating: Gating,
+) -> (Vec<EditReport>, BTreeMap<String, String>) {
+    let mut working: BTreeMap<String, String> = BTreeMap::new();
+    let reports = edits.iter().map(|edit| apply_one(repo, edit, options, gate, gating, &mut working)).collect();
+    (reports, working)
+}
+
 fn apply_one(
     repo: &Repo,
     edit: &Edit,
     options: &ExtractOptions,
     gate: &mut Gate,
+    gating: Gating,
     working: &mut BTreeMap<String, String>,
 ) -> EditReport {
     let report =
@@ -345,7 +402,7 @@ fn apply_one(
             hint_lines: options.bug_lines.iter().filter(|b| &b.file == path).map(|b| b.line).collect(),
             refuse_ambiguous: options.refuse_ambiguous,
         };
-        match apply_edit(text, edit, &apply_options, gate) {
+        match apply::apply_gated(text, edit, &apply_options, gate, gating) {
             Ok(mut applied) => {
                 if sources.len() > 1 {
                     applied.notes.push(format!(
@@ -387,7 +444,15 @@ enum Resolved {
     Missing(Vec<String>),
 }
 
+/// The longest `<file>` name looked up, in bytes (longer names are not paths: nothing is found for them).
+const MAX_PATH_BYTES: usize = 4096;
+/// The longest file name compared with the repository's names for suggestions.
+const MAX_NAME_BYTES: usize = 255;
+
 fn resolve(repo: &Repo, raw: &str) -> Resolved {
+    if raw.len() > MAX_PATH_BYTES {
+        return Resolved::Missing(Vec::new());
+    }
     let trimmed = raw.trim().trim_start_matches("./").trim_start_matches('/');
     let Some(clean) = normalize_path(trimmed) else {
         return Resolved::Missing(Vec::new());
@@ -412,11 +477,15 @@ fn resolve(repo: &Repo, raw: &str) -> Resolved {
         }
     }
     let name = components.last().copied().unwrap_or("");
+    if name.len() > MAX_NAME_BYTES {
+        return Resolved::Missing(Vec::new());
+    }
     let mut scored: Vec<(f32, &str)> = repo
         .files()
         .map(|(p, _)| p)
         .map(|p| {
             let base = p.rsplit('/').next().unwrap_or(p);
+            let base = if base.len() > MAX_NAME_BYTES { "" } else { base };
             (similar::TextDiff::from_chars(name, base).ratio(), p)
         })
         .filter(|(r, _)| *r >= 0.7)

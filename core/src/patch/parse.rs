@@ -7,8 +7,10 @@
 //! misalign or cut short.
 //!
 //! Text is cleaned as little as possible: the path is trimmed (and stripped of quotes and backticks); the code keeps
-//! its indentation and loses only leading and trailing newlines, stray code-fence lines at its ends, and
-//! line-number prefixes copied from search output (`57     def f():`) when every line carries one. Placeholder lines
+//! its indentation and loses only leading and trailing newlines and stray code-fence lines at its ends. Line-number
+//! prefixes copied from search output (`57     def f():`) are noted ([`Edit::had_line_numbers`]) but kept: they are
+//! removed only when the original is not found as written (`    301: ('moved', 'moved_permanently'),` in a dict
+//! is code), see [`super::apply`]. Placeholder lines
 //! (`# Rest of the code...`, `# ... existing code ...`) are kept in the text and recognised by [`is_placeholder`];
 //! applying treats them as "lines left out" (see [`super::apply`]).
 
@@ -25,7 +27,8 @@ pub struct Edit {
     pub original: String,
     /// The replacement code, newline-separated, without leading or trailing newlines.
     pub patched: String,
-    /// Whether line-number prefixes were removed from `original` or `patched`.
+    /// Whether `original` or `patched` seems to carry line-number prefixes on every line (counting up by one);
+    /// applying removes them when the original is not found as written.
     pub had_line_numbers: bool,
 }
 
@@ -61,6 +64,16 @@ impl std::fmt::Display for ParseIssue {
     }
 }
 
+/// At most this many parse issues are kept (they are reported to the model, and an answer of 12 MB of unclosed tags
+/// would otherwise hold millions).
+const MAX_ISSUES: usize = 20;
+
+fn note(issues: &mut Vec<ParseIssue>, issue: ParseIssue) {
+    if issues.len() < MAX_ISSUES {
+        issues.push(issue);
+    }
+}
+
 /// Edits in an answer, in order. Never fails; an answer with no complete block gives an empty list.
 pub fn parse_edits(answer: &str) -> Vec<Edit> {
     parse_edits_with_issues(answer).0
@@ -74,25 +87,25 @@ pub fn parse_edits_with_issues(answer: &str) -> (Vec<Edit>, Vec<ParseIssue>) {
     let mut file: Option<String> = None;
     let mut original: Option<String> = None;
     let mut pos = 0usize;
-    while let Some((tag, open_end)) = next_open_tag(&text, pos) {
-        let close = format!("</{}>", tag.name());
-        let Some(rel) = text.get(open_end..).and_then(|rest| rest.find(&close)) else {
-            issues.push(ParseIssue::Unclosed { tag: tag.name().to_string() });
+    let mut tags = TagFinder::default();
+    while let Some((tag, open_end)) = tags.next_open(&text, pos) {
+        let Some(close_at) = tags.next_close(&text, tag, open_end) else {
+            note(&mut issues, ParseIssue::Unclosed { tag: tag.name().to_string() });
             pos = open_end;
             continue;
         };
-        let body = text.get(open_end..open_end + rel).unwrap_or("");
-        pos = open_end + rel + close.len();
+        let body = text.get(open_end..close_at).unwrap_or("");
+        pos = close_at + tag.name().len() + 3;
         match tag {
             Tag::File => {
                 if original.take().is_some() {
-                    issues.push(ParseIssue::OriginalWithoutPatched);
+                    note(&mut issues, ParseIssue::OriginalWithoutPatched);
                 }
                 file = Some(clean_path(body));
             }
             Tag::Original => {
                 if original.is_some() {
-                    issues.push(ParseIssue::OriginalWithoutPatched);
+                    note(&mut issues, ParseIssue::OriginalWithoutPatched);
                 }
                 original = Some(body.to_string());
             }
@@ -108,13 +121,13 @@ pub fn parse_edits_with_issues(answer: &str) -> (Vec<Edit>, Vec<ParseIssue>) {
                         had_line_numbers: n1 || n2,
                     });
                 }
-                (Some(_), None) => issues.push(ParseIssue::NoFile),
-                (None, _) => issues.push(ParseIssue::PatchedWithoutOriginal),
+                (Some(_), None) => note(&mut issues, ParseIssue::NoFile),
+                (None, _) => note(&mut issues, ParseIssue::PatchedWithoutOriginal),
             },
         }
     }
     if original.is_some() {
-        issues.push(ParseIssue::OriginalWithoutPatched);
+        note(&mut issues, ParseIssue::OriginalWithoutPatched);
     }
     (edits, issues)
 }
@@ -141,17 +154,53 @@ impl Tag {
     }
 }
 
-/// The next opening tag at or after `from`: which one, and the byte offset just past it.
-fn next_open_tag(text: &str, from: usize) -> Option<(Tag, usize)> {
-    let rest = text.get(from..)?;
-    [Tag::File, Tag::Original, Tag::Patched]
-        .into_iter()
-        .filter_map(|t| {
-            let open = format!("<{}>", t.name());
-            rest.find(&open).map(|i| (i, t, from + i + open.len()))
-        })
-        .min_by_key(|&(i, _, _)| i)
-        .map(|(_, t, end)| (t, end))
+/// Finds tags in one answer in linear time: the position of each kind of tag found last is remembered, so a search
+/// starts over only when the reading position has passed it (40,000 unclosed tags cost one scan, not 40,000).
+#[derive(Debug, Default)]
+struct TagFinder {
+    /// Per tag (file, original, patched): the next opening tag at or after the position last asked, or `None`
+    /// (never searched) / `Some(None)` (there is none).
+    open: [Option<(usize, Option<usize>)>; 3],
+    /// The same for closing tags.
+    close: [Option<(usize, Option<usize>)>; 3],
+}
+
+const TAGS: [Tag; 3] = [Tag::File, Tag::Original, Tag::Patched];
+
+impl TagFinder {
+    fn find(cache: &mut Option<(usize, Option<usize>)>, text: &str, needle: &str, from: usize) -> Option<usize> {
+        if let Some((_, found)) = *cache {
+            match found {
+                None => return None,
+                Some(at) if at >= from => return Some(at),
+                Some(_) => {}
+            }
+        }
+        let found = text.get(from..).and_then(|rest| memchr::memmem::find(rest.as_bytes(), needle.as_bytes()));
+        let found = found.map(|i| from + i);
+        *cache = Some((from, found));
+        found
+    }
+
+    /// The next opening tag at or after `from`: which one, and the byte offset just past it.
+    fn next_open(&mut self, text: &str, from: usize) -> Option<(Tag, usize)> {
+        let mut best: Option<(usize, Tag)> = None;
+        for (i, t) in TAGS.into_iter().enumerate() {
+            let at = Self::find(&mut self.open[i], text, &format!("<{}>", t.name()), from);
+            if let Some(at) = at
+                && best.is_none_or(|(b, _)| at < b)
+            {
+                best = Some((at, t));
+            }
+        }
+        best.map(|(at, t)| (t, at + t.name().len() + 2))
+    }
+
+    /// Where the closing tag of `tag` at or after `from` starts.
+    fn next_close(&mut self, text: &str, tag: Tag, from: usize) -> Option<usize> {
+        let i = TAGS.iter().position(|&t| t == tag).unwrap_or(0);
+        Self::find(&mut self.close[i], text, &format!("</{}>", tag.name()), from)
+    }
 }
 
 /// Trims a path and removes quoting the model may have put around it.
@@ -175,10 +224,14 @@ fn clean_code(raw: &str) -> (String, bool) {
     while lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
     }
-    match strip_line_numbers(&lines) {
-        Some(stripped) => (stripped.join("\n"), true),
-        None => (lines.join("\n"), false),
-    }
+    (lines.join("\n"), strip_line_numbers(&lines).is_some())
+}
+
+/// A block without the line-number prefixes copied from search output (`57     def f():`), when every line carries
+/// one and they count up by one.
+pub(crate) fn without_line_numbers(block: &str) -> Option<String> {
+    let lines: Vec<&str> = block.split('\n').collect();
+    strip_line_numbers(&lines).map(|v| v.join("\n"))
 }
 
 fn is_fence(line: &str) -> bool {
@@ -237,26 +290,67 @@ fn strip_line_numbers(lines: &[&str]) -> Option<Vec<String>> {
 /// Whether a line is a placeholder for code the model left out, such as `# Rest of the code...`,
 /// `# ... existing code ...`, `# ...` or `# rest of the method unchanged`.
 ///
-/// Only comments whose text starts with an ellipsis, or starts with "rest of", "remaining" or "existing code",
-/// count: a comment such as `# Existing logic for X` is ordinary code and stays.
+/// A placeholder is a comment made of nothing but an ellipsis and words that say "code left out" ("rest of the
+/// code", "existing code", "unchanged", "remaining methods"...); it must hold an ellipsis or start with one of those
+/// phrases. A comment with anything else in it is code: `# Existing logic for X` and `# ... Or as first hook` stay.
 pub fn is_placeholder(line: &str) -> bool {
+    const PHRASES: [&str; 7] =
+        ["rest of", "remaining", "remainder of", "existing", "unchanged", "other code", "previous code"];
+    const WORDS: [&str; 40] = [
+        "rest",
+        "of",
+        "the",
+        "code",
+        "existing",
+        "unchanged",
+        "remaining",
+        "remainder",
+        "method",
+        "methods",
+        "function",
+        "functions",
+        "class",
+        "classes",
+        "file",
+        "module",
+        "body",
+        "implementation",
+        "logic",
+        "other",
+        "same",
+        "as",
+        "before",
+        "above",
+        "here",
+        "previous",
+        "keep",
+        "kept",
+        "omitted",
+        "lines",
+        "is",
+        "remains",
+        "stays",
+        "goes",
+        "for",
+        "brevity",
+        "and",
+        "definitions",
+        "original",
+        "etc",
+    ];
     let t = line.trim();
     let Some(comment) = t.strip_prefix('#').or_else(|| t.strip_prefix("//")) else {
         return false;
     };
     let c = comment.trim().to_ascii_lowercase();
-    let c = c.trim_start_matches(['(', '[']).trim_start();
-    if c.starts_with("...") || c.starts_with('\u{2026}') {
-        return true;
+    let ellipsis = c.contains("...") || c.contains('\u{2026}');
+    let words: Vec<&str> = c.split(|ch: char| !ch.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();
+    if !words.iter().all(|w| WORDS.contains(w)) {
+        return false;
     }
-    let words = c.trim_end_matches(['.', ')', ']', ' ', '\u{2026}']);
-    words.starts_with("rest of")
-        || words.starts_with("remaining code")
-        || words.starts_with("remainder of")
-        || words == "existing code"
-        || words.starts_with("existing code unchanged")
-        || words.starts_with("unchanged code")
-        || words == "unchanged"
+    let prose = c.trim_start_matches(|ch: char| !ch.is_ascii_alphabetic());
+    let only_words = c.chars().all(|ch| ch.is_ascii_alphabetic() || " .()[]-:,\u{2026}".contains(ch));
+    only_words && (ellipsis || PHRASES.iter().any(|p| prose.starts_with(p)))
 }
 
 #[cfg(test)]
@@ -321,28 +415,28 @@ mod tests {
     }
 
     #[test]
-    fn line_number_prefixes_are_removed() {
+    fn line_number_prefixes_are_noted_and_kept() {
         let edits = parse_edits(
             "<file>f.py</file><original>\n57     def f():\n58         return 1\n59 \n60         # done\n</original><patched>\ndef f():\n    return 2\n</patched>",
         );
         let e = &edits[0];
         assert!(e.had_line_numbers);
-        assert_eq!(e.original, "    def f():\n        return 1\n\n        # done");
-        assert_eq!(e.patched, "def f():\n    return 2");
-        let pipes = parse_edits("<file>f.py</file><original>10|x = 1\n11|y = 2</original><patched>z</patched>");
-        assert_eq!(pipes[0].original, "x = 1\ny = 2");
+        assert_eq!(e.original, "57     def f():\n58         return 1\n59 \n60         # done");
+        assert_eq!(
+            without_line_numbers(&e.original).as_deref(),
+            Some("    def f():\n        return 1\n\n        # done")
+        );
+        assert_eq!(without_line_numbers("10|x = 1\n11|y = 2").as_deref(), Some("x = 1\ny = 2"));
+        assert_eq!(without_line_numbers("57     x = 1").as_deref(), Some("    x = 1"));
     }
 
     #[test]
-    fn numbers_that_are_code_stay() {
+    fn numbers_that_are_code_are_not_line_numbers() {
+        assert_eq!(without_line_numbers("1 + 2\n3 + 4"), None, "not consecutive");
+        assert_eq!(without_line_numbers("1 + 2"), None, "one number and one space is code");
+        assert_eq!(without_line_numbers("x = [\n    1,\n]"), None);
+        assert_eq!(without_line_numbers("x = 1\n2: 3"), None, "every line must carry one");
         let edits = parse_edits("<file>f.py</file><original>1 + 2\n3 + 4</original><patched>x</patched>");
-        assert_eq!(edits[0].original, "1 + 2\n3 + 4", "not consecutive, so not numbers");
-        let edits = parse_edits("<file>f.py</file><original>1 + 2</original><patched>x</patched>");
-        assert_eq!(edits[0].original, "1 + 2", "one number and one space is code");
-        let edits = parse_edits("<file>f.py</file><original>57     x = 1</original><patched>x</patched>");
-        assert_eq!(edits[0].original, "    x = 1");
-        let edits = parse_edits("<file>f.py</file><original>x = [\n    1,\n]</original><patched>x</patched>");
-        assert_eq!(edits[0].original, "x = [\n    1,\n]");
         assert!(!edits[0].had_line_numbers);
     }
 
@@ -357,6 +451,9 @@ mod tests {
             "// ... existing code ...",
             "# Existing code",
             "# …",
+            "# ... rest of the class unchanged ...",
+            "# remaining methods unchanged",
+            "# [...]",
         ] {
             assert!(is_placeholder(p), "{p}");
         }
@@ -366,6 +463,9 @@ mod tests {
             "...",
             "# Placeholder for categorization logic",
             "# restore the state",
+            "# ... Or as first hook",
+            "# ... (see issue 12)",
+            "# rest of the loop handles errors",
         ] {
             assert!(!is_placeholder(p), "{p}");
         }

@@ -131,7 +131,11 @@ fn not_found_names_the_nearest_lines() {
 #[test]
 fn duplicates_are_reported_and_resolved_by_hints() {
     let text = "def a():\n    return 0\n\ndef b():\n    return 0\n";
-    let a = apply(text, "return 0", "return 1").unwrap();
+    let err = apply(text, "return 0", "return 1").unwrap_err();
+    assert_eq!(err, EditFailure::Ambiguous { lines: vec![2, 5] });
+    assert!(err.to_string().contains("occurs 2 times (lines 2, 5)"), "{err}");
+    let first = ApplyOptions { hint_lines: vec![], refuse_ambiguous: false };
+    let a = apply_edit(text, &edit("return 0", "return 1"), &first, &mut Gate::new()).unwrap();
     assert_eq!(a.occurrences, vec![2, 5]);
     assert_eq!(a.start, 2);
     assert!(a.notes[0].contains("used the first"), "{:?}", a.notes);
@@ -210,7 +214,10 @@ fn a_file_broken_before_the_edit_does_not_block_it() {
     let text = "def f(:\n    pass\n\nx = 1\n";
     let a = apply(text, "x = 1", "x = 2").unwrap();
     assert!(a.text.ends_with("x = 2\n"));
-    assert!(apply(text, "x = 1", "x = (2").is_err());
+    // CPython reports the first problem only: a new one before the old one is the edit's.
+    let text = "x = 1\n\ndef f(:\n    pass\n";
+    assert!(apply(text, "x = 1", "x = 2").is_ok());
+    assert!(apply(text, "x = 1", "x = 2 +").is_err());
 }
 
 fn repo(files: &[(&str, &[u8])]) -> Repo {
@@ -342,4 +349,89 @@ fn bug_lines_pick_among_duplicates() {
     let options = ExtractOptions { bug_lines: vec![BugLine { file: "m.py".into(), line: 5 }], refuse_ambiguous: false };
     let ex = extract(&r, "<file>m.py</file><original>return 0</original><patched>return 1</patched>", &options);
     assert_eq!(ex.files["m.py"], "def a():\n    return 0\n\ndef b():\n    return 1\n");
+}
+
+#[test]
+fn tabs_written_at_column_zero_become_the_files_spaces() {
+    let a = apply("def f():\n    return 1\n", "def f():\n\treturn 1", "def f():\n\treturn 2").unwrap();
+    assert_eq!(a.text, "def f():\n    return 2\n");
+    let a = apply("def f():\n    if x:\n        return 1\n", "def f():\n\tif x:", "def f():\n\tif x and y:").unwrap();
+    assert_eq!(a.text, "def f():\n    if x and y:\n        return 1\n");
+}
+
+#[test]
+fn an_exact_copy_is_replaced_exactly() {
+    // A tab-indented block in a space-indented file, with spaces inside a docstring and a tab inside a string.
+    let text = "class A:\n    pass\n\ndef f():\n\t\"\"\"Doc.\n\n      indented\tdoc.\n\t\"\"\"\n\treturn '\\t'\n";
+    let original = "def f():\n\t\"\"\"Doc.\n\n      indented\tdoc.\n\t\"\"\"\n\treturn '\\t'";
+    let patched = "def f():\n\t\"\"\"Doc.\n\n      indented\tdoc.\n\t\"\"\"\n\treturn '\\t' * 2";
+    let a = apply(text, original, patched).unwrap();
+    assert_eq!(a.text, text.replace("return '\\t'\n", "return '\\t' * 2\n"));
+}
+
+#[test]
+fn a_comment_with_real_content_is_code() {
+    let text = "hooks = []\nhooks.append(a)\n";
+    let a = apply(text, "hooks.append(a)", "hooks.append(a)\n# ... Or as first hook\nhooks.insert(0, b)").unwrap();
+    assert_eq!(a.text, "hooks = []\nhooks.append(a)\n# ... Or as first hook\nhooks.insert(0, b)\n");
+    assert!(a.notes.is_empty(), "{:?}", a.notes);
+}
+
+#[test]
+fn code_that_looks_numbered_is_matched_as_written() {
+    let text = "codes = {\n    300: ('multiple_choices',),\n    301: ('moved_permanently', 'moved'),\n    302: ('found',),\n}\n";
+    let a = apply(text, "    301: ('moved_permanently', 'moved'),", "    301: ('moved_permanently', 'moved', 'gone'),")
+        .unwrap();
+    assert_eq!(a.reading, Reading::AsWritten);
+    assert!(a.text.contains("    301: ('moved_permanently', 'moved', 'gone'),\n"), "{}", a.text);
+    let both = "    301: ('moved_permanently', 'moved'),\n    302: ('found',),";
+    let a = apply(text, both, "    301: ('moved',),\n    302: ('found',),").unwrap();
+    assert_eq!(a.reading, Reading::AsWritten);
+    assert!(a.text.contains("    301: ('moved',),\n    302: ('found',),\n"), "{}", a.text);
+    // Numbers copied from search output are removed when the text is not found with them.
+    let a = apply(CLASS, "7         return 2", "7         return 3").unwrap();
+    assert_eq!(a.reading, Reading::LineNumbers);
+    assert!(a.text.ends_with("        return 3\n"), "{}", a.text);
+}
+
+#[test]
+fn ambiguous_originals_are_refused_in_extraction_unless_a_bug_line_decides() {
+    let text = "class A:\n    def ok(self):\n        \"\"\"Doc.\"\"\"\n        return 1\n\n    def __bool__(self):\n        \"\"\"Doc.\"\"\"\n        return 2\n";
+    let r = repo(&[("m.py", text.as_bytes())]);
+    let answer = "<file>m.py</file><original>\"\"\"Doc.\"\"\"</original><patched>\"\"\"Better.\"\"\"</patched>\n<file>m.py</file><original>return 2</original><patched>return 3</patched>";
+    let ex = extract(&r, answer, &ExtractOptions::default());
+    assert!(ex.edits[0].message().contains("occurs 2 times (lines 3, 7)"), "{}", ex.edits[0].message());
+    // The refused edit changes nothing, so the next one still applies where it should.
+    assert_eq!(ex.files["m.py"], text.replace("return 2", "return 3"));
+    let options = ExtractOptions { bug_lines: vec![BugLine { file: "m.py".into(), line: 3 }], ..Default::default() };
+    let ex = extract(&r, answer, &options);
+    assert!(
+        ex.files["m.py"].starts_with("class A:\n    def ok(self):\n        \"\"\"Better.\"\"\""),
+        "{}",
+        ex.files["m.py"]
+    );
+}
+
+#[test]
+fn a_file_is_gated_once_after_all_the_edits_that_touch_it() {
+    let text = "def f():\n    x = load()\n    return x\n";
+    let r = repo(&[("m.py", text.as_bytes())]);
+    // The first edit alone leaves a `try` without `except`; the second adds it.
+    let answer = "<file>m.py</file><original>    x = load()</original><patched>    try:\n        x = load()</patched>\n<file>m.py</file><original>    return x</original><patched>    except OSError:\n        x = None\n    return x</patched>";
+    let ex = extract(&r, answer, &ExtractOptions::default());
+    assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
+    assert_eq!(
+        ex.files["m.py"],
+        "def f():\n    try:\n        x = load()\n    except OSError:\n        x = None\n    return x\n"
+    );
+    assert!(
+        ex.edits[0].message().contains("the answer's other edits to the file complete it"),
+        "{}",
+        ex.edits[0].message()
+    );
+    // When the combined file is broken too, each edit keeps its own verdict and message.
+    let answer = "<file>m.py</file><original>    x = load()</original><patched>    try:\n        x = load()</patched>\n<file>m.py</file><original>    return x</original><patched>    return x + 1</patched>";
+    let ex = extract(&r, answer, &ExtractOptions::default());
+    assert!(ex.edits[0].message().contains("would break the program's syntax"), "{}", ex.edits[0].message());
+    assert_eq!(ex.files["m.py"], "def f():\n    x = load()\n    return x + 1\n");
 }

@@ -1,0 +1,397 @@
+//! The syntax tree the gate's parser builds: CPython's AST, reduced to what the compile-stage checks and the error
+//! messages need. Nodes live in arenas and refer to each other (and to tokens) by index; spans are token indices.
+
+/// Index of an expression in [`Ast::exprs`].
+pub(super) type ExprId = u32;
+/// Index of a statement in [`Ast::stmts`].
+pub(super) type StmtId = u32;
+/// Index of a pattern in [`Ast::patterns`].
+pub(super) type PatId = u32;
+/// Index of a token.
+pub(super) type TokId = u32;
+
+/// Load, store or delete (CPython's `expr_context`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ctx {
+    Load,
+    Store,
+    Del,
+}
+
+/// Constants, by what the error messages call them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Const {
+    True,
+    False,
+    None,
+    Ellipsis,
+    Number,
+    /// A string literal (possibly concatenated); `bytes` when it is a bytes literal.
+    Str {
+        bytes: bool,
+    },
+}
+
+/// Comparison operators (only `in` matters to the checks, the rest are kept for completeness of `Compare`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CmpOp {
+    In,
+    Other,
+}
+
+/// One `for ... in ... if ...` clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Comprehension {
+    pub(super) target: ExprId,
+    pub(super) iter: ExprId,
+    pub(super) ifs: Vec<ExprId>,
+    pub(super) is_async: bool,
+}
+
+/// A keyword argument (`name=value`) or `**value` (no name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Keyword {
+    pub(super) name: Option<TokId>,
+    pub(super) value: ExprId,
+    /// First and last token.
+    pub(super) first: TokId,
+    pub(super) last: TokId,
+}
+
+/// One parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Arg {
+    pub(super) name: TokId,
+    pub(super) annotation: Option<ExprId>,
+}
+
+/// A parameter list (CPython's `arguments`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Params {
+    pub(super) posonly: Vec<Arg>,
+    pub(super) args: Vec<Arg>,
+    pub(super) vararg: Option<Arg>,
+    pub(super) kwonly: Vec<Arg>,
+    pub(super) kwarg: Option<Arg>,
+    pub(super) defaults: Vec<ExprId>,
+    pub(super) kw_defaults: Vec<ExprId>,
+}
+
+impl Params {
+    /// Every parameter, in order.
+    pub(super) fn all(&self) -> impl Iterator<Item = &Arg> {
+        self.posonly.iter().chain(&self.args).chain(&self.vararg).chain(&self.kwonly).chain(&self.kwarg)
+    }
+}
+
+/// Expression kinds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum ExprKind {
+    Name,
+    Constant(Const),
+    JoinedStr(Vec<ExprId>),
+    FormattedValue(ExprId, Option<ExprId>),
+    Attribute(ExprId, TokId),
+    Subscript(ExprId, ExprId),
+    Starred(ExprId),
+    Call { func: ExprId, args: Vec<ExprId>, keywords: Vec<Keyword> },
+    BinOp(ExprId, ExprId),
+    UnaryOp { not: bool, operand: ExprId },
+    BoolOp(Vec<ExprId>),
+    Compare { left: ExprId, ops: Vec<CmpOp>, comparators: Vec<ExprId> },
+    Lambda { params: Box<Params>, body: ExprId },
+    IfExp { test: ExprId, body: ExprId, orelse: ExprId },
+    Dict { keys: Vec<Option<ExprId>>, values: Vec<ExprId> },
+    Set(Vec<ExprId>),
+    List(Vec<ExprId>),
+    Tuple(Vec<ExprId>),
+    ListComp(ExprId, Vec<Comprehension>),
+    SetComp(ExprId, Vec<Comprehension>),
+    DictComp(ExprId, ExprId, Vec<Comprehension>),
+    GeneratorExp(ExprId, Vec<Comprehension>),
+    Await(ExprId),
+    Yield(Option<ExprId>),
+    YieldFrom(ExprId),
+    NamedExpr(ExprId, ExprId),
+    Slice(Option<ExprId>, Option<ExprId>, Option<ExprId>),
+}
+
+/// An expression with its span (first and last token, inclusive) and context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Expr {
+    pub(super) kind: ExprKind,
+    pub(super) first: TokId,
+    pub(super) last: TokId,
+    pub(super) ctx: Ctx,
+}
+
+/// `TypeVar`, `TypeVarTuple` or `ParamSpec`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct TypeParam {
+    pub(super) name: TokId,
+    pub(super) bound: Option<ExprId>,
+}
+
+/// One name of an import: the dotted name's tokens and the `as` name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Alias {
+    pub(super) first: TokId,
+    pub(super) last: TokId,
+    pub(super) asname: Option<TokId>,
+}
+
+/// An `except` clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Handler {
+    pub(super) kw: TokId,
+    pub(super) type_: Option<ExprId>,
+    pub(super) name: Option<TokId>,
+    pub(super) body: Vec<StmtId>,
+}
+
+/// One `case` of a `match`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Case {
+    pub(super) pattern: PatId,
+    pub(super) guard: Option<ExprId>,
+    pub(super) body: Vec<StmtId>,
+}
+
+/// Statement kinds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum StmtKind {
+    FunctionDef {
+        is_async: bool,
+        name: TokId,
+        type_params: Vec<TypeParam>,
+        params: Box<Params>,
+        returns: Option<ExprId>,
+        body: Vec<StmtId>,
+        decorators: Vec<ExprId>,
+    },
+    ClassDef {
+        name: TokId,
+        type_params: Vec<TypeParam>,
+        bases: Vec<ExprId>,
+        keywords: Vec<Keyword>,
+        body: Vec<StmtId>,
+        decorators: Vec<ExprId>,
+    },
+    Return(Option<ExprId>),
+    Delete(Vec<ExprId>),
+    Assign {
+        targets: Vec<ExprId>,
+        value: ExprId,
+    },
+    TypeAlias {
+        name: ExprId,
+        type_params: Vec<TypeParam>,
+        value: ExprId,
+    },
+    AugAssign {
+        target: ExprId,
+        value: ExprId,
+    },
+    AnnAssign {
+        target: ExprId,
+        annotation: ExprId,
+        value: Option<ExprId>,
+        simple: bool,
+    },
+    For {
+        is_async: bool,
+        target: ExprId,
+        iter: ExprId,
+        body: Vec<StmtId>,
+        orelse: Vec<StmtId>,
+    },
+    While {
+        test: ExprId,
+        body: Vec<StmtId>,
+        orelse: Vec<StmtId>,
+    },
+    If {
+        test: ExprId,
+        body: Vec<StmtId>,
+        orelse: Vec<StmtId>,
+    },
+    With {
+        is_async: bool,
+        items: Vec<(ExprId, Option<ExprId>)>,
+        body: Vec<StmtId>,
+    },
+    Match {
+        subject: ExprId,
+        cases: Vec<Case>,
+    },
+    Raise {
+        exc: Option<ExprId>,
+        cause: Option<ExprId>,
+    },
+    Try {
+        body: Vec<StmtId>,
+        handlers: Vec<Handler>,
+        orelse: Vec<StmtId>,
+        finalbody: Vec<StmtId>,
+        star: bool,
+    },
+    Assert {
+        test: ExprId,
+        msg: Option<ExprId>,
+    },
+    Import(Vec<Alias>),
+    ImportFrom {
+        module: Option<(TokId, TokId)>,
+        names: Vec<Alias>,
+        star: Option<TokId>,
+        level: u32,
+    },
+    Global(Vec<TokId>),
+    Nonlocal(Vec<TokId>),
+    Expr(ExprId),
+    Pass,
+    Break,
+    Continue,
+}
+
+/// A statement with its span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Stmt {
+    pub(super) kind: StmtKind,
+    pub(super) first: TokId,
+    pub(super) last: TokId,
+}
+
+/// Pattern kinds (PEP 634).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum PatKind {
+    Value(ExprId),
+    Singleton,
+    Sequence(Vec<PatId>),
+    Mapping { keys: Vec<ExprId>, patterns: Vec<PatId>, rest: Option<TokId> },
+    Class { cls: ExprId, patterns: Vec<PatId>, kwd_attrs: Vec<TokId>, kwd_patterns: Vec<PatId> },
+    Star(Option<TokId>),
+    As { pattern: Option<PatId>, name: Option<TokId> },
+    Or(Vec<PatId>),
+}
+
+/// A pattern with its span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Pattern {
+    pub(super) kind: PatKind,
+    pub(super) first: TokId,
+    pub(super) last: TokId,
+}
+
+/// The arenas of one parse.
+#[derive(Debug, Default)]
+pub(super) struct Ast {
+    pub(super) exprs: Vec<Expr>,
+    pub(super) stmts: Vec<Stmt>,
+    pub(super) patterns: Vec<Pattern>,
+    /// Statement lists memoised by the parser (blocks), by index.
+    pub(super) blocks: Vec<Vec<StmtId>>,
+}
+
+impl Ast {
+    pub(super) fn expr(&self, id: ExprId) -> &Expr {
+        &self.exprs[id as usize]
+    }
+    pub(super) fn stmt(&self, id: StmtId) -> &Stmt {
+        &self.stmts[id as usize]
+    }
+    pub(super) fn pattern(&self, id: PatId) -> &Pattern {
+        &self.patterns[id as usize]
+    }
+    pub(super) fn add_expr(&mut self, kind: ExprKind, first: TokId, last: TokId) -> ExprId {
+        self.exprs.push(Expr { kind, first, last, ctx: Ctx::Load });
+        (self.exprs.len() - 1) as ExprId
+    }
+    pub(super) fn add_stmt(&mut self, kind: StmtKind, first: TokId, last: TokId) -> StmtId {
+        self.stmts.push(Stmt { kind, first, last });
+        (self.stmts.len() - 1) as StmtId
+    }
+    pub(super) fn add_pattern(&mut self, kind: PatKind, first: TokId, last: TokId) -> PatId {
+        self.patterns.push(Pattern { kind, first, last });
+        (self.patterns.len() - 1) as PatId
+    }
+
+    /// CPython's `_PyPegen_set_expr_context`: the context of a target, recursively through tuples, lists and
+    /// starred expressions.
+    pub(super) fn set_ctx(&mut self, id: ExprId, ctx: Ctx) {
+        let mut stack = vec![id];
+        while let Some(id) = stack.pop() {
+            let e = &mut self.exprs[id as usize];
+            e.ctx = ctx;
+            match &e.kind {
+                ExprKind::Tuple(elts) | ExprKind::List(elts) => stack.extend(elts.iter().copied()),
+                ExprKind::Starred(v) => stack.push(*v),
+                _ => {}
+            }
+        }
+    }
+
+    /// CPython's `_PyPegen_get_expr_name`: what an error message calls an expression.
+    pub(super) fn expr_name(&self, id: ExprId) -> &'static str {
+        match &self.expr(id).kind {
+            ExprKind::Attribute(..) => "attribute",
+            ExprKind::Subscript(..) => "subscript",
+            ExprKind::Starred(_) => "starred",
+            ExprKind::Name => "name",
+            ExprKind::List(_) => "list",
+            ExprKind::Tuple(_) => "tuple",
+            ExprKind::Lambda { .. } => "lambda",
+            ExprKind::Call { .. } => "function call",
+            ExprKind::BoolOp(_) | ExprKind::BinOp(..) | ExprKind::UnaryOp { .. } => "expression",
+            ExprKind::GeneratorExp(..) => "generator expression",
+            ExprKind::Yield(_) | ExprKind::YieldFrom(_) => "yield expression",
+            ExprKind::Await(_) => "await expression",
+            ExprKind::ListComp(..) => "list comprehension",
+            ExprKind::SetComp(..) => "set comprehension",
+            ExprKind::DictComp(..) => "dict comprehension",
+            ExprKind::Dict { .. } => "dict literal",
+            ExprKind::Set(_) => "set display",
+            ExprKind::JoinedStr(_) | ExprKind::FormattedValue(..) => "f-string expression",
+            ExprKind::Constant(Const::None) => "None",
+            ExprKind::Constant(Const::False) => "False",
+            ExprKind::Constant(Const::True) => "True",
+            ExprKind::Constant(Const::Ellipsis) => "ellipsis",
+            ExprKind::Constant(_) => "literal",
+            ExprKind::Compare { .. } => "comparison",
+            ExprKind::IfExp { .. } => "conditional expression",
+            ExprKind::NamedExpr(..) => "named expression",
+            ExprKind::Slice(..) => "slice",
+        }
+    }
+
+    /// CPython's `_PyPegen_get_invalid_target`: the first part of `id` that cannot be assigned to (or deleted).
+    pub(super) fn invalid_target(&self, id: ExprId, kind: TargetsKind) -> Option<ExprId> {
+        match &self.expr(id).kind {
+            ExprKind::List(elts) | ExprKind::Tuple(elts) => elts.iter().find_map(|&e| self.invalid_target(e, kind)),
+            ExprKind::Starred(v) => {
+                if kind == TargetsKind::Del {
+                    Some(id)
+                } else {
+                    self.invalid_target(*v, kind)
+                }
+            }
+            ExprKind::Compare { left, ops, .. } => {
+                if kind == TargetsKind::For {
+                    if ops.first() == Some(&CmpOp::In) { self.invalid_target(*left, kind) } else { None }
+                } else {
+                    Some(id)
+                }
+            }
+            ExprKind::Name | ExprKind::Subscript(..) | ExprKind::Attribute(..) => None,
+            _ => Some(id),
+        }
+    }
+}
+
+/// Which kind of target an invalid-target message is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TargetsKind {
+    Star,
+    Del,
+    For,
+}

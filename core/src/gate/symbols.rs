@@ -1,0 +1,792 @@
+//! The symbol table's errors (CPython's `Python/symtable.c`): which names each scope binds, uses and declares, and
+//! what is refused on the way: duplicate parameters and type parameters, `global`/`nonlocal` after a use or an
+//! assignment or on a parameter, `nonlocal` at module level or without a binding, `import *` outside the module,
+//! `yield` in a comprehension, assignment expressions where they cannot bind, and `yield`/`await`/`:=` in the
+//! scopes of type parameters.
+//!
+//! As in CPython, the construction errors come in the order the tree is visited, and the errors found when the
+//! names are resolved (`nonlocal`) come after all of them.
+
+use std::collections::HashMap;
+
+use super::ast::{
+    Arg, Comprehension, Ctx, ExprId, ExprKind, Handler, PatId, PatKind, StmtId, StmtKind, TokId, TypeParam,
+};
+use super::compile::View;
+use super::{ProblemKind, Stack, SyntaxProblem};
+
+const DEF_GLOBAL: u32 = 1;
+const DEF_LOCAL: u32 = 2;
+const DEF_PARAM: u32 = 4;
+const DEF_NONLOCAL: u32 = 8;
+const USE: u32 = 16;
+const DEF_IMPORT: u32 = 32;
+const DEF_ANNOT: u32 = 64;
+const DEF_COMP_ITER: u32 = 128;
+const DEF_TYPE_PARAM: u32 = 256;
+const DEF_BOUND: u32 = DEF_LOCAL | DEF_PARAM | DEF_IMPORT;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    Module,
+    Class,
+    Function,
+    TypeParams,
+    TypeAlias,
+    TypeVarBound,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Comp {
+    List,
+    Set,
+    Dict,
+    Generator,
+}
+
+struct Scope {
+    block: Block,
+    comprehension: Option<Comp>,
+    /// Names in the order they were first seen, with their flags.
+    names: Vec<(String, u32)>,
+    index: HashMap<String, usize>,
+    /// `global`/`nonlocal` directives (and assignment expressions in comprehensions): name and position.
+    directives: Vec<(String, (u32, u32))>,
+    children: Vec<usize>,
+    comp_iter_target: bool,
+    comp_iter_expr: u32,
+    coroutine: bool,
+}
+
+impl Scope {
+    fn new(block: Block) -> Scope {
+        Scope {
+            block,
+            comprehension: None,
+            names: Vec::new(),
+            index: HashMap::new(),
+            directives: Vec::new(),
+            children: Vec::new(),
+            comp_iter_target: false,
+            comp_iter_expr: 0,
+            coroutine: false,
+        }
+    }
+
+    fn flags(&self, name: &str) -> u32 {
+        self.index.get(name).map_or(0, |&i| self.names[i].1)
+    }
+
+    fn is_function_like(&self) -> bool {
+        matches!(self.block, Block::Function | Block::TypeParams | Block::TypeAlias | Block::TypeVarBound)
+    }
+}
+
+struct Table<'a> {
+    view: &'a View<'a>,
+    scopes: Vec<Scope>,
+    /// The stack of scopes being built (indices into `scopes`).
+    stack: Vec<usize>,
+    /// The class whose name mangles `__private` names.
+    private: Option<String>,
+    budget: Stack,
+}
+
+type Res = Result<(), SyntaxProblem>;
+
+/// Builds the symbol table of a module and resolves its names: the first error, if any.
+pub(super) fn check(view: &View<'_>, body: &[StmtId]) -> Res {
+    let mut t =
+        Table { view, scopes: vec![Scope::new(Block::Module)], stack: vec![0], private: None, budget: Stack::new() };
+    t.stmts(body)?;
+    t.analyze(0, None)
+}
+
+fn error(msg: impl Into<String>, (line, col): (u32, u32)) -> SyntaxProblem {
+    SyntaxProblem::new(ProblemKind::Compile, msg, line, col)
+}
+
+impl Table<'_> {
+    fn cur(&self) -> usize {
+        *self.stack.last().expect("the module scope stays")
+    }
+
+    fn scope(&mut self) -> &mut Scope {
+        let c = self.cur();
+        &mut self.scopes[c]
+    }
+
+    fn at_tok(&self, tok: TokId) -> (u32, u32) {
+        self.view.position(tok)
+    }
+
+    fn at_expr(&self, e: ExprId) -> (u32, u32) {
+        self.view.position(self.view.ast.expr(e).first)
+    }
+
+    fn name_text(&self, tok: TokId) -> String {
+        self.view.name(tok)
+    }
+
+    /// CPython's `_Py_Mangle`.
+    fn mangle(&self, name: &str) -> String {
+        let Some(class) = &self.private else {
+            return name.to_string();
+        };
+        if !name.starts_with("__") || name.ends_with("__") || name.contains('.') {
+            return name.to_string();
+        }
+        let stripped = class.trim_start_matches('_');
+        if stripped.is_empty() {
+            return name.to_string();
+        }
+        format!("_{stripped}{name}")
+    }
+
+    fn enter(&mut self, block: Block) -> usize {
+        let id = self.scopes.len();
+        self.scopes.push(Scope::new(block));
+        let cur = self.cur();
+        self.scopes[cur].children.push(id);
+        self.stack.push(id);
+        id
+    }
+
+    fn exit(&mut self) {
+        self.stack.pop();
+    }
+
+    /// `symtable_add_def`.
+    fn add_def(&mut self, name: &str, flag: u32, at: (u32, u32)) -> Res {
+        let cur = self.cur();
+        self.add_def_in(cur, name, flag, at)
+    }
+
+    fn add_def_in(&mut self, scope: usize, name: &str, flag: u32, at: (u32, u32)) -> Res {
+        let mangled = self.mangle(name);
+        let s = &mut self.scopes[scope];
+        let mut val = s.flags(&mangled);
+        if flag & DEF_PARAM != 0 && val & DEF_PARAM != 0 {
+            return Err(error(format!("duplicate argument '{name}' in function definition"), at));
+        }
+        if flag & DEF_TYPE_PARAM != 0 && val & DEF_TYPE_PARAM != 0 {
+            return Err(error(format!("duplicate type parameter '{name}'"), at));
+        }
+        val |= flag;
+        if s.comp_iter_target {
+            if val & (DEF_GLOBAL | DEF_NONLOCAL) != 0 {
+                return Err(error(
+                    format!("comprehension inner loop cannot rebind assignment expression target '{name}'"),
+                    at,
+                ));
+            }
+            val |= DEF_COMP_ITER;
+        }
+        match s.index.get(&mangled) {
+            Some(&i) => s.names[i].1 = val,
+            None => {
+                s.index.insert(mangled.clone(), s.names.len());
+                s.names.push((mangled, val));
+            }
+        }
+        Ok(())
+    }
+
+    fn lookup(&self, name: &str) -> u32 {
+        self.scopes[self.cur()].flags(&self.mangle(name))
+    }
+
+    fn guard(&mut self) -> Res {
+        if self.budget.exhausted() {
+            return Err(Stack::problem(1));
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    fn stmts(&mut self, body: &[StmtId]) -> Res {
+        body.iter().try_for_each(|&s| self.stmt(s))
+    }
+
+    fn stmt(&mut self, id: StmtId) -> Res {
+        self.guard()?;
+        self.stmt_inner(id)
+    }
+
+    fn stmt_inner(&mut self, id: StmtId) -> Res {
+        let view = self.view;
+        let s = view.ast.stmt(id);
+        let at = self.at_tok(s.first);
+        match &s.kind {
+            StmtKind::FunctionDef { name, type_params, params, returns, body, decorators, .. } => {
+                let fname = self.name_text(*name);
+                self.add_def(&fname, DEF_LOCAL, at)?;
+                self.exprs(&params.defaults)?;
+                self.exprs(&params.kw_defaults)?;
+                self.exprs(decorators)?;
+                if !type_params.is_empty() {
+                    self.enter(Block::TypeParams);
+                    self.type_params(type_params)?;
+                }
+                for a in params.all() {
+                    if let Some(ann) = a.annotation {
+                        self.expr(ann)?;
+                    }
+                }
+                if let Some(r) = returns {
+                    self.expr(*r)?;
+                }
+                self.enter(Block::Function);
+                self.params(params.all())?;
+                self.stmts(body)?;
+                self.exit();
+                if !type_params.is_empty() {
+                    self.exit();
+                }
+            }
+            StmtKind::ClassDef { name, type_params, bases, keywords, body, decorators } => {
+                let cname = self.name_text(*name);
+                self.add_def(&cname, DEF_LOCAL, at)?;
+                self.exprs(decorators)?;
+                let saved = self.private.clone();
+                if !type_params.is_empty() {
+                    self.enter(Block::TypeParams);
+                    self.private = Some(cname.clone());
+                    self.type_params(type_params)?;
+                }
+                self.exprs(bases)?;
+                for k in keywords {
+                    self.expr(k.value)?;
+                }
+                self.enter(Block::Class);
+                self.private = Some(cname);
+                self.stmts(body)?;
+                self.exit();
+                if !type_params.is_empty() {
+                    self.exit();
+                }
+                self.private = saved;
+            }
+            StmtKind::TypeAlias { name, type_params, value } => {
+                self.expr(*name)?;
+                if !type_params.is_empty() {
+                    self.enter(Block::TypeParams);
+                    self.type_params(type_params)?;
+                }
+                self.enter(Block::TypeAlias);
+                self.expr(*value)?;
+                self.exit();
+                if !type_params.is_empty() {
+                    self.exit();
+                }
+            }
+            StmtKind::Return(v) => {
+                if let Some(v) = v {
+                    self.expr(*v)?;
+                }
+            }
+            StmtKind::Delete(targets) => self.exprs(targets)?,
+            StmtKind::Assign { targets, value } => {
+                self.exprs(targets)?;
+                self.expr(*value)?;
+            }
+            StmtKind::AnnAssign { target, annotation, value, simple } => {
+                let t = view.ast.expr(*target);
+                if t.kind == ExprKind::Name {
+                    let name = self.name_text(t.first);
+                    let cur = self.lookup(&name);
+                    if cur & (DEF_GLOBAL | DEF_NONLOCAL) != 0 && self.cur() != 0 && *simple {
+                        let what = if cur & DEF_GLOBAL != 0 { "global" } else { "nonlocal" };
+                        return Err(error(format!("annotated name '{name}' can't be {what}"), at));
+                    }
+                    let name_at = self.at_expr(*target);
+                    if *simple {
+                        self.add_def(&name, DEF_ANNOT | DEF_LOCAL, name_at)?;
+                    } else if value.is_some() {
+                        self.add_def(&name, DEF_LOCAL, name_at)?;
+                    }
+                } else {
+                    self.expr(*target)?;
+                }
+                self.expr(*annotation)?;
+                if let Some(v) = value {
+                    self.expr(*v)?;
+                }
+            }
+            StmtKind::AugAssign { target, value } => {
+                self.expr(*target)?;
+                self.expr(*value)?;
+            }
+            StmtKind::For { target, iter, body, orelse, .. } => {
+                self.expr(*target)?;
+                self.expr(*iter)?;
+                self.stmts(body)?;
+                self.stmts(orelse)?;
+            }
+            StmtKind::While { test, body, orelse } | StmtKind::If { test, body, orelse } => {
+                self.expr(*test)?;
+                self.stmts(body)?;
+                self.stmts(orelse)?;
+            }
+            StmtKind::With { items, body, .. } => {
+                for (e, v) in items {
+                    self.expr(*e)?;
+                    if let Some(v) = v {
+                        self.expr(*v)?;
+                    }
+                }
+                self.stmts(body)?;
+            }
+            StmtKind::Match { subject, cases } => {
+                self.expr(*subject)?;
+                for c in cases {
+                    self.pattern(c.pattern)?;
+                    if let Some(g) = c.guard {
+                        self.expr(g)?;
+                    }
+                    self.stmts(&c.body)?;
+                }
+            }
+            StmtKind::Raise { exc, cause } => {
+                if let Some(e) = exc {
+                    self.expr(*e)?;
+                }
+                if let Some(c) = cause {
+                    self.expr(*c)?;
+                }
+            }
+            StmtKind::Try { body, handlers, orelse, finalbody, .. } => {
+                self.stmts(body)?;
+                self.stmts(orelse)?;
+                for h in handlers {
+                    self.handler(h)?;
+                }
+                self.stmts(finalbody)?;
+            }
+            StmtKind::Assert { test, msg } => {
+                self.expr(*test)?;
+                if let Some(m) = msg {
+                    self.expr(*m)?;
+                }
+            }
+            StmtKind::Import(names) => {
+                for a in names {
+                    let bound = match a.asname {
+                        Some(n) => self.name_text(n),
+                        None => self.name_text(a.first),
+                    };
+                    self.add_def(&bound, DEF_IMPORT, self.at_tok(a.first))?;
+                }
+            }
+            StmtKind::ImportFrom { names, star, .. } => {
+                for a in names {
+                    let bound = self.name_text(a.asname.unwrap_or(a.first));
+                    self.add_def(&bound, DEF_IMPORT, self.at_tok(a.first))?;
+                }
+                if let Some(t) = star
+                    && self.scopes[self.cur()].block != Block::Module
+                {
+                    return Err(error("import * only allowed at module level", self.at_tok(*t)));
+                }
+            }
+            StmtKind::Global(names) | StmtKind::Nonlocal(names) => {
+                let global = matches!(s.kind, StmtKind::Global(_));
+                for &n in names {
+                    let name = self.name_text(n);
+                    let cur = self.lookup(&name);
+                    if cur & (DEF_PARAM | DEF_LOCAL | USE | DEF_ANNOT) != 0 {
+                        let what = if global { "global" } else { "nonlocal" };
+                        let msg = if cur & DEF_PARAM != 0 {
+                            format!("name '{name}' is parameter and {what}")
+                        } else if cur & USE != 0 {
+                            format!("name '{name}' is used prior to {what} declaration")
+                        } else if cur & DEF_ANNOT != 0 {
+                            format!("annotated name '{name}' can't be {what}")
+                        } else {
+                            format!("name '{name}' is assigned to before {what} declaration")
+                        };
+                        return Err(error(msg, at));
+                    }
+                    self.add_def(&name, if global { DEF_GLOBAL } else { DEF_NONLOCAL }, at)?;
+                    let mangled = self.mangle(&name);
+                    self.scope().directives.push((mangled, at));
+                }
+            }
+            StmtKind::Expr(e) => self.expr(*e)?,
+            StmtKind::Pass | StmtKind::Break | StmtKind::Continue => {}
+        }
+        Ok(())
+    }
+
+    fn handler(&mut self, h: &Handler) -> Res {
+        if let Some(t) = h.type_ {
+            self.expr(t)?;
+        }
+        if let Some(n) = h.name {
+            let name = self.name_text(n);
+            self.add_def(&name, DEF_LOCAL, self.at_tok(h.kw))?;
+        }
+        self.stmts(&h.body)
+    }
+
+    fn params<'p>(&mut self, params: impl Iterator<Item = &'p Arg>) -> Res {
+        for a in params {
+            let name = self.name_text(a.name);
+            self.add_def(&name, DEF_PARAM, self.at_tok(a.name))?;
+        }
+        Ok(())
+    }
+
+    fn type_params(&mut self, tps: &[TypeParam]) -> Res {
+        for tp in tps {
+            let name = self.name_text(tp.name);
+            self.add_def(&name, DEF_TYPE_PARAM | DEF_LOCAL, self.at_tok(tp.name))?;
+            if let Some(b) = tp.bound {
+                self.enter(Block::TypeVarBound);
+                self.expr(b)?;
+                self.exit();
+            }
+        }
+        Ok(())
+    }
+
+    fn pattern(&mut self, id: PatId) -> Res {
+        let view = self.view;
+        let p = view.ast.pattern(id);
+        match &p.kind {
+            PatKind::Value(e) => self.expr(*e),
+            PatKind::Singleton => Ok(()),
+            PatKind::Sequence(ps) | PatKind::Or(ps) => ps.iter().try_for_each(|&q| self.pattern(q)),
+            PatKind::Mapping { keys, patterns, rest } => {
+                self.exprs(keys)?;
+                patterns.iter().try_for_each(|&q| self.pattern(q))?;
+                if let Some(r) = rest {
+                    let name = self.name_text(*r);
+                    self.add_def(&name, DEF_LOCAL, self.at_tok(*r))?;
+                }
+                Ok(())
+            }
+            PatKind::Class { cls, patterns, kwd_patterns, .. } => {
+                self.expr(*cls)?;
+                patterns.iter().chain(kwd_patterns).try_for_each(|&q| self.pattern(q))
+            }
+            PatKind::Star(name) => match name {
+                Some(n) => {
+                    let name = self.name_text(*n);
+                    self.add_def(&name, DEF_LOCAL, self.at_tok(*n))
+                }
+                None => Ok(()),
+            },
+            PatKind::As { pattern, name } => {
+                if let Some(q) = pattern {
+                    self.pattern(*q)?;
+                }
+                if let Some(n) = name {
+                    let name = self.name_text(*n);
+                    self.add_def(&name, DEF_LOCAL, self.at_tok(*n))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ expressions
+
+    fn exprs(&mut self, es: &[ExprId]) -> Res {
+        es.iter().try_for_each(|&e| self.expr(e))
+    }
+
+    fn expr(&mut self, id: ExprId) -> Res {
+        self.guard()?;
+        self.expr_inner(id)
+    }
+
+    /// `symtable_raise_if_annotation_block`.
+    fn not_in_type_scope(&self, what: &str, at: (u32, u32)) -> Res {
+        let msg = match self.scopes[self.cur()].block {
+            Block::TypeVarBound => format!("{what} cannot be used within a TypeVar bound"),
+            Block::TypeAlias => format!("{what} cannot be used within a type alias"),
+            Block::TypeParams => format!("{what} cannot be used within the definition of a generic"),
+            _ => return Ok(()),
+        };
+        Err(error(msg, at))
+    }
+
+    fn expr_inner(&mut self, id: ExprId) -> Res {
+        let view = self.view;
+        let e = view.ast.expr(id);
+        let at = self.at_tok(e.first);
+        match &e.kind {
+            ExprKind::Name => {
+                let name = self.name_text(e.first);
+                let flag = if e.ctx == Ctx::Load { USE } else { DEF_LOCAL };
+                self.add_def(&name, flag, at)?;
+            }
+            ExprKind::NamedExpr(target, value) => {
+                self.not_in_type_scope("named expression", at)?;
+                if view.ast.expr(*target).kind == ExprKind::Name {
+                    if self.scopes[self.cur()].comp_iter_expr > 0 {
+                        return Err(error(
+                            "assignment expression cannot be used in a comprehension iterable expression",
+                            at,
+                        ));
+                    }
+                    if self.scopes[self.cur()].comprehension.is_some() {
+                        self.extend_namedexpr_scope(*target)?;
+                    }
+                }
+                self.expr(*value)?;
+                self.expr(*target)?;
+            }
+            ExprKind::Constant(_) => {}
+            ExprKind::JoinedStr(vs)
+            | ExprKind::BoolOp(vs)
+            | ExprKind::Set(vs)
+            | ExprKind::List(vs)
+            | ExprKind::Tuple(vs) => self.exprs(vs)?,
+            ExprKind::FormattedValue(v, spec) => {
+                self.expr(*v)?;
+                if let Some(s) = spec {
+                    self.expr(*s)?;
+                }
+            }
+            ExprKind::Attribute(v, _) | ExprKind::Starred(v) => self.expr(*v)?,
+            ExprKind::UnaryOp { operand, .. } => self.expr(*operand)?,
+            ExprKind::Subscript(a, b) | ExprKind::BinOp(a, b) => {
+                self.expr(*a)?;
+                self.expr(*b)?;
+            }
+            ExprKind::Call { func, args, keywords } => {
+                self.expr(*func)?;
+                self.exprs(args)?;
+                for k in keywords {
+                    self.expr(k.value)?;
+                }
+            }
+            ExprKind::Compare { left, comparators, .. } => {
+                self.expr(*left)?;
+                self.exprs(comparators)?;
+            }
+            ExprKind::Lambda { params, body } => {
+                self.exprs(&params.defaults)?;
+                self.exprs(&params.kw_defaults)?;
+                self.enter(Block::Function);
+                self.params(params.all())?;
+                self.expr(*body)?;
+                self.exit();
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                self.expr(*test)?;
+                self.expr(*body)?;
+                self.expr(*orelse)?;
+            }
+            ExprKind::Dict { keys, values } => {
+                for k in keys.iter().flatten() {
+                    self.expr(*k)?;
+                }
+                self.exprs(values)?;
+            }
+            ExprKind::ListComp(elt, gens) => self.comprehension(id, Comp::List, gens, *elt, None)?,
+            ExprKind::SetComp(elt, gens) => self.comprehension(id, Comp::Set, gens, *elt, None)?,
+            ExprKind::GeneratorExp(elt, gens) => self.comprehension(id, Comp::Generator, gens, *elt, None)?,
+            ExprKind::DictComp(k, v, gens) => self.comprehension(id, Comp::Dict, gens, *k, Some(*v))?,
+            ExprKind::Yield(v) => {
+                self.not_in_type_scope("yield expression", at)?;
+                if let Some(v) = v {
+                    self.expr(*v)?;
+                }
+                self.yield_here(at)?;
+            }
+            ExprKind::YieldFrom(v) => {
+                self.not_in_type_scope("yield expression", at)?;
+                self.expr(*v)?;
+                self.yield_here(at)?;
+            }
+            ExprKind::Await(v) => {
+                self.not_in_type_scope("await expression", at)?;
+                self.expr(*v)?;
+                self.scope().coroutine = true;
+            }
+            ExprKind::Slice(a, b, c) => {
+                for x in [a, b, c].into_iter().flatten() {
+                    self.expr(*x)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn yield_here(&mut self, at: (u32, u32)) -> Res {
+        if let Some(kind) = self.scopes[self.cur()].comprehension {
+            let what = match kind {
+                Comp::List => "list comprehension",
+                Comp::Set => "set comprehension",
+                Comp::Dict => "dict comprehension",
+                Comp::Generator => "generator expression",
+            };
+            return Err(error(format!("'yield' inside {what}"), at));
+        }
+        Ok(())
+    }
+
+    /// `symtable_handle_comprehension`.
+    fn comprehension(
+        &mut self,
+        _id: ExprId,
+        kind: Comp,
+        gens: &[Comprehension],
+        elt: ExprId,
+        value: Option<ExprId>,
+    ) -> Res {
+        let Some(outermost) = gens.first() else {
+            return Ok(());
+        };
+        self.scope().comp_iter_expr += 1;
+        self.expr(outermost.iter)?;
+        self.scope().comp_iter_expr -= 1;
+        self.enter(Block::Function);
+        self.scope().comprehension = Some(kind);
+        if outermost.is_async {
+            self.scope().coroutine = true;
+        }
+        self.scope().comp_iter_target = true;
+        self.expr(outermost.target)?;
+        self.scope().comp_iter_target = false;
+        self.exprs(&outermost.ifs)?;
+        for g in &gens[1..] {
+            self.scope().comp_iter_target = true;
+            self.expr(g.target)?;
+            self.scope().comp_iter_target = false;
+            self.scope().comp_iter_expr += 1;
+            self.expr(g.iter)?;
+            self.scope().comp_iter_expr -= 1;
+            self.exprs(&g.ifs)?;
+            if g.is_async {
+                self.scope().coroutine = true;
+            }
+        }
+        if let Some(v) = value {
+            self.expr(v)?;
+        }
+        self.expr(elt)?;
+        let is_async = self.scopes[self.cur()].coroutine && kind != Comp::Generator;
+        self.exit();
+        if is_async {
+            self.scope().coroutine = true;
+        }
+        Ok(())
+    }
+
+    /// `symtable_extend_namedexpr_scope`: where an assignment expression in a comprehension binds its name.
+    fn extend_namedexpr_scope(&mut self, target: ExprId) -> Res {
+        let name = self.name_text(self.view.ast.expr(target).first);
+        let at = self.at_expr(target);
+        for i in (0..self.stack.len()).rev() {
+            let sid = self.stack[i];
+            let s = &self.scopes[sid];
+            if s.comprehension.is_some() {
+                let f = s.flags(&self.mangle(&name));
+                if f & DEF_COMP_ITER != 0 && f & DEF_LOCAL != 0 {
+                    return Err(error(
+                        format!("assignment expression cannot rebind comprehension iteration variable '{name}'"),
+                        at,
+                    ));
+                }
+                continue;
+            }
+            match s.block {
+                Block::Function => {
+                    let f = s.flags(&self.mangle(&name));
+                    let flag = if f & DEF_GLOBAL != 0 { DEF_GLOBAL } else { DEF_NONLOCAL };
+                    self.add_def(&name, flag, at)?;
+                    let mangled = self.mangle(&name);
+                    self.scope().directives.push((mangled, at));
+                    return self.add_def_in(sid, &name, DEF_LOCAL, at);
+                }
+                Block::Module => {
+                    self.add_def(&name, DEF_GLOBAL, at)?;
+                    let mangled = self.mangle(&name);
+                    self.scope().directives.push((mangled, at));
+                    return self.add_def_in(sid, &name, DEF_GLOBAL, at);
+                }
+                Block::Class => {
+                    return Err(error(
+                        "assignment expression within a comprehension cannot be used in a class body",
+                        at,
+                    ));
+                }
+                Block::TypeParams => {
+                    return Err(error(
+                        "assignment expression within a comprehension cannot be used within the definition of a generic",
+                        at,
+                    ));
+                }
+                Block::TypeAlias => {
+                    return Err(error(
+                        "assignment expression within a comprehension cannot be used in a type alias",
+                        at,
+                    ));
+                }
+                Block::TypeVarBound => {
+                    return Err(error(
+                        "assignment expression within a comprehension cannot be used in a TypeVar bound",
+                        at,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ name resolution
+
+    /// `analyze_block`: `nonlocal` and `global` conflicts, scope by scope. `bound` holds the names bound in
+    /// enclosing functions (`None` at module level).
+    fn analyze(&self, sid: usize, bound: Option<&std::collections::HashSet<String>>) -> Res {
+        let s = &self.scopes[sid];
+        let mut local = std::collections::HashSet::new();
+        for (name, flags) in &s.names {
+            if flags & DEF_GLOBAL != 0 {
+                if flags & DEF_NONLOCAL != 0 {
+                    return Err(error(format!("name '{name}' is nonlocal and global"), directive(s, name)));
+                }
+                continue;
+            }
+            if flags & DEF_NONLOCAL != 0 {
+                let Some(bound) = bound else {
+                    return Err(error("nonlocal declaration not allowed at module level", directive(s, name)));
+                };
+                if !bound.contains(name) {
+                    return Err(error(format!("no binding for nonlocal '{name}' found"), directive(s, name)));
+                }
+                continue;
+            }
+            if flags & DEF_BOUND != 0 {
+                local.insert(name.clone());
+            }
+        }
+        let mut newbound = std::collections::HashSet::new();
+        if s.block == Block::Class {
+            if let Some(b) = bound {
+                newbound.extend(b.iter().cloned());
+            }
+        } else {
+            if s.is_function_like() {
+                newbound.extend(local);
+            }
+            if let Some(b) = bound {
+                newbound.extend(b.iter().cloned());
+            }
+        }
+        for &child in &s.children {
+            self.analyze(child, Some(&newbound))?;
+        }
+        Ok(())
+    }
+}
+
+/// Where the first `global`/`nonlocal` directive for `name` in the scope is.
+fn directive(s: &Scope, name: &str) -> (u32, u32) {
+    s.directives.iter().find(|(n, _)| n == name).map_or((1, 1), |(_, at)| *at)
+}
