@@ -279,6 +279,44 @@ fn event_view(event: Event, app: AppState) -> impl IntoView {
             }
             .into_any()
         }
+        Event::Try { number, of } => {
+            view! { <li class="ev try"><h3>{format!("Try {number} of at most {of}")}</h3></li> }.into_any()
+        }
+        Event::Shown { units } => view! {
+            <li class="ev shown">
+                <details>
+                    <summary>
+                        <span class="badge">"shown"</span>
+                        {format!(" the patch writer saw {} code units", units.len())}
+                    </summary>
+                    <table class="shown-units">
+                        <thead><tr><th>"file"</th><th>"class"</th><th>"method"</th><th>"lines"</th><th>"why"</th></tr></thead>
+                        <tbody>
+                            {units.into_iter().map(|u| view! {
+                                <tr>
+                                    <td><code>{u.file}</code></td>
+                                    <td>{u.class.unwrap_or_default()}</td>
+                                    <td>{u.method.unwrap_or_default()}</td>
+                                    <td>{format!("{}-{}", u.start, u.end)}</td>
+                                    <td>{u.why}</td>
+                                </tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                </details>
+            </li>
+        }
+        .into_any(),
+        Event::Selection { chosen, reason, tries } => view! {
+            <li class="ev selection">
+                <h4>{match chosen {
+                    Some(n) => format!("Chosen: try {n} of {tries}"),
+                    None => format!("No patch chosen ({tries} tries)"),
+                }}</h4>
+                <p>{reason}</p>
+            </li>
+        }
+        .into_any(),
         Event::Note { text } => view! { <li class="ev note">{text}</li> }.into_any(),
     }
 }
