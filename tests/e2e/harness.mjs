@@ -1,7 +1,7 @@
 // Shared pieces of the end-to-end and Node tests: a static server for dist/, headless Chromium, fixture files and
 // zips.
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,10 @@ import { chromium } from "playwright-core";
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const OUT = join(ROOT, "tests", "e2e", "out");
 mkdirSync(OUT, { recursive: true });
+
+/** One scratch folder per test process (browser profiles, zips), removed when the process exits. */
+const SCRATCH = mkdtempSync(join(tmpdir(), "acr-test-"));
+process.on("exit", () => rmSync(SCRATCH, { recursive: true, force: true }));
 
 /** Serves dist/ (or another folder) on a free loopback port; resolves to { url, close }. */
 export async function serveDist(dir = join(ROOT, "dist")) {
@@ -30,7 +34,7 @@ export async function serveDist(dir = join(ROOT, "dist")) {
 
 /** Headless Debian Chromium; page errors are collected so tests can assert there were none. */
 export async function openBrowser() {
-  const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "acr-pw-")), {
+  const ctx = await chromium.launchPersistentContext(mkdtempSync(join(SCRATCH, "browser-")), {
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     headless: true,
     viewport: { width: 1280, height: 800 },
@@ -45,7 +49,7 @@ export async function openBrowser() {
 
 /** Zips a folder under a top-level folder `top` (as GitHub's downloads are) with Python's zipfile; returns the path. */
 export function zipDir(src, name, top = `${name}-main`) {
-  const dir = mkdtempSync(join(tmpdir(), "acr-zip-"));
+  const dir = mkdtempSync(join(SCRATCH, "zip-"));
   const out = join(dir, `${name}.zip`);
   execFileSync("python3", ["-c", `
 import os, sys, zipfile
