@@ -115,8 +115,7 @@ pub async fn run<L: Llm, R: Runner>(
             }
             seen.push(extraction.diff.clone());
             let parent = tree.nodes[node].state.run.clone();
-            let (reward, candidate) =
-                evaluate(agent, issue, reproducer.as_deref(), &extraction, parent.as_ref()).await?;
+            let (reward, candidate) = evaluate(agent, issue, reproducer, &extraction, parent.as_ref()).await?;
             let is_pass = candidate.verdict == Some(Verdict::Pass);
             let id = tree.add_child(node, candidate, answers::reflection(&answer), reward);
             best.insert(id, extraction);
