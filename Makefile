@@ -11,16 +11,23 @@ COMPONENT_CORE := target/wasm32-unknown-unknown/release/acr_component.wasm
 COMPONENT := dist/acr_core.component.wasm
 WASM_OPT := tests/node_modules/.bin/wasm-opt
 JCO := tests/node_modules/.bin/jco
+# Python in the tab: Pyodide from npm (the version the worker names) and micropip from the Python package registry.
+PYODIDE_VERSION := 314.0.7
+PYODIDE_FILES := pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip pyodide-lock.json
+MICROPIP_WHEEL := tests/wheels/micropip-0.11.1-py3-none-any.whl
 export WASM_BINDGEN_TEST_TIMEOUT ?= 120
+FUZZ_RUNS ?= 10000000
+FUZZ_SMOKE_SECONDS ?= 8
 
-.PHONY: bench play setup web pkg component test lint lint-host test-native test-wasm test-e2e test-node clean
+.PHONY: bench play setup web pkg component test lint lint-host test-native test-wasm test-e2e test-node fuzz fuzz-smoke clean
 
 play: web
 	python3 tools/serve.py dist $(PORT)
 
 ## Benchmarks (figures, not tests): index, search, locate and patch natively; index in wasm against native; hostile
 ## sources natively (time, peak heap) and the largest accepted zip in the tab (time, wasm memory); `acr index` against
-## AutoCodeRover's own indexer on sympy, astropy and Django (set ACR_SRC to a checkout of ACR for the ratio).
+## AutoCodeRover's own indexer on sympy, astropy and Django (set ACR_SRC to a checkout of ACR for the ratio); Python in
+## the tab (cold start, warm run, pytest, bytes downloaded, second load from the cache).
 bench: pkg
 	cargo build -q --release -p acr-cli
 	cargo bench -q -p acr-core
@@ -28,11 +35,13 @@ bench: pkg
 	python3 tools/bench_acr_index.py
 	$(MAKE) web
 	node tests/bench/tab_load.mjs
+	cd tests && node bench/tab-python.mjs
 
 setup:
 	@bash tools/setup.sh
 
-## The playground: release build, wasm-bindgen, wasm-opt (npm binaryen; Debian's breaks the module), static files.
+## The playground: release build, wasm-bindgen, wasm-opt (npm binaryen; Debian's breaks the module), static files,
+## and Python for the tab: Pyodide's files under a versioned folder (served as immutable), the worker, micropip.
 web: setup
 	cargo build --release --target wasm32-unknown-unknown -p acr-web
 	rm -rf dist/pkg && mkdir -p dist/pkg
@@ -41,8 +50,17 @@ web: setup
 	  dist/pkg/acr_web_bg.wasm -o dist/pkg/acr_web_bg.wasm; fi
 	node tools/glue-factory.mjs dist/pkg/acr_web.js dist/pkg/acr_web_instances.js
 	rm dist/pkg/acr_web.js
-	cp index.html web/style.css web/boot.js dist/
-	@echo "built dist/ ($$(stat -c %s dist/pkg/acr_web_bg.wasm) bytes of wasm)"
+	cp index.html web/style.css web/boot.js web/js/python-worker.mjs web/js/python_run.py web/js/index-worker.mjs \
+	  web/js/index-cache.mjs dist/
+	@grep -q '"version": "$(PYODIDE_VERSION)"' tests/node_modules/pyodide/package.json || \
+	  { echo "tests/node_modules/pyodide is not $(PYODIDE_VERSION) (run make setup)"; exit 1; }
+	@grep -q 'PYODIDE_VERSION = "$(PYODIDE_VERSION)"' web/js/python-worker.mjs || \
+	  { echo "web/js/python-worker.mjs names another Pyodide than $(PYODIDE_VERSION)"; exit 1; }
+	rm -rf dist/pyodide && mkdir -p dist/pyodide/$(PYODIDE_VERSION)
+	cp $(addprefix tests/node_modules/pyodide/,$(PYODIDE_FILES)) dist/pyodide/$(PYODIDE_VERSION)/
+	cp $(MICROPIP_WHEEL) dist/pyodide/
+	@echo "built dist/ ($$(stat -c %s dist/pkg/acr_web_bg.wasm) bytes of wasm," \
+	  "$$(du -cb dist/pyodide | tail -1 | cut -f1) bytes of Python for the tab)"
 
 ## The npm package in pkg/dist: release build, wasm-bindgen --target web, wasm-opt -Oz, the package's own files.
 pkg: setup
@@ -67,14 +85,24 @@ component: setup
 	$(JCO) new $(COMPONENT_CORE:.wasm=.opt.wasm) -o $(COMPONENT)
 	@echo "built $(COMPONENT): $$(stat -c %s $(COMPONENT)) B raw, $$(gzip -9 -c $(COMPONENT) | wc -c) B gzip -9"
 
-test: setup lint component test-native test-wasm test-e2e test-node
+test: setup lint component test-native test-wasm test-e2e test-node fuzz-smoke
 	@echo "all suites passed"
+
+## Fuzzing (nightly and cargo-fuzz, from setup): every target for FUZZ_RUNS executions (`make fuzz FUZZ_RUNS=100000`
+## for a shorter run), with seeds built at run time from the fixtures and ../shared/replay. Prints executions per
+## second, edges covered and crashes/timeouts/OOMs per target; fails on any finding (in fuzz/artifacts/).
+fuzz: setup
+	python3 tools/fuzz.py --runs $(FUZZ_RUNS)
+
+## The fuzz smoke in `make test`: every target for FUZZ_SMOKE_SECONDS seconds from its seeds alone.
+fuzz-smoke: setup
+	python3 tools/fuzz.py --seconds $(FUZZ_SMOKE_SECONDS) --scratch
 
 ## The wasm32 crates are linted one by one: together, cargo would unify the core's `zip` feature into the component.
 ## The wasmtime host tests are linted by `make lint-host` (a check build of wasmtime: 1 min 40 s on 2 cores).
 lint:
 	cargo fmt --all --check
-	cargo clippy -q -p acr-core -p acr-cli -p acr-runner -p acr-wasm --all-targets -- -D warnings
+	cargo clippy -q -p acr-core -p acr-cli -p acr-runner -p acr-wasm -p acr-fuzz --all-targets -- -D warnings
 	cargo clippy -q -p acr-web --target wasm32-unknown-unknown -- -D warnings
 	cargo clippy -q -p acr-wasm --target wasm32-unknown-unknown -- -D warnings
 	cargo clippy -q -p acr-component --target wasm32-unknown-unknown -- -D warnings

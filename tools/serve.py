@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""Serves a folder over HTTP with the right type for .wasm. Usage: serve.py DIR [PORT] [--host HOST]."""
+"""Serves a folder over HTTP with the right type for .wasm. Usage: serve.py DIR [PORT] [--host HOST].
+
+Everything is served uncached except `pyodide/`, whose files are versioned by their folder or file name and are
+cached by the browser for good: a second visit does not download Python again."""
 import argparse
 import functools
 import http.server
+import sys
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -10,11 +14,20 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                       ".wasm": "application/wasm", ".js": "text/javascript", ".mjs": "text/javascript"}
 
     def end_headers(self):
-        self.send_header("Cache-Control", "no-store")
+        immutable = self.path.startswith("/pyodide/")
+        self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-store")
         super().end_headers()
 
     def log_message(self, fmt, *args):  # keep test output quiet
         pass
+
+
+class Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A browser that goes away mid-download (a page closed, a worker terminated while loading Python) is normal.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
 
 
 def main():
@@ -24,7 +37,7 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     args = parser.parse_args()
     handler = functools.partial(Handler, directory=args.dir)
-    with http.server.ThreadingHTTPServer((args.host, args.port), handler) as server:
+    with Server((args.host, args.port), handler) as server:
         print(f"acr-wasm playground: http://{args.host}:{server.server_address[1]}/", flush=True)
         server.serve_forever()
 

@@ -7,12 +7,14 @@ cd "$(dirname "$0")/.."
 say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# 1. System packages: clang/llvm compile tree-sitter's C for wasm32; Chromium + ChromeDriver run browser tests.
+# 1. System packages: clang/llvm compile tree-sitter's C for wasm32; Chromium + ChromeDriver run browser tests;
+#    bubblewrap contains the reproducer runner's commands.
 missing=()
 command -v clang >/dev/null || missing+=(clang)
 command -v llvm-ar >/dev/null || missing+=(llvm)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
+command -v bwrap >/dev/null || missing+=(bubblewrap)
 if [ ${#missing[@]} -gt 0 ]; then
   say "apt-get install ${missing[*]}"
   sudo_if_needed apt-get update -qq
@@ -33,9 +35,40 @@ if [ -n "$want" ] && [ "$want" != "$have" ]; then
   cargo install -q wasm-bindgen-cli --version "$want"
 fi
 
-# 4. Node packages for the browser, node and component tests (playwright-core drives Debian's Chromium).
+# 4. Fuzzing only (`make fuzz` and the smoke in `make test`): a nightly toolchain and cargo-fuzz. The product
+#    itself builds on stable.
+if ! rustup toolchain list | grep -q '^nightly'; then
+  say "rustup toolchain install nightly"
+  rustup toolchain install nightly --profile minimal
+fi
+if ! cargo fuzz --version 2>/dev/null | grep -q '0.13.2'; then
+  say "cargo install cargo-fuzz 0.13.2"
+  cargo install -q cargo-fuzz --version 0.13.2 --locked
+fi
+
+# 5. Node packages for the browser, node and component tests (playwright-core drives Debian's Chromium).
 if [ ! -f tests/node_modules/.package-lock.json ] || [ tests/package.json -nt tests/node_modules/.package-lock.json ]; then
   say "npm install (tests/)"
   (cd tests && npm install --no-audit --no-fund --loglevel=error)
+fi
+# 5. Wheels from the Python package registry, pinned to the versions Pyodide 314.0.7 lists: micropip (the tab's
+#    package installer, copied into dist/ by `make web`) and pytest with its dependencies (the tests serve them to
+#    the tab, which has no network).
+wheels=(micropip==0.11.1 pytest==9.0.2 pluggy==1.6.0 iniconfig==2.3.0 packaging==26.1 pygments==2.20.0)
+have_all=1
+for w in "${wheels[@]}"; do
+  ls tests/wheels/"${w%%==*}"-"${w##*==}"-*.whl >/dev/null 2>&1 || have_all=0
+done
+if [ "$have_all" = 0 ]; then
+  say "pip download ${wheels[*]} (into tests/wheels)"
+  python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.14 \
+    --dest tests/wheels "${wheels[@]}"
+fi
+# 6. CPython with the same pytest, for the differential suite that compares the tab's Python with CPython
+#    (a virtual environment in tests/.venv, installed from tests/wheels with no network).
+if ! tests/.venv/bin/python3 -m pytest --version >/dev/null 2>&1; then
+  say "python3 -m venv tests/.venv (pytest from tests/wheels)"
+  python3 -m venv tests/.venv
+  tests/.venv/bin/python3 -m pip install -q --disable-pip-version-check --no-index --find-links tests/wheels pytest
 fi
 say "ready"

@@ -4,6 +4,11 @@
 // happened and starts a fresh instance from the already compiled module. Settings live in localStorage and the issue
 // text in sessionStorage, so they survive; the repository has to be loaded again, and the banner says so.
 import { createInstance, RetiredInstance } from "./pkg/acr_web_instances.js";
+import { indexCache } from "./index-cache.mjs";
+
+// The index cache (web/src/index_cache.rs) and the compiled module the indexing workers instantiate
+// (web/src/index_pool.rs).
+window.__acrIndexCache = indexCache;
 
 const WASM = new URL("./pkg/acr_web_bg.wasm", import.meta.url);
 let module;
@@ -33,6 +38,9 @@ function start() {
 function restart(error) {
   restarts += 1;
   current.__retire();
+  // The old instance's workers (its Python, web/src/worker.rs) would run on with nobody to stop them.
+  for (const worker of window.__acrWorkers) worker.terminate();
+  window.__acrWorkers.clear();
   // What a panic hook recorded just before the trap says more than "unreachable".
   const detail = window.__acrLastPanic ?? String(error);
   window.__acrLastPanic = undefined;
@@ -56,11 +64,16 @@ function onError(error, event) {
 
 window.addEventListener("error", (e) => onError(e.error, e));
 window.addEventListener("unhandledrejection", (e) => onError(e.reason, e));
+window.__acrWorkers = new Set();
 window.acrRestarts = () => restarts;
 window.acrMemoryBytes = () => current.__memoryBytes();
+// Tests and benchmarks run commands in the page's Python as the agent does (web/src/tab_runner).
+window.acrRunInTab = (request) => current.runInTab(request);
+window.acrTabPythonReadiness = () => current.tabPythonReadiness();
 
 try {
   module = await WebAssembly.compileStreaming(fetch(WASM));
+  window.__acrWasmModule = module;
   start();
 } catch (e) {
   document.body.insertAdjacentHTML("afterbegin",

@@ -53,6 +53,13 @@ enum Command {
         /// Environment variable holding the runner server's token.
         #[arg(long, value_name = "VAR", default_value = "ACR_RUNNER_TOKEN")]
         runner_token_env: String,
+        /// With `--runner local`: run reproducers WITHOUT the bubblewrap sandbox (they can read and change your
+        /// files). Only for machines where bubblewrap cannot run.
+        #[arg(long)]
+        unsafe_no_sandbox: bool,
+        /// With `--runner local`: the Python interpreter `python3` means in reproducers (default: python3 on PATH).
+        #[arg(long, value_name = "PYTHON")]
+        python: Option<String>,
         /// Folder for the transcript and artefacts.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -177,6 +184,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             mode,
             runner,
             runner_token_env,
+            unsafe_no_sandbox,
+            python,
             out,
             max_rounds,
             overall_retries,
@@ -194,6 +203,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             },
             runner,
             runner_token_env,
+            unsafe_no_sandbox,
+            python,
             out,
             max_rounds,
             overall_retries: usize::from(overall_retries),

@@ -10,6 +10,7 @@ use acr_core::llm::openai::{Endpoint, OpenAiClient};
 use acr_core::llm::scripted::{Script, ScriptedModel};
 use acr_core::llm::{ChatRequest, ChatResponse, Llm, LlmError};
 use acr_core::runner::{RunError, RunOutcome, RunRequest, Runner};
+use acr_runner::exec::{Containment, ExecLimits, Sandbox};
 use acr_runner::{HttpRunner, LocalRunner};
 use anyhow::Context;
 
@@ -35,6 +36,10 @@ pub struct RunArgs {
     pub runner: Option<String>,
     /// Environment variable holding the runner's token.
     pub runner_token_env: String,
+    /// Run local reproducers without bubblewrap (only with `--runner local`).
+    pub unsafe_no_sandbox: bool,
+    /// The interpreter `python3` means in local runs (default: `python3` on PATH).
+    pub python: Option<String>,
     /// Folder for the transcript and artefacts.
     pub out: Option<PathBuf>,
     /// Search round limit.
@@ -75,6 +80,16 @@ impl Runner for CliRunner {
     }
 }
 
+/// The local runner: bubblewrap, or nothing when the user says so (and then stderr says so too).
+fn local_runner(unsafe_no_sandbox: bool, python: Option<&str>) -> anyhow::Result<LocalRunner> {
+    if !unsafe_no_sandbox {
+        return LocalRunner::detect(python).map_err(|e| anyhow::anyhow!("--runner local: {e}"));
+    }
+    let sandbox = Sandbox::unsafe_no_sandbox(python).map_err(|e| anyhow::anyhow!("--runner local: {e}"))?;
+    eprintln!("{}", Containment::UNSAFE_WARNING);
+    Ok(LocalRunner::new(sandbox, ExecLimits::default()))
+}
+
 /// Runs the agent and prints the final diff; progress goes to stderr.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let issue =
@@ -100,7 +115,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let runner = match args.runner.as_deref() {
         None => None,
-        Some("local") => Some(CliRunner::Local(LocalRunner::detect())),
+        Some("local") => Some(CliRunner::Local(local_runner(args.unsafe_no_sandbox, args.python.as_deref())?)),
         Some(url) => {
             let token = std::env::var(&args.runner_token_env)
                 .with_context(|| format!("the runner token variable {} is not set", args.runner_token_env))?;

@@ -1,47 +1,21 @@
 //! `acr run` end to end over real HTTP: `acr serve-model` plays a script as a chat-completions server on
 //! 127.0.0.1, `acr run` talks to it with the native client, and reproducers run as real python3 processes.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output};
 
-const ACR: &str = env!("CARGO_BIN_EXE_acr");
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
-}
-
-/// `acr serve-model` on a free port, killed on drop.
-struct ModelServer {
-    child: Child,
-    url: String,
-}
-
-impl ModelServer {
-    fn start(script: &str) -> ModelServer {
-        let mut child = Command::new(ACR)
-            .args(["serve-model", "--script"])
-            .arg(root().join("tests/fixtures/scripts").join(script))
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("acr serve-model starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("banner");
-        let url = line.trim().strip_prefix("model server: ").expect("banner names the URL").to_string();
-        ModelServer { child, url }
-    }
-}
-
-impl Drop for ModelServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+mod common;
+use common::{ACR, ModelServer, root};
 
 fn acr_run(server: &ModelServer, extra: &[&str], out: &Path) -> Output {
+    acr_run_command(server, extra, out).output().expect("acr run runs")
+}
+
+/// `acr run` on the demo repository against `server`, writing to `out`, ready to adjust and start.
+fn acr_run_command(server: &ModelServer, extra: &[&str], out: &Path) -> Command {
     let demo = root().join("web/demo");
-    Command::new(ACR)
+    let mut command = Command::new(ACR);
+    command
         .arg("run")
         .arg(&demo)
         .arg("--issue")
@@ -49,9 +23,8 @@ fn acr_run(server: &ModelServer, extra: &[&str], out: &Path) -> Output {
         .args(["--endpoint", &server.url, "--model", "scripted"])
         .arg("--out")
         .arg(out)
-        .args(extra)
-        .output()
-        .expect("acr run runs")
+        .args(extra);
+    command
 }
 
 fn python3_available() -> bool {
@@ -156,4 +129,38 @@ fn a_dead_endpoint_is_a_clear_error() {
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("could not reach the model server"), "{stderr}");
+}
+
+#[test]
+fn local_runs_refuse_to_start_without_bubblewrap_unless_told() {
+    let Ok(found) = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output() else {
+        eprintln!("skipped: python3 is not installed");
+        return;
+    };
+    // A PATH with python3 and nothing else: no bwrap.
+    let bin = tempfile::tempdir().expect("temp dir");
+    let real = String::from_utf8_lossy(&found.stdout).trim().to_string();
+    std::os::unix::fs::symlink(&real, bin.path().join("python3")).expect("link");
+    let server = ModelServer::start("demo-retry-review.json");
+    let out = tempfile::tempdir().expect("temp dir");
+    let path = bin.path().to_string_lossy().into_owned();
+    let with_path = |extra: &[&str]| {
+        let args = [&["--runner", "local"], extra].concat();
+        acr_run_command(&server, &args, out.path()).env("PATH", &path).output().expect("acr run runs")
+    };
+    let refused = with_path(&[]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("bubblewrap (bwrap) is not installed") && stderr.contains("--unsafe-no-sandbox"),
+        "{stderr}"
+    );
+
+    let unsafe_run = with_path(&["--unsafe-no-sandbox"]);
+    let stderr = String::from_utf8_lossy(&unsafe_run.stderr);
+    assert!(unsafe_run.status.success(), "{stderr}");
+    assert!(stderr.starts_with("UNSAFE: runs are NOT sandboxed"), "{stderr}");
+    let runs =
+        of_kind(&events(out.path()), "run").iter().map(|e| e["outcome"]["unsandboxed"].clone()).collect::<Vec<_>>();
+    assert_eq!(runs, [serde_json::Value::Bool(true), serde_json::Value::Bool(true)], "every run result says so");
 }

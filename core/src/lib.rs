@@ -18,7 +18,7 @@
 //! | agent | [`agent`] | the loops: search, patch with retries, reproduce and review, APR-MCTS; prompts; transcript |
 //! | search tree | [`mcts`] | APR-MCTS: UCB selection, back-propagation, bug-type classification |
 //! | model | [`llm`] | the LLM trait, the chat-completions protocol, a scripted model |
-//! | execution | [`runner`] | the runner trait: run a command on a patched snapshot |
+//! | execution | [`runner`], [`snapshot`] | the runner trait: run a command on a patched snapshot; the snapshot's checks and patch |
 #![deny(missing_docs)]
 
 pub mod agent;
@@ -37,6 +37,7 @@ pub mod python;
 pub mod repo;
 pub mod runner;
 pub mod search;
+pub mod snapshot;
 
 pub use index::{Index, IndexStats};
 pub use repo::{Repo, RepoError, SkipReason, SkippedFile};

@@ -40,6 +40,11 @@ pub struct RunOutcome {
     /// Whether stdout or stderr was cut to the size limit.
     #[serde(default)]
     pub truncated: bool,
+    /// Whether the command ran without containment (a runner started with `--unsafe-no-sandbox`): it could
+    /// read and change the files of the user running the runner. Written only when true (transcripts of contained
+    /// runs stay as they were); runners that do not say are taken as contained.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsandboxed: bool,
 }
 
 impl RunOutcome {

@@ -2,10 +2,10 @@
 
 use acr_core::runner::{RunError, RunOutcome, RunRequest, Runner};
 
-use crate::exec::{ExecLimits, Sandbox, execute};
+use crate::exec::{ExecLimits, Sandbox, SandboxError, execute};
 
-/// Runs requests on this machine, in the calling thread, under the detected sandbox.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Runs requests on this machine, in the calling thread, under the same sandbox as the server's.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocalRunner {
     sandbox: Sandbox,
     limits: ExecLimits,
@@ -17,9 +17,10 @@ impl LocalRunner {
         LocalRunner { sandbox, limits }
     }
 
-    /// A runner with whatever isolation this machine allows (see [`Sandbox::detect`]) and the default limits.
-    pub fn detect() -> Self {
-        LocalRunner::new(Sandbox::detect(), ExecLimits::default())
+    /// A runner that contains every run in bubblewrap (see [`Sandbox::detect`]), with the interpreter called
+    /// `python` (default `python3`) and the default limits; an error when bubblewrap cannot run here.
+    pub fn detect(python: Option<&str>) -> Result<Self, SandboxError> {
+        Ok(LocalRunner::new(Sandbox::detect(python)?, ExecLimits::default()))
     }
 
     /// The isolation in use.
@@ -46,7 +47,7 @@ mod tests {
 
     #[test]
     fn the_local_runner_applies_acrs_reproduction_rule() {
-        let runner = LocalRunner::detect();
+        let runner = LocalRunner::detect(None).expect("bubblewrap runs here (tools/setup.sh installs it)");
         let request = RunRequest {
             files: [("r.py".to_string(), "assert 2 + 2 == 5, 'arithmetic'\n".to_string())].into(),
             command: "python3 r.py".into(),
@@ -54,7 +55,7 @@ mod tests {
             ..RunRequest::default()
         };
         let outcome = pollster::block_on(runner.run(&request)).expect("runs");
-        assert!(outcome.reproduces_bug(), "{outcome:?}");
+        assert!(outcome.reproduces_bug() && !outcome.unsandboxed, "{outcome:?}");
         let refused = RunRequest { command: String::new(), ..request };
         assert!(matches!(pollster::block_on(runner.run(&refused)), Err(RunError::Refused(_))));
     }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use acr_core::runner::RunRequest;
 use serde::{Deserialize, Serialize};
 
-use crate::exec::{ExecLimits, NetworkIsolation};
+use crate::exec::{Containment, ExecLimits, NetworkIsolation};
 
 /// The body of `POST /run`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,10 +49,22 @@ pub struct Health {
     pub status: String,
     /// The runner's version.
     pub version: String,
+    /// How runs are contained: `bubblewrap`, or `none` for a server started with `--unsafe-no-sandbox`.
+    pub containment: Containment,
+    /// What running without containment means, present only then (the playground shows it in red).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
     /// How runs are cut off from the network on this machine.
     pub network_isolation: NetworkIsolation,
-    /// Whether memory, CPU and file limits are enforced.
+    /// Whether per-process memory, CPU and file limits are enforced.
     pub resource_limits: bool,
+    /// Whether the number of processes per run is capped (fork bombs stop there).
+    pub process_cap: bool,
+    /// Whether the total memory per run is capped (a control group).
+    pub memory_cap: bool,
+    /// The interpreter `python3` means in runs, e.g. `python3 3.11.7 (/usr/bin/python3)`, when one was found.
+    #[serde(default)]
+    pub python: Option<String>,
     /// The limits in force.
     pub limits: ExecLimits,
     /// Runs allowed at once.

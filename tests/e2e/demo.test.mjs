@@ -2,7 +2,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { OUT, serveDist, openBrowser, blockForeignRequests, downloadText } from "./harness.mjs";
+import { OUT, serveDist, openBrowser, blockForeignRequests, downloadText, useRunner } from "./harness.mjs";
 
 let server, browser;
 before(async () => {
@@ -19,10 +19,12 @@ const FIX = "total += item.price_cents * units";
 /** Scrolls the results card to the top of the window (for screenshots). */
 const showResults = (page) => page.locator(".tabs-card").evaluate((e) => e.scrollIntoView({ block: "start" }));
 
+/** Loads the demo; these tests follow the flow without execution (tab-python.test.mjs runs it with Python). */
 async function loadDemo(page) {
   await page.goto(server.url);
   await page.click("#demo-button");
   await page.waitForSelector("#stats");
+  await useRunner(page, "none");
 }
 
 test("the demo model repairs the demo repository with no network beyond the page", async () => {

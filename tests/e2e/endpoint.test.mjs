@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, OUT, serveDist, openBrowser, zipFixture, serveModel, acrHas } from "./harness.mjs";
+import { ROOT, OUT, serveDist, openBrowser, zipFixture, serveModel, acrHas, useRunner } from "./harness.mjs";
 
 const SCRIPTS = join(ROOT, "tests", "fixtures", "scripts");
 let server, browser, model;
@@ -30,6 +30,7 @@ test("a run over an uploaded zip with a chat-completions endpoint ends with the 
   await page.selectOption("#provider", "custom");
   await page.fill("#base-url", model.url);
   await page.fill("#model-name", "scripted");
+  await useRunner(page, "none"); // this script has no reproducer; executions are tested in tab-python.test.mjs
   await page.click("#test-connection");
   await page.waitForSelector("#conn-status.ok");
   assert.match(await page.textContent("#conn-status"), /Connected: scripted answered/);

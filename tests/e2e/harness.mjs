@@ -1,6 +1,8 @@
 // Shared pieces of the end-to-end and Node tests: a static server for dist/, headless Chromium, fixture files and
 // zips.
 import { spawn, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createServer } from "node:http";
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, relative, sep } from "node:path";
@@ -135,10 +137,15 @@ export async function downloadText(page, selector) {
 /** The reproducer runner built by `make test-e2e`. */
 export const RUNNER = join(ROOT, "target", "debug", "acr-runner");
 
-/** Starts `acr-runner` on a free port allowing `origin`; resolves to { url, token, close }. */
-export async function serveRunner(origin) {
+/**
+ * Starts `acr-runner` on a free port allowing `origin`, with extra `args`; resolves to { url, token, close }. With
+ * `python`, runs use that interpreter.
+ */
+export async function serveRunner(origin, { python, args = [] } = {}) {
   const token = "e2e-token-0123456789abcdefghijklmnop";
-  const child = spawn(RUNNER, ["--port", "0", "--origin", origin], {
+  const all = ["--port", "0", "--origin", origin, ...args];
+  if (python) all.push("--python", python);
+  const child = spawn(RUNNER, all, {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ACR_RUNNER_TOKEN: token },
   });
@@ -176,6 +183,90 @@ export function fixtureFiles(name) {
       const p = join(dir, entry.name);
       if (entry.isDirectory()) walk(p);
       else out[relative(root, p).split(sep).join("/")] = readFileSync(p);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** Chooses where the page runs reproducers: "tab" (Pyodide, the default), "server" or "none". */
+export async function useRunner(page, kind) {
+  const details = page.locator("details.runner");
+  const wasOpen = await details.evaluate((d) => d.open);
+  if (!wasOpen) await page.click("details.runner summary");
+  await page.selectOption("#runner-kind", kind);
+  if (!wasOpen) await page.click("details.runner summary");
+}
+
+/** Runs a `RunRequest` in the page's Python (the runner the agent uses); resolves to the `RunOutcome`. */
+export function runInTab(page, request) {
+  return page.evaluate((r) => window.acrRunInTab(r), request);
+}
+
+/** CPython with pytest, made by tools/setup.sh for the differential suite. */
+export const CPYTHON = join(ROOT, "tests", ".venv", "bin", "python3");
+
+/** Sends a `RunRequest` to an `acr-runner` started by `serveRunner`; resolves to the `RunOutcome`. */
+export async function runOnServer(runner, request) {
+  const response = await fetch(`${runner.url}/run`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${runner.token}` },
+    body: JSON.stringify(request),
+  });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`acr-runner refused the request (${response.status}): ${body.error}`);
+  return body;
+}
+
+/** Wheels fetched by tools/setup.sh from the Python package registry (micropip, pytest and its dependencies). */
+export const WHEELS = join(ROOT, "tests", "wheels");
+
+/** pytest's wheels and its dependencies' (everything in tests/wheels but micropip). */
+export function pytestWheels() {
+  return readdirSync(WHEELS).filter((f) => f.endsWith(".whl") && !f.startsWith("micropip-")).map((f) => join(WHEELS, f));
+}
+
+/**
+ * Serves tests/wheels as a package index (PEP 503 pages at /simple/<name>/, files at /files/<file>), with CORS, as
+ * a private index would; resolves to { url, close }, where url is the index's base for micropip.
+ */
+export async function servePackageIndex() {
+  const files = readdirSync(WHEELS).filter((f) => f.endsWith(".whl"));
+  const byName = {};
+  for (const f of files) (byName[f.split("-")[0].toLowerCase().replace(/[-_.]+/g, "-")] ??= []).push(f);
+  const server = createServer((req, res) => {
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    const simple = req.url.match(/^\/simple\/([^/]+)\/?$/);
+    const file = req.url.match(/^\/files\/([^/?#]+)$/);
+    if (simple && byName[simple[1].toLowerCase()]) {
+      const links = byName[simple[1].toLowerCase()].map((f) => {
+        const sha = createHash("sha256").update(readFileSync(join(WHEELS, f))).digest("hex");
+        return `<a href="/files/${f}#sha256=${sha}">${f}</a>`;
+      });
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end(`<!DOCTYPE html><html><body>${links.join("\n")}</body></html>`);
+    } else if (file && files.includes(file[1])) {
+      res.writeHead(200, { "Content-Type": "application/octet-stream" });
+      res.end(readFileSync(join(WHEELS, file[1])));
+    } else {
+      res.writeHead(404, { "Content-Type": "text/plain" });
+      res.end("not found");
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  return { url: `${base}/simple`, origin: base, close: () => server.close() };
+}
+
+/** The demo repository's files, as the page's demo button loads them. */
+export function demoFiles() {
+  const root = join(ROOT, "web", "demo");
+  const out = {};
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (p.endsWith(".py")) out[relative(root, p).split(sep).join("/")] = readFileSync(p, "utf8");
     }
   };
   walk(root);

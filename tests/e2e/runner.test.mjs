@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { OUT, RUNNER, serveDist, openBrowser, serveRunner } from "./harness.mjs";
+import { OUT, RUNNER, serveDist, openBrowser, serveRunner, useRunner } from "./harness.mjs";
 
 let server, browser, runner;
 before(async () => {
@@ -24,6 +24,7 @@ test("with the runner set, the demo patch is validated by execution", async (t) 
   await page.goto(server.url);
   await page.click("#demo-button");
   await page.waitForSelector("#stats");
+  await useRunner(page, "server");
   await page.click("details.runner summary");
   await page.fill("#runner-url", runner.url);
   await page.fill("#runner-token", "wrong-token-wrong-token-wrong-token");
@@ -31,7 +32,7 @@ test("with the runner set, the demo patch is validated by execution", async (t) 
   assert.match(await page.textContent("#runner-status.error"), /access token was refused/);
   await page.fill("#runner-token", runner.token);
   await page.click("#test-runner");
-  assert.match(await page.textContent("#runner-status.ok"), /runner .* is up/);
+  assert.match(await page.textContent("#runner-status.ok"), /runner .* is up; sandbox: bubblewrap/);
 
   await page.click("#run-button");
   await page.waitForSelector("#run-status.ok, #run-error", { timeout: 90000 });
@@ -40,11 +41,39 @@ test("with the runner set, the demo patch is validated by execution", async (t) 
   const runs = page.locator("#transcript .ev.run summary");
   // Reproduce first, then the reviewer's run, then validation's regression check (the demo's own tests).
   assert.equal(await runs.count(), 4);
-  assert.match(await runs.nth(0).textContent(), /reproducer on original: exit 1/);
-  assert.match(await runs.nth(1).textContent(), /reproducer on patch: exit 0/);
-  assert.match(await runs.nth(2).textContent(), /tests on original/);
-  assert.match(await runs.nth(3).textContent(), /tests on patch: exit 0/);
+  assert.match(await runs.nth(0).textContent(), /reproducer on original: exit 1 .*on the runner at http/);
+  assert.match(await runs.nth(1).textContent(), /reproducer on patch: exit 0 .*on the runner at http/);
+  assert.match(await runs.nth(2).textContent(), /tests on original: .*on the runner at http/);
+  assert.match(await runs.nth(3).textContent(), /tests on patch: exit 0 .*on the runner at http/);
   assert.match(await page.textContent("#transcript .ev.review"), /patch accepted, test accepted/);
   await page.screenshot({ path: join(OUT, "runner-run.png") });
   assert.deepEqual(errors, []);
+});
+
+test("a runner started without its sandbox is shown in red", async (t) => {
+  if (!runner) return t.skip(`no runner binary at ${RUNNER}`);
+  const bare = await serveRunner(server.url.replace(/\/$/, ""), { args: ["--unsafe-no-sandbox"] });
+  try {
+    const { page, errors } = browser;
+    await page.goto(server.url);
+    await page.click("details.runner summary");
+    await page.fill("#runner-url", bare.url);
+    await page.fill("#runner-token", bare.token);
+    await page.click("#test-runner");
+    const status = page.locator("#runner-status.error.warning");
+    assert.match(await status.textContent(), /UNSAFE: runs are NOT sandboxed.*runner .* is up; sandbox: none/);
+    const color = await status.evaluate((el) => getComputedStyle(el).color);
+    const errorColor = await page.evaluate(() => {
+      const probe = document.createElement("p");
+      probe.className = "error";
+      document.body.append(probe);
+      const c = getComputedStyle(probe).color;
+      probe.remove();
+      return c;
+    });
+    assert.equal(color, errorColor, "the warning has the page's error colour");
+    assert.deepEqual(errors, []);
+  } finally {
+    bare.close();
+  }
 });

@@ -33,7 +33,7 @@ test("the component exports the four interfaces with functions", () => {
   for (const name of ["repository", "search", "locate", "edits"]) assert.equal(typeof component[name], "object", name);
   assert.equal(typeof component.repository.Repo, "function");
   assert.deepEqual(Object.keys(component.search).sort(), [
-    "call", "getClassFullSnippet", "getCodeAroundLine", "searchClass", "searchClassInFile", "searchCode",
+    "call", "getClassFullSnippet", "getCodeAroundLine", "parseCall", "searchClass", "searchClassInFile", "searchCode",
     "searchCodeInFile", "searchMethod", "searchMethodInClass", "searchMethodInFile",
   ]);
 });

@@ -80,8 +80,9 @@ pub fn App() -> impl IntoView {
             </div>
         </main>
         <footer class="muted small">
-            "Everything runs in this tab: the repository is unzipped and indexed here, and the only requests are the "
-            "ones you configure (the model server, the optional runner)."
+            "Everything runs in this tab: the repository is unzipped and indexed here, reproducers run in Python here, "
+            "and the only requests beyond this page's files are the ones you configure (the model server, packages, "
+            "the optional runner server)."
         </footer>
     }
 }

@@ -1,5 +1,6 @@
-//! Loading a repository in the tab: read the zip, then index file by file, yielding to the browser between
-//! batches so the progress bar moves and the page stays responsive.
+//! Loading a repository in the tab: read the zip, then index it. Large repositories are parsed in a pool of workers
+//! ([`crate::index_pool`]); small ones here, file by file, yielding to the browser between slices so the progress
+//! bar moves and the page stays responsive.
 
 use acr_core::index::{Index, IndexBuilder};
 use acr_core::repo::{Limits, Repo};
@@ -38,8 +39,13 @@ fn mib(bytes: u64) -> String {
     format!("{:.0} MiB", bytes as f64 / f64::from(1 << 20))
 }
 
-/// Indexes the repository's sources, calling `progress(done, total)` between slices.
-pub async fn index_with_progress(repo: &Repo, mut progress: impl FnMut(usize, usize)) -> Index {
+/// Indexes the repository's sources on the page's thread, calling `progress(done, total)` between slices; `None`
+/// when `cancelled()` turned true.
+pub async fn index_with_progress(
+    repo: &Repo,
+    cancelled: &dyn Fn() -> bool,
+    mut progress: impl FnMut(usize, usize),
+) -> Option<Index> {
     let sources: Vec<_> = repo.source_files().collect();
     let total = sources.len();
     let mut builder = IndexBuilder::new();
@@ -53,9 +59,17 @@ pub async fn index_with_progress(repo: &Repo, mut progress: impl FnMut(usize, us
         if now() - slice_start > SLICE_MS {
             progress(done + 1, total);
             yield_now().await;
+            if cancelled() {
+                return None;
+            }
             slice_start = now();
         }
     }
     progress(total, total);
-    builder.finish()
+    Some(builder.finish())
+}
+
+/// Bytes of Python source in a repository: what decides between the page's thread and the worker pool.
+pub fn source_bytes(repo: &Repo) -> usize {
+    repo.source_files().map(|(_, text)| text.len()).sum()
 }

@@ -10,17 +10,54 @@ use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
 use crate::file_tree::FileTree;
+use crate::index_pool::{self, PoolError};
 use crate::state::{AppState, Loaded};
-use crate::{browser, demo, load};
+use crate::{browser, demo, index_cache, load};
+
+/// Where a loaded index came from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Origin {
+    /// Parsed on the page's thread.
+    Page,
+    /// Parsed by this many workers.
+    Workers(usize),
+    /// Read from the index cache.
+    Cache,
+}
 
 /// What the loader is doing.
 #[derive(Clone, Debug, PartialEq)]
 enum LoadState {
     Idle,
     Reading(String),
-    Indexing { name: String, done: usize, total: usize },
-    Ready { name: String, stats: IndexStats, skipped: Vec<SkippedFile>, broken: Vec<String>, ms: f64, index_ms: f64 },
+    Indexing {
+        name: String,
+        done: usize,
+        total: usize,
+        workers: usize,
+    },
+    Ready {
+        name: String,
+        stats: IndexStats,
+        skipped: Vec<SkippedFile>,
+        broken: Vec<String>,
+        ms: f64,
+        index_ms: f64,
+        origin: Origin,
+        restored: bool,
+    },
+    Cancelled(String),
     Failed(String),
+}
+
+/// An archive to load, and how it came.
+struct Archive {
+    name: String,
+    bytes: Vec<u8>,
+    /// When the user chose it (or the page started, for a restored one).
+    started: f64,
+    /// Loaded again from the last session rather than chosen now.
+    restored: bool,
 }
 
 /// The load card's content.
@@ -30,24 +67,58 @@ pub fn LoadView() -> impl IntoView {
     let state = RwSignal::new(LoadState::Idle);
     let dragging = RwSignal::new(false);
 
-    let index_repo = move |name: String, repo: Repo, started: f64, is_demo: bool| {
-        let indexing = browser::now();
+    // Each load takes a new generation; an older load that sees a newer one stops (Cancel starts an empty one).
+    let generation = StoredValue::new(0u64);
+    let next_generation = move || {
+        generation.update_value(|g| *g += 1);
+        generation.get_value()
+    };
+
+    let ready = move |name: String, repo: Repo, index: acr_core::Index, times: (f64, f64), origin, restored, demo| {
+        let done = browser::now();
+        let (ms, index_ms) = (done - times.0, done - times.1);
+        let broken = index.files.iter().filter(|f| f.has_error).map(|f| f.path.clone()).collect();
+        let skipped = repo.skipped().to_vec();
+        let stats = index.stats();
+        state.set(LoadState::Ready { name: name.clone(), stats, skipped, broken, ms, index_ms, origin, restored });
+        app.loaded.set(Some(Loaded { name, repo: Rc::new(repo), index: Rc::new(index), demo }));
+        // The demo repository comes with its issue; another repository should not keep it.
+        if demo {
+            app.issue.set(demo::ISSUE.trim().to_string());
+        } else if app.issue.with_untracked(|i| i.trim() == demo::ISSUE.trim()) {
+            app.issue.set(String::new());
+        }
+    };
+
+    let load_archive = move |archive: Archive| {
+        let generation_now = next_generation();
+        let Archive { name, bytes, started, restored } = archive;
+        state.set(LoadState::Reading(name.clone()));
+        app.loaded.set(None);
         spawn_local(async move {
-            let index = load::index_with_progress(&repo, |done, total| {
-                state.set(LoadState::Indexing { name: name.clone(), done, total });
-            })
-            .await;
-            let done = browser::now();
-            let (ms, index_ms) = (done - started, done - indexing);
-            let broken = index.files.iter().filter(|f| f.has_error).map(|f| f.path.clone()).collect();
-            let skipped = repo.skipped().to_vec();
-            state.set(LoadState::Ready { name: name.clone(), stats: index.stats(), skipped, broken, ms, index_ms });
-            app.loaded.set(Some(Loaded { name, repo: Rc::new(repo), index: Rc::new(index), demo: is_demo }));
-            // The demo repository comes with its issue; another repository should not keep it.
-            if is_demo {
-                app.issue.set(demo::ISSUE.trim().to_string());
-            } else if app.issue.with_untracked(|i| i.trim() == demo::ISSUE.trim()) {
-                app.issue.set(String::new());
+            // Let the "Reading" line paint before the (synchronous) unzip.
+            browser::yield_now().await;
+            let key = index_cache::hash(&bytes).await;
+            let repo = match load::repo_from_zip(&bytes) {
+                Ok(repo) => repo,
+                Err(e) => return state.set(LoadState::Failed(format!("{name}: {e}"))),
+            };
+            let indexing = browser::now();
+            let cancelled = move || generation.get_value() != generation_now;
+            let Some((index, origin, parsed)) = index_repo(&name, &repo, key.as_deref(), &cancelled, state).await
+            else {
+                return;
+            };
+            if generation.get_value() != generation_now {
+                return;
+            }
+            ready(name.clone(), repo, index, (started, indexing), origin, restored, false);
+            // Remembered only once indexed: an archive that crashes the tab is not loaded again by the next reload.
+            if let Some(key) = key {
+                if let Some(json) = parsed {
+                    index_cache::store(&key, json).await;
+                }
+                index_cache::remember(&name, &key, &bytes).await;
             }
         });
     };
@@ -58,14 +129,20 @@ pub fn LoadView() -> impl IntoView {
         app.loaded.set(None);
         let started = browser::now();
         spawn_local(async move {
-            // Let the "Reading" line paint before the (synchronous) unzip.
-            browser::yield_now().await;
-            match load::read_file(&file).await.and_then(|bytes| load::repo_from_zip(&bytes)) {
-                Ok(repo) => index_repo(name, repo, started, false),
+            match load::read_file(&file).await {
+                Ok(bytes) => load_archive(Archive { name, bytes, started, restored: false }),
                 Err(e) => state.set(LoadState::Failed(format!("{name}: {e}"))),
             }
         });
     };
+
+    // The archive of the last session, if nothing has been loaded meanwhile.
+    spawn_local(async move {
+        let Some(last) = index_cache::last().await else { return };
+        if generation.get_value() == 0 && app.loaded.with_untracked(Option::is_none) {
+            load_archive(Archive { name: last.name, bytes: last.bytes, started: browser::now(), restored: true });
+        }
+    });
 
     let on_zip = move |ev: leptos::ev::Event| {
         let input: HtmlInputElement = event_target(&ev);
@@ -84,8 +161,16 @@ pub fn LoadView() -> impl IntoView {
         }
     };
     let on_demo = move |_| {
+        let generation_now = next_generation();
         app.loaded.set(None);
-        index_repo("demo repository".into(), Repo::from_files(demo::FILES.iter().copied()), browser::now(), true);
+        let started = browser::now();
+        spawn_local(async move {
+            let repo = Repo::from_files(demo::FILES.iter().copied());
+            let cancelled = move || generation.get_value() != generation_now;
+            if let Some((index, origin, _)) = index_repo("demo repository", &repo, None, &cancelled, state).await {
+                ready("demo repository".into(), repo, index, (started, started), origin, false, true);
+            }
+        });
     };
 
     view! {
@@ -100,13 +185,91 @@ pub fn LoadView() -> impl IntoView {
                 <button id="demo-button" class="secondary" on:click=on_demo>"Use the demo repository"</button>
             </div>
         </div>
-        <StateView state=state />
+        <StateView state=state generation=generation />
         <FileTree />
+        <CacheSettings />
     }
 }
 
+/// The index cache's line: what it holds, its limit, and a button that empties it.
 #[component]
-fn StateView(state: RwSignal<LoadState>) -> impl IntoView {
+fn CacheSettings() -> impl IntoView {
+    let usage = RwSignal::new(None::<(u32, f64, f64)>);
+    let refresh = move || spawn_local(async move { usage.set(index_cache::usage().await) });
+    let on_clear = move |_| {
+        spawn_local(async move {
+            index_cache::clear().await;
+            usage.set(index_cache::usage().await);
+        })
+    };
+    view! {
+        <details class="skipped" id="index-cache" on:toggle=move |_| refresh()>
+            <summary>"Index cache"</summary>
+            <p class="muted small">
+                "Indexes of large repositories are kept in this browser (IndexedDB), under a hash of the zip, with the "
+                "last zip loaded: loading the same zip again, or reloading the page, skips the parse. The oldest "
+                "entries are dropped beyond the limit; nothing stored is trusted without checking it against the zip."
+            </p>
+            <p class="small" id="index-cache-usage">{move || match usage.get() {
+                Some((entries, bytes, limit)) => format!(
+                    "{entries} indexes, {:.1} MiB stored (limit {:.0} MiB).",
+                    bytes / f64::from(1 << 20),
+                    limit / f64::from(1 << 20)
+                ),
+                None => "No cache in this browser.".to_string(),
+            }}</p>
+            <button id="clear-index-cache" class="secondary small" on:click=on_clear>"Clear the cache"</button>
+        </details>
+    }
+}
+
+/// Indexes a repository: from the cache when it holds this archive (`key`), in the worker pool when it is large, on
+/// the page's thread otherwise. `None` when cancelled or failed (then the state says why). Files parsed in the pool
+/// come back serialised too, for the cache.
+async fn index_repo(
+    name: &str,
+    repo: &Repo,
+    key: Option<&str>,
+    cancelled: &dyn Fn() -> bool,
+    state: RwSignal<LoadState>,
+) -> Option<(acr_core::Index, Origin, Option<String>)> {
+    if let Some(key) = key
+        && let Some(index) = index_cache::lookup(key, repo).await
+    {
+        return Some((index, Origin::Cache, None));
+    }
+    let progress =
+        |workers| move |done, total| state.set(LoadState::Indexing { name: name.into(), done, total, workers });
+    if load::source_bytes(repo) >= index_pool::MIN_POOL_BYTES {
+        let workers = index_pool::worker_count();
+        match index_pool::parse_in_workers(repo, workers, cancelled, &progress(workers)).await {
+            Ok(parsed) => {
+                let json = serde_json::to_string(&parsed).ok();
+                return Some((acr_core::Index::from_parsed(parsed), Origin::Workers(workers), json));
+            }
+            Err(PoolError::Cancelled) => return None,
+            Err(PoolError::Unavailable(why)) => {
+                web_sys::console::warn_1(&format!("indexing on the page's thread: {why}").into());
+            }
+            Err(e @ PoolError::Failed(_)) => {
+                state.set(LoadState::Failed(format!("{name}: {e}")));
+                return None;
+            }
+        }
+    }
+    let index = load::index_with_progress(repo, cancelled, progress(0)).await?;
+    Some((index, Origin::Page, None))
+}
+
+#[component]
+fn StateView(state: RwSignal<LoadState>, generation: StoredValue<u64>) -> impl IntoView {
+    // Cancel starts an empty generation: the load in progress sees it and stops.
+    let on_cancel = move |_| {
+        generation.update_value(|g| *g += 1);
+        if let LoadState::Indexing { name, .. } = state.get_untracked() {
+            state.set(LoadState::Cancelled(name));
+        }
+    };
     move || {
         match state.get() {
         LoadState::Idle => {
@@ -118,16 +281,26 @@ fn StateView(state: RwSignal<LoadState>) -> impl IntoView {
             <progress id="progress"></progress>
         }
         .into_any(),
-        LoadState::Indexing { name, done, total } => view! {
-            <p id="status">"Indexing " {name} ": " {done} " / " {total} " files"</p>
+        LoadState::Indexing { name, done, total, workers } => view! {
+            <p id="status" data-workers=workers>
+                "Indexing " {name} ": " {done} " / " {total} " files"
+                <span class="muted small">{(workers > 0).then(|| format!(" ({workers} workers)"))}</span>
+                " " <button id="cancel-load" class="secondary small" on:click=on_cancel>"Cancel"</button>
+            </p>
             <progress id="progress" max=total value=done></progress>
         }
         .into_any(),
+        LoadState::Cancelled(name) => view! { <p id="status" class="muted">"Loading " {name} " was cancelled."</p> }.into_any(),
         LoadState::Failed(message) => view! { <p id="error" class="error" role="alert">{message}</p> }.into_any(),
-        LoadState::Ready { name, stats, skipped, broken, ms, index_ms } => view! {
-            <p id="status" data-ms=format!("{ms:.1}") data-index-ms=format!("{index_ms:.1}")>
-                "Loaded " {name} " in " {format!("{ms:.0}")} " ms"
-                <span class="muted small">{format!(" (indexing {index_ms:.0} ms)")}</span>
+        LoadState::Ready { name, stats, skipped, broken, ms, index_ms, origin, restored } => view! {
+            <p id="status" data-ms=format!("{ms:.1}") data-index-ms=format!("{index_ms:.1}")
+                data-origin=format!("{origin:?}") data-restored=restored.to_string()>
+                {if restored { "Restored " } else { "Loaded " }} {name} " in " {format!("{ms:.0}")} " ms"
+                <span class="muted small">{match origin {
+                    Origin::Page => format!(" (indexing {index_ms:.0} ms)"),
+                    Origin::Workers(n) => format!(" (indexing {index_ms:.0} ms in {n} workers)"),
+                    Origin::Cache => " (index from the cache: nothing parsed again)".to_string(),
+                }}</span>
             </p>
             <progress id="progress" max=stats.files value=stats.files></progress>
             <dl class="stats" id="stats">

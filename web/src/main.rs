@@ -5,8 +5,10 @@
 //! | [`app`] | the page layout, tabs, result view, theme |
 //! | [`state`] | shared state: loaded repository, tabs, explorer requests |
 //! | [`load`], [`load_view`], [`file_tree`] | reading a zip, indexing with progress, counts and the file tree |
+//! | [`index_pool`], [`index_worker`], [`index_cache`] | indexing in a pool of Web Workers; the index kept across reloads |
 //! | [`settings`], [`model`], [`transport`] | model settings, the demo model, chat completions over fetch |
-//! | [`runner_client`] | the optional reproducer runner over fetch |
+//! | [`runners`], [`tab_runner`], [`python_view`] | where executions happen: Python in this tab (Pyodide, in a worker), or the runner server ([`runner_client`]) |
+//! | [`worker`] | module Web Workers with typed messages, deadlines and a warm spare |
 //! | [`run`], [`run_view`] | running the agent and its live transcript |
 //! | [`diff_view`], [`highlight`], [`code_view`] | diffs and code, numbered and coloured |
 //! | [`mcts_view`] | the MCTS tree |
@@ -21,18 +23,30 @@ mod diff_view;
 mod explorer;
 mod file_tree;
 mod highlight;
+mod index_cache;
+mod index_pool;
+mod index_worker;
 mod load;
 mod load_view;
 mod mcts_view;
 mod model;
+mod python_view;
 mod run;
 mod run_view;
 mod runner_client;
+mod runners;
 mod settings;
 mod state;
+mod tab_runner;
 mod transport;
+mod worker;
 
 fn main() {
+    // The same module runs in the indexing workers (web/js/index-worker.mjs), which have no page to mount on.
+    if web_sys::window().is_none() {
+        std::panic::set_hook(Box::new(console_error_panic_hook::hook));
+        return;
+    }
     // A panic ends in a trap; the bootstrap (web/boot.js) then restarts the core and shows this message.
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);

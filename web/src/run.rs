@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::browser;
 use crate::model::{self, ModelChoice, PlaygroundModel};
-use crate::runner_client::BrowserRunner;
+use crate::runners::PageRunner;
 use crate::state::Loaded;
 
 /// Where a run stands.
@@ -45,6 +45,8 @@ pub struct RunMeta {
     pub mode: String,
     /// The model (name and server, never the key).
     pub model: String,
+    /// Where executions happen (`in this tab`, `on the runner at URL`), empty when nothing is executed.
+    pub runner: String,
 }
 
 /// The signals of the current run.
@@ -93,7 +95,7 @@ impl RunState {
     }
 
     /// Starts a run; any failure to start is shown as the run's status.
-    pub fn start(self, loaded: &Loaded, issue: String, mode: Mode, choice: ModelChoice, runner: Option<BrowserRunner>) {
+    pub fn start(self, loaded: &Loaded, issue: String, mode: Mode, choice: ModelChoice, runner: Option<PageRunner>) {
         self.generation.update(|g| *g += 1);
         self.events.set(Vec::new());
         self.usage.set(Usage::default());
@@ -108,6 +110,7 @@ impl RunState {
                 ModelChoice::Demo => "demo model (scripted)".into(),
                 ModelChoice::Remote(e) => format!("{} at {}", e.model, e.base_url),
             },
+            runner: runner.as_ref().map(PageRunner::place).unwrap_or_default(),
         });
         if issue.trim().is_empty() {
             self.status
@@ -189,6 +192,7 @@ impl RunState {
             "issue": meta.issue,
             "mode": meta.mode,
             "model": meta.model,
+            "runner": meta.runner,
             "run_status": status,
             "elapsed_ms": self.elapsed.get_untracked().round(),
             "outcome": outcome.as_ref().map(|o| json!({

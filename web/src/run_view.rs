@@ -284,12 +284,14 @@ fn event_view(event: Event, app: AppState) -> impl IntoView {
         }
         Event::Run { purpose, outcome } => {
             let exit = outcome.exit_code.map_or_else(|| "killed".to_string(), |c| format!("exit {c}"));
+            let place = app.run.meta.with_untracked(|m| m.runner.clone());
             view! {
                 <li class="ev run">
                     <details>
                         <summary>
                             <span class="badge">"run"</span>
                             {format!(" {purpose}: {exit}{} in {} ms", if outcome.timed_out { " (timed out)" } else { "" }, outcome.duration_ms)}
+                            <span class="meta place">{place}</span>
                         </summary>
                         <h4>"stdout"</h4><pre class="text">{outcome.stdout}</pre>
                         <h4>"stderr"</h4><pre class="text">{outcome.stderr}</pre>

@@ -21,8 +21,14 @@ impl BrowserRunner {
         BrowserRunner { base: base_url.trim().trim_end_matches('/').to_string(), token: token.trim().to_string() }
     }
 
-    /// Asks the server how it is doing; returns a one-line summary of its isolation.
-    pub async fn health(&self) -> Result<String, RunError> {
+    /// The server's base URL.
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
+    /// Asks the server how it is doing: a one-line summary of its isolation, and the server's warning when its
+    /// runs are not sandboxed.
+    pub async fn health(&self) -> Result<(String, Option<String>), RunError> {
         let url = format!("{}/health", self.base);
         let response = Request::get(&url)
             .header("Authorization", &format!("Bearer {}", self.token))
@@ -30,15 +36,24 @@ impl BrowserRunner {
             .await
             .map_err(|e| unreachable_error(&url, &e))?;
         let health: Value = read(response).await?;
-        let isolation = health.get("network_isolation").map(|v| v.to_string()).unwrap_or_default();
-        let limits = health.get("resource_limits").and_then(Value::as_bool).unwrap_or(false);
-        let version = health.get("version").and_then(Value::as_str).unwrap_or("?");
-        Ok(format!(
-            "runner {version} is up; network isolation: {}; resource limits: {}",
-            isolation.trim_matches('"'),
-            if limits { "enforced" } else { "not enforced" }
-        ))
+        Ok(health_summary(&health))
     }
+}
+
+/// The summary of a `GET /health` answer, and its warning (present when runs are not sandboxed).
+pub fn health_summary(health: &Value) -> (String, Option<String>) {
+    let text = |key: &str| health.get(key).and_then(Value::as_str).unwrap_or("?").to_string();
+    let limits = health.get("resource_limits").and_then(Value::as_bool).unwrap_or(false);
+    let summary = format!(
+        "runner {} is up; sandbox: {}; network isolation: {}; resource limits: {}",
+        text("version"),
+        text("containment"),
+        text("network_isolation"),
+        if limits { "enforced" } else { "not enforced" }
+    );
+    let unsandboxed = health.get("containment").and_then(Value::as_str) != Some("bubblewrap");
+    let warning = health.get("warning").and_then(Value::as_str).map(str::to_string);
+    (summary, warning.or_else(|| unsandboxed.then(|| "runs are NOT sandboxed".to_string())))
 }
 
 impl Runner for BrowserRunner {
@@ -77,5 +92,26 @@ fn unreachable_error(url: &str, e: &gloo_net::Error) -> RunError {
     match e {
         gloo_net::Error::JsError(js) if js.name == "TypeError" => RunError::Unavailable(network_advice(url)),
         other => RunError::Unavailable(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unsandboxed_runner_comes_with_its_warning() {
+        let contained = serde_json::json!({"version": "0.1.0", "containment": "bubblewrap",
+            "network_isolation": "user_and_network_namespace", "resource_limits": true});
+        let (summary, warning) = health_summary(&contained);
+        assert_eq!(
+            summary,
+            "runner 0.1.0 is up; sandbox: bubblewrap; network isolation: user_and_network_namespace; resource limits: enforced"
+        );
+        assert_eq!(warning, None);
+        let bare = serde_json::json!({"version": "0.1.0", "containment": "none", "warning": "UNSAFE: not sandboxed"});
+        assert_eq!(health_summary(&bare).1.as_deref(), Some("UNSAFE: not sandboxed"));
+        let old = serde_json::json!({"version": "0.0.9"});
+        assert_eq!(health_summary(&old).1.as_deref(), Some("runs are NOT sandboxed"));
     }
 }

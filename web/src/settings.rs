@@ -1,8 +1,10 @@
 //! Model and runner settings: which model answers (the offline demo model by default, or an OpenAI-compatible
-//! server chosen from presets), the API key, the optional reproducer runner, and a connection test for each.
+//! server chosen from presets), the API key, where executions happen (Python in this tab by default, the runner
+//! server, or none), and a connection test for each.
 //!
 //! Settings live in memory. Only when "remember" is ticked are they written to `localStorage` (key included);
-//! unticking it deletes what was saved.
+//! unticking it deletes what was saved. Packages for the tab's Python are read from each loaded repository, and
+//! dropped wheels stay in memory.
 
 use acr_core::llm::openai::Endpoint;
 use leptos::prelude::*;
@@ -11,7 +13,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::browser;
 use crate::model::{self, ModelChoice};
+use crate::python_view::PythonSettings;
 use crate::runner_client::BrowserRunner;
+use crate::runners::{PageRunner, RunnerKind};
+use crate::tab_runner::TabRunner;
+use crate::tab_runner::packages::{self, Packages};
+use crate::tab_runner::protocol::WheelFile;
 
 const STORAGE_KEY: &str = "acr-wasm.settings";
 
@@ -89,6 +96,8 @@ pub enum Check {
     Ok(String),
     /// It failed; why.
     Failed(String),
+    /// It worked, but with a danger the user must see (shown in red).
+    Warning(String),
 }
 
 /// The settings, as signals shared by the page.
@@ -104,6 +113,16 @@ pub struct Settings {
     pub api_key: RwSignal<String>,
     /// Save the settings in `localStorage`.
     pub remember: RwSignal<bool>,
+    /// Where executions happen.
+    pub runner_kind: RwSignal<RunnerKind>,
+    /// Requirements for the tab's Python, one per line.
+    pub requirements: RwSignal<String>,
+    /// Where the requirements were read from (empty: typed).
+    pub requirements_source: RwSignal<String>,
+    /// The package index for the tab's Python (empty: PyPI).
+    pub package_index: RwSignal<String>,
+    /// Wheels dropped for the tab's Python (memory only).
+    pub wheels: RwSignal<Vec<WheelFile>, LocalStorage>,
     /// The reproducer runner's URL (empty: no runner).
     pub runner_url: RwSignal<String>,
     /// The runner's access token.
@@ -122,6 +141,8 @@ struct Saved {
     base_url: String,
     model: String,
     api_key: String,
+    runner: Option<RunnerKind>,
+    package_index: String,
     runner_url: String,
     runner_token: String,
 }
@@ -138,13 +159,31 @@ impl Settings {
             model: RwSignal::new(saved.model),
             api_key: RwSignal::new(saved.api_key),
             remember: RwSignal::new(remember),
+            runner_kind: RwSignal::new(saved.runner.unwrap_or_default()),
+            requirements: RwSignal::new(String::new()),
+            requirements_source: RwSignal::new(String::new()),
+            package_index: RwSignal::new(saved.package_index),
+            wheels: RwSignal::new_local(Vec::new()),
             runner_url: RwSignal::new(saved.runner_url),
             runner_token: RwSignal::new(saved.runner_token),
             connection: RwSignal::new(Check::Idle),
             runner_check: RwSignal::new(Check::Idle),
         };
         settings.persist();
+        settings.follow_packages();
         settings
+    }
+
+    /// Keeps the tab's Python told which packages to install.
+    fn follow_packages(self) {
+        Effect::new(move |_| {
+            let wanted = Packages {
+                requirements: packages::parse_list(&self.requirements.get()),
+                index_url: self.package_index.get(),
+                wheels: self.wheels.get(),
+            };
+            TabRunner::shared().set_packages(wanted);
+        });
     }
 
     /// Keeps `localStorage` in step with the settings while "remember" is ticked, and empty when it is not.
@@ -159,6 +198,8 @@ impl Settings {
                 base_url: self.base_url.get(),
                 model: self.model.get(),
                 api_key: self.api_key.get(),
+                runner: Some(self.runner_kind.get()),
+                package_index: self.package_index.get(),
                 runner_url: self.runner_url.get(),
                 runner_token: self.runner_token.get(),
             };
@@ -180,8 +221,17 @@ impl Settings {
         }
     }
 
-    /// The runner, when a URL is set.
-    pub fn runner(&self) -> Option<BrowserRunner> {
+    /// The runner a run should use: Python in this tab, the runner server (when its URL is set), or none.
+    pub fn runner(&self) -> Option<PageRunner> {
+        match self.runner_kind.get_untracked() {
+            RunnerKind::Tab => Some(PageRunner::Tab(TabRunner::shared())),
+            RunnerKind::Server => self.server().map(PageRunner::Server),
+            RunnerKind::None => None,
+        }
+    }
+
+    /// The runner server, when a URL is set.
+    fn server(&self) -> Option<BrowserRunner> {
         let url = self.runner_url.get_untracked();
         (!url.trim().is_empty()).then(|| BrowserRunner::new(&url, &self.runner_token.get_untracked()))
     }
@@ -219,7 +269,7 @@ pub fn SettingsView(settings: Settings) -> impl IntoView {
         });
     };
     let test_runner = move |_| {
-        let Some(runner) = settings.runner() else {
+        let Some(runner) = settings.server() else {
             settings.runner_check.set(Check::Failed("Enter the runner's URL first (acr-runner prints it).".into()));
             return;
         };
@@ -227,7 +277,8 @@ pub fn SettingsView(settings: Settings) -> impl IntoView {
         spawn_local(async move {
             let result = runner.health().await;
             settings.runner_check.set(match result {
-                Ok(m) => Check::Ok(m),
+                Ok((summary, None)) => Check::Ok(summary),
+                Ok((summary, Some(warning))) => Check::Warning(format!("{warning}. ({summary})")),
                 Err(e) => Check::Failed(format!("{e}.")),
             });
         });
@@ -270,32 +321,51 @@ pub fn SettingsView(settings: Settings) -> impl IntoView {
         </div>
         <CheckView id="conn-status" check=settings.connection />
         <details class="runner">
-            <summary>"Reproducer runner (optional)"</summary>
-            <p class="muted small">
-                "Start " <code>"acr-runner"</code> " on this machine to let the agent run reproducers and validate patches. "
-                "Without it, patches are checked by the syntax gate and, in MCTS, rated by the model."
+            <summary>"Execution: " {move || settings.runner_kind.get().label()}</summary>
+            <div class="field">
+                <label for="runner-kind">"Run reproducers and tests"</label>
+                <select
+                    id="runner-kind"
+                    prop:value=move || settings.runner_kind.get().id()
+                    on:change=move |ev| settings.runner_kind.set(RunnerKind::from_id(&event_target_value(&ev)))
+                >
+                    {RunnerKind::ALL.map(|k| view! { <option value=k.id()>{k.label()}</option> }).to_vec()}
+                </select>
+            </div>
+            <div hidden=move || settings.runner_kind.get() != RunnerKind::Tab>
+                <PythonSettings settings=settings />
+            </div>
+            <p class="muted small" hidden=move || settings.runner_kind.get() != RunnerKind::None>
+                "Nothing is executed: patches are checked by the syntax gate and, in MCTS, rated by the model."
             </p>
-            <div class="field">
-                <label for="runner-url">"Runner URL"</label>
-                <input id="runner-url" type="url" placeholder="http://127.0.0.1:8787" bind:value=settings.runner_url />
+            <div class="server" hidden=move || settings.runner_kind.get() != RunnerKind::Server>
+                <p class="muted small">
+                    "Start " <code>"acr-runner"</code> " on this machine to run reproducers and tests with your own Python "
+                    "and packages."
+                </p>
+                <div class="field">
+                    <label for="runner-url">"Runner URL"</label>
+                    <input id="runner-url" type="url" placeholder="http://127.0.0.1:8787" bind:value=settings.runner_url />
+                </div>
+                <div class="field">
+                    <label for="runner-token">"Access token"</label>
+                    <input id="runner-token" type="password" autocomplete="off" bind:value=settings.runner_token />
+                </div>
+                <button id="test-runner" class="secondary" on:click=test_runner>"Check runner"</button>
+                <CheckView id="runner-status" check=settings.runner_check />
             </div>
-            <div class="field">
-                <label for="runner-token">"Access token"</label>
-                <input id="runner-token" type="password" autocomplete="off" bind:value=settings.runner_token />
-            </div>
-            <button id="test-runner" class="secondary" on:click=test_runner>"Check runner"</button>
-            <CheckView id="runner-status" check=settings.runner_check />
         </details>
     }
 }
 
 /// The result line of a check.
 #[component]
-fn CheckView(id: &'static str, check: RwSignal<Check>) -> impl IntoView {
+pub fn CheckView(id: &'static str, check: RwSignal<Check>) -> impl IntoView {
     move || match check.get() {
         Check::Idle => view! { <p id=id class="muted small" aria-live="polite"></p> }.into_any(),
         Check::Checking => view! { <p id=id class="muted small" aria-live="polite">"Checking…"</p> }.into_any(),
         Check::Ok(m) => view! { <p id=id class="ok small" aria-live="polite">{m}</p> }.into_any(),
         Check::Failed(m) => view! { <p id=id class="error small" role="alert">{m}</p> }.into_any(),
+        Check::Warning(m) => view! { <p id=id class="error warning small" role="alert">{m}</p> }.into_any(),
     }
 }

@@ -1,19 +1,22 @@
-//! Running one [`RunRequest`]: a fresh temporary folder, the snapshot written into it, the patch applied, the
-//! command run under the [`Sandbox`] with a wall-clock timeout, output captured up to a limit, the folder removed.
+//! Running one [`RunRequest`]: a fresh run folder, the snapshot written into it, the patch applied, the command
+//! run under the [`Sandbox`] with a wall-clock timeout and a disk budget, output captured up to a limit, every
+//! process of the run killed, the folder removed.
 //!
 //! The command line is split like a POSIX shell would split it (`shlex`), but no shell ever runs it. The child is
-//! the leader of its own process group, and that whole group is killed at the timeout and again when the command
-//! exits, so helpers it started do not outlive the run. The environment is cleared except for a short allow-list
-//! (`PATH`, `HOME`, locale, Python environment managers), so tokens in the server's environment do not leak.
+//! the leader of its own process group; at the timeout and again when the command exits, that group and (where
+//! the machine allows control groups) every process the run started are killed, so helpers it started, even in
+//! a new session, do not outlive the run. The environment is rebuilt from a short allow-list, so tokens in the
+//! runner's environment do not leak.
 
 mod capture;
+mod cgroup;
+mod folder;
+mod python;
 mod sandbox;
 mod tree;
 
 use std::fmt;
-use std::fs;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::thread;
@@ -25,32 +28,26 @@ use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
 use capture::Capture;
-pub use sandbox::{NetworkIsolation, Sandbox};
+pub use cgroup::{Cgroups, RunCgroup};
+pub use folder::{RunFolder, Usage};
+pub use python::{Python, PythonError};
+pub use sandbox::{Containment, Launch, NetworkIsolation, Sandbox, SandboxError};
 pub use tree::{apply_patch, checked_files};
 
-/// Variables passed through from the server's environment; everything else is cleared.
-const PASSED_ENV: &[&str] = &[
-    "PATH",
-    "HOME",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TZ",
-    "PYENV_ROOT",
-    "PYENV_VERSION",
-    "VIRTUAL_ENV",
-    "CONDA_PREFIX",
-    "CONDA_DEFAULT_ENV",
-    "CONDA_EXE",
-];
-
-/// How long output readers may run on after the process group was killed.
+/// How long output readers may run on after the run's processes were killed.
 const OUTPUT_GRACE: Duration = Duration::from_secs(2);
+
+/// How often the run's folder is measured against the disk budget.
+const DISK_CHECK: Duration = Duration::from_millis(250);
+
+/// Files and folders a run may add to its folder.
+const MAX_NEW_ENTRIES: u64 = 100_000;
 
 /// Limits applied to every run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExecLimits {
-    /// Address-space limit in bytes (Python raises `MemoryError` past it).
+    /// Address-space limit per process in bytes (Python raises `MemoryError` past it); also the cap on the whole
+    /// run's memory where control groups are available.
     pub memory_bytes: u64,
     /// The longest wall-clock timeout a request may ask for; longer requests are cut to this.
     pub max_timeout_secs: u32,
@@ -58,8 +55,22 @@ pub struct ExecLimits {
     pub output_bytes: usize,
     /// Largest file the command may write, in bytes.
     pub file_size_bytes: u64,
-    /// Most open file descriptors.
+    /// Most open file descriptors per process.
     pub open_files: u64,
+    /// Most processes (and threads) a run may have at once, where the machine can cap them.
+    #[serde(default = "default_processes")]
+    pub processes: u32,
+    /// Bytes a run may add to its folder, and the size of its private `/tmp`.
+    #[serde(default = "default_disk_bytes")]
+    pub disk_bytes: u64,
+}
+
+fn default_processes() -> u32 {
+    ExecLimits::default().processes
+}
+
+fn default_disk_bytes() -> u64 {
+    ExecLimits::default().disk_bytes
 }
 
 impl Default for ExecLimits {
@@ -70,6 +81,8 @@ impl Default for ExecLimits {
             output_bytes: 64 << 10,
             file_size_bytes: 256 << 20,
             open_files: 1024,
+            processes: 256,
+            disk_bytes: 1 << 30,
         }
     }
 }
@@ -139,47 +152,46 @@ pub fn execute(request: &RunRequest, limits: &ExecLimits, sandbox: &Sandbox) -> 
     let mut files = checked_files(&request.files)?;
     apply_patch(&mut files, &request.patch)?;
 
-    let dir = tempfile::Builder::new().prefix("acr-run-").tempdir().map_err(|e| ExecError::Io(e.to_string()))?;
-    let repo = dir.path().join("repo");
-    let tmp = dir.path().join("tmp");
-    for folder in [&repo, &tmp] {
-        fs::create_dir(folder).map_err(|e| ExecError::Io(e.to_string()))?;
-    }
-    let result = tree::write_tree(&repo, &files).and_then(|()| run_in(&repo, &tmp, &argv, request, limits, sandbox));
-    remove_tree(dir.path());
-    drop(dir);
-    result
+    let folder = RunFolder::create().map_err(|e| ExecError::Io(format!("run folder: {e}")))?;
+    let result = tree::write_tree(&folder.repo, &files)
+        .and_then(|()| sandbox.prepare(&folder).map_err(|e| ExecError::Io(format!("run folder: {e}"))))
+        .and_then(|()| run_in(&folder, &argv, request, limits, sandbox));
+    folder.remove();
+    result.map(|outcome| RunOutcome { unsandboxed: !sandbox.is_contained(), ..outcome })
 }
 
-/// Spawns the wrapped command in `repo` and waits for it within the timeout.
+/// Why the runner stopped a run before its command ended.
+enum Stop {
+    Timeout,
+    Disk(String),
+}
+
+/// Spawns the sandboxed command in the folder's repository and waits for it within the timeout and disk budget.
 fn run_in(
-    repo: &Path,
-    tmp: &Path,
+    folder: &RunFolder,
     argv: &[String],
     request: &RunRequest,
     limits: &ExecLimits,
     sandbox: &Sandbox,
 ) -> Result<RunOutcome, ExecError> {
     let timeout_secs = request.timeout_secs.clamp(1, limits.max_timeout_secs.max(1));
-    let line = sandbox.wrap(argv, limits, timeout_secs.saturating_add(1));
-    let Some((program, args)) = line.split_first() else {
+    let cgroup = sandbox.run_cgroup(limits).map_err(|e| ExecError::Io(format!("control group: {e}")))?;
+    let launch = sandbox.launch(argv, limits, timeout_secs.saturating_add(1), folder, cgroup.as_ref());
+    let Some((program, args)) = launch.argv.split_first() else {
         return Err(ExecError::BadCommand("empty command".into()));
     };
     let mut command = Command::new(program);
     command
         .args(args)
-        .current_dir(repo)
+        .current_dir(&folder.repo)
         .env_clear()
-        .envs(PASSED_ENV.iter().filter_map(|k| std::env::var_os(k).map(|v| (k, v))))
-        .env("PYTHONPATH", repo)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("PYTHONUNBUFFERED", "1")
-        .env("TMPDIR", tmp)
+        .envs(launch.env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
 
+    let baseline = folder.usage(u64::MAX);
     let start = Instant::now();
     let mut child = match command.spawn() {
         Ok(child) => child,
@@ -201,26 +213,68 @@ fn run_in(
     thread::spawn(move || {
         let _ = tx.send(child.wait());
     });
-    let (status, timed_out) = match rx.recv_timeout(Duration::from_secs(u64::from(timeout_secs))) {
-        Ok(status) => (status, false),
-        Err(_) => {
+    let deadline = start + Duration::from_secs(u64::from(timeout_secs));
+    let max_entries = baseline.entries.saturating_add(MAX_NEW_ENTRIES);
+    let (status, stop) = loop {
+        let now = Instant::now();
+        if now >= deadline {
+            break (None, Some(Stop::Timeout));
+        }
+        match rx.recv_timeout(DISK_CHECK.min(deadline - now)) {
+            Ok(status) => break (Some(status), None),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break (None, None),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        let usage = folder.usage(max_entries.saturating_add(1));
+        let added = usage.bytes.saturating_sub(baseline.bytes);
+        if added > limits.disk_bytes {
+            break (None, Some(Stop::Disk(format!("wrote more than {} MiB", limits.disk_bytes >> 20))));
+        }
+        if usage.entries > max_entries {
+            break (None, Some(Stop::Disk(format!("created more than {MAX_NEW_ENTRIES} files"))));
+        }
+    };
+    let status = match status {
+        Some(status) => status,
+        None => {
             kill_group(group);
-            (rx.recv().unwrap_or_else(|_| Err(std::io::Error::other("the waiting thread stopped"))), true)
+            if let Some(cgroup) = &cgroup {
+                cgroup.kill_all(Duration::from_secs(2));
+            }
+            rx.recv().unwrap_or_else(|_| Err(std::io::Error::other("the waiting thread stopped")))
         }
     };
     let duration_ms = elapsed_ms(start);
-    // Helpers the command left behind in its group go too, so they cannot hold the output pipes open.
+    // Helpers the command left behind go too, so they cannot hold the output pipes open.
     kill_group(group);
+    let mut notes = Vec::new();
+    if let Some(cgroup) = cgroup {
+        cgroup.kill_all(Duration::from_secs(2));
+        if cgroup.hit_process_cap() {
+            notes.push(format!("the run reached its cap of {} processes; further forks failed", limits.processes));
+        }
+    }
     let status: ExitStatus = status.map_err(|e| ExecError::Io(format!("waiting for the command: {e}")))?;
     let (stdout, out_cut) = stdout.finish(OUTPUT_GRACE);
-    let (stderr, err_cut) = stderr.finish(OUTPUT_GRACE);
+    let (mut stderr, err_cut) = stderr.finish(OUTPUT_GRACE);
+    let timed_out = matches!(stop, Some(Stop::Timeout));
+    if let Some(Stop::Disk(what)) = &stop {
+        notes.push(format!("stopped by the runner: the run {what} (its disk budget)"));
+    }
+    for note in notes {
+        if !stderr.is_empty() && !stderr.ends_with('\n') {
+            stderr.push('\n');
+        }
+        stderr.push_str(&format!("[acr-runner: {note}]\n"));
+    }
     Ok(RunOutcome {
-        exit_code: if timed_out { None } else { status.code() },
+        exit_code: if stop.is_some() { None } else { status.code() },
         stdout,
         stderr,
         duration_ms,
         timed_out,
         truncated: out_cut || err_cut,
+        unsandboxed: !sandbox.is_contained(),
     })
 }
 
@@ -233,27 +287,6 @@ fn kill_group(group: Option<Pid>) {
 
 fn elapsed_ms(start: Instant) -> u64 {
     u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
-/// Removes the run's folder even when the command left read-only folders behind.
-fn remove_tree(dir: &Path) {
-    if fs::remove_dir_all(dir).is_ok() {
-        return;
-    }
-    make_writable(dir);
-    let _ = fs::remove_dir_all(dir);
-}
-
-fn make_writable(dir: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
-    if let Ok(entries) = fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                make_writable(&entry.path());
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -278,7 +311,8 @@ mod tests {
         assert_eq!(out.stderr, "oops\n");
         let cwd = out.stdout.lines().next().and_then(|l| l.strip_prefix("hello")).unwrap_or_default();
         assert!(cwd.ends_with("/repo"), "{cwd}");
-        assert!(!Path::new(cwd).exists(), "the run folder {cwd} is left behind");
+        assert!(!std::path::Path::new(cwd).exists(), "the run folder {cwd} is left behind");
+        assert!(out.unsandboxed, "{out:?}");
     }
 
     #[test]
@@ -286,7 +320,11 @@ mod tests {
         let out = execute(&request(&[], "env", 10), &ExecLimits::default(), &Sandbox::none()).expect("runs");
         let names: Vec<&str> = out.stdout.lines().filter_map(|l| l.split_once('=').map(|(k, _)| k)).collect();
         assert!(names.contains(&"PYTHONPATH") && names.contains(&"TMPDIR"), "{names:?}");
-        assert!(names.iter().all(|n| PASSED_ENV.contains(n) || n.starts_with("PYTHON") || *n == "TMPDIR"), "{names:?}");
+        let allowed = ["PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "VIRTUAL_ENV"];
+        let ok = |n: &&str| {
+            allowed.contains(n) || n.starts_with("PYTHON") || n.starts_with("PYENV_") || n.starts_with("CONDA_")
+        };
+        assert!(names.iter().all(ok), "{names:?}");
     }
 
     #[test]
@@ -309,7 +347,7 @@ mod tests {
 
     /// Whether a process is still running (a zombie waiting for its reaper counts as gone).
     fn alive(pid: &str) -> bool {
-        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
         let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
         state.is_some_and(|s| s != "Z" && s != "X")
     }

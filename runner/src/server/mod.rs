@@ -1,10 +1,11 @@
 //! The HTTP server: `POST /run` and `GET /health` behind a bearer token, CORS for one playground origin, a run
 //! semaphore with a bounded wait (then 429), and a body size limit.
 //!
-//! Layers from the outside in: CORS (answers preflight requests itself, so they need no token), the body limit,
-//! then the token check on every route. Runs happen on tokio's blocking pool via [`crate::exec::execute`].
+//! Layers from the outside in: the guarded accept loop ([`crate::guard`]: connection cap, header, body and idle
+//! timeouts), CORS (answers preflight requests itself, so they need no token), the body limit, then the token
+//! check on every route (before any body is read). Runs happen on tokio's blocking pool via
+//! [`crate::exec::execute`].
 
-mod snapshot;
 mod token;
 
 use std::fmt;
@@ -25,9 +26,10 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::exec::{ExecLimits, Sandbox, execute};
+use crate::exec::{Containment, ExecLimits, Sandbox, execute};
+use crate::guard::{self, Guard};
+pub use crate::snapshot::{SnapshotError, request_from_body};
 use crate::wire::{ErrorBody, Health, RunBody};
-pub use snapshot::{SnapshotError, request_from_body};
 pub use token::{random_token, same_token};
 
 /// Shortest token accepted from configuration.
@@ -52,11 +54,13 @@ pub struct ServerConfig {
     pub max_snapshot_bytes: usize,
     /// Limits for every run.
     pub limits: ExecLimits,
+    /// Connection cap and timeouts.
+    pub guard: Guard,
 }
 
 impl ServerConfig {
     /// The defaults (127.0.0.1:8787, playground at http://127.0.0.1:8080, 2 runs at once, 30 s wait, 64 MiB
-    /// bodies, 512 MiB snapshots) with the given token.
+    /// bodies, 512 MiB snapshots, [`Guard::default`]) with the given token.
     pub fn new(token: String) -> Self {
         ServerConfig {
             addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 8787)),
@@ -67,6 +71,7 @@ impl ServerConfig {
             max_body_bytes: 64 << 20,
             max_snapshot_bytes: 512 << 20,
             limits: ExecLimits::default(),
+            guard: Guard::default(),
         }
     }
 }
@@ -141,7 +146,7 @@ impl RunnerServer {
             token: config.token.clone(),
             limits: config.limits,
             snapshot_limits: Limits { max_total_bytes: config.max_snapshot_bytes, ..Limits::default() },
-            sandbox,
+            sandbox: sandbox.clone(),
             slots: Arc::new(Semaphore::new(config.concurrency)),
             concurrency: config.concurrency,
             queue_wait: config.queue_wait,
@@ -172,20 +177,25 @@ impl RunnerServer {
         format!("http://{}", self.addr)
     }
 
-    /// What to print at startup: URL, token, origin and the isolation in force.
+    /// What to print at startup: URL, token, origin, the containment and protections in force.
     pub fn banner(&self) -> String {
         let c = &self.config;
-        let mut text = format!(
+        let mut text = String::new();
+        if !self.sandbox.is_contained() {
+            text.push_str(&format!("*** {} ***\n", Containment::UNSAFE_WARNING));
+        }
+        text.push_str(&format!(
             "acr-runner {} listening on {}\ntoken: {}\nallowed origin: {}\nruns at once: {} (others wait up to {} s, \
-             then 429)\n{}",
+             then 429)\n{}\n{}",
             env!("CARGO_PKG_VERSION"),
             self.url(),
             c.token,
             c.origin,
             c.concurrency,
             c.queue_wait.as_secs(),
-            self.sandbox.describe(&c.limits)
-        );
+            self.sandbox.describe(&c.limits),
+            c.guard.describe()
+        ));
         if !self.addr.ip().is_loopback() {
             text.push_str("\nWARNING: listening beyond this machine; anyone with the token can run commands here");
         }
@@ -197,7 +207,7 @@ impl RunnerServer {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        axum::serve(self.listener, self.router).with_graceful_shutdown(shutdown).await
+        guard::serve(self.listener, self.router, self.config.guard, shutdown).await
     }
 }
 
@@ -217,11 +227,17 @@ async fn require_token(State(state): State<Arc<AppState>>, request: Request, nex
 }
 
 async fn health(State(state): State<Arc<AppState>>) -> Json<Health> {
+    let sandbox = &state.sandbox;
     Json(Health {
         status: "ok".into(),
         version: env!("CARGO_PKG_VERSION").into(),
-        network_isolation: state.sandbox.network,
-        resource_limits: state.sandbox.resource_limits,
+        containment: sandbox.containment,
+        warning: (!sandbox.is_contained()).then(|| Containment::UNSAFE_WARNING.to_string()),
+        network_isolation: sandbox.network,
+        resource_limits: sandbox.resource_limits,
+        process_cap: sandbox.caps_processes(),
+        memory_cap: sandbox.caps_total_memory(),
+        python: sandbox.python.as_ref().map(|p| format!("{} {} ({})", p.name, p.version, p.executable.display())),
         limits: state.limits,
         concurrency: state.concurrency,
         available: state.slots.available_permits(),

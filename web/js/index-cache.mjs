@@ -1,0 +1,92 @@
+// The playground's index cache, in IndexedDB: parsed files keyed by a SHA-256 of the archive they came from, and
+// the last archive loaded, so that dropping the same zip again or reloading the page skips the parse.
+//
+// Three stores: `indexes` (key: the archive's hash; value: {format, json}), `meta` (same key; {size, used}, read for
+// eviction without loading the indexes) and `last` (key "repository"; value: {name, hash, bytes}). Entries are evicted oldest-used first beyond LIMIT bytes. Everything here fails soft:
+// a browser without IndexedDB or crypto.subtle (a page not served from a secure origin) simply has no cache.
+const DB = "acr-index-cache";
+const LIMIT = 256 * 1024 * 1024;
+
+let opening = null;
+
+function request(r) {
+  return new Promise((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+}
+
+function db() {
+  opening ??= new Promise((resolve, reject) => {
+    const r = indexedDB.open(DB, 1);
+    r.onupgradeneeded = () => {
+      r.result.createObjectStore("indexes");
+      r.result.createObjectStore("meta");
+      r.result.createObjectStore("last");
+    };
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+  return opening;
+}
+
+async function store(name, mode) {
+  return (await db()).transaction(name, mode).objectStore(name);
+}
+
+/** The archive's SHA-256 as hex. */
+async function hash(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The cached entry for a hash ({format, json}), or undefined; marks it used. */
+async function get(key) {
+  const entry = await request((await store("indexes", "readonly")).get(key));
+  if (entry) {
+    await request((await store("meta", "readwrite")).put({ size: entry.json.length * 2, used: Date.now() }, key));
+  }
+  return entry;
+}
+
+/** Stores parsed files for a hash, then evicts the oldest-used entries beyond the limit. */
+async function put(key, format, json) {
+  const size = json.length * 2;
+  if (size > LIMIT) return;
+  await request((await store("indexes", "readwrite")).put({ format, json }, key));
+  await request((await store("meta", "readwrite")).put({ size, used: Date.now() }, key));
+  const meta = await store("meta", "readonly");
+  const [keys, values] = await Promise.all([request(meta.getAllKeys()), request(meta.getAll())]);
+  const entries = keys.map((k, i) => ({ k, size: values[i].size, used: values[i].used }));
+  entries.sort((a, b) => b.used - a.used);
+  let total = 0;
+  for (const e of entries.filter((e) => (total += e.size) > LIMIT)) {
+    await request((await store("indexes", "readwrite")).delete(e.k));
+    await request((await store("meta", "readwrite")).delete(e.k));
+  }
+}
+
+/** Remembers the archive last loaded (restored after a reload). */
+async function remember(name, key, bytes) {
+  await request((await store("last", "readwrite")).put({ name, hash: key, bytes }, "repository"));
+}
+
+/** The archive last loaded, or undefined. */
+async function last() {
+  return request((await store("last", "readonly")).get("repository"));
+}
+
+/** Entries and bytes held. */
+async function usage() {
+  const values = await request((await store("meta", "readonly")).getAll());
+  const lastRepo = await last();
+  const bytes = values.reduce((n, v) => n + (v.size ?? 0), 0) + (lastRepo?.bytes?.byteLength ?? 0);
+  return { entries: values.length, bytes };
+}
+
+/** Forgets everything. */
+async function clear() {
+  for (const name of ["indexes", "meta", "last"]) await request((await store(name, "readwrite")).clear());
+}
+
+export const indexCache = { hash, get, put, remember, last, usage, clear, limit: LIMIT };

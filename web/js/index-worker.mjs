@@ -1,0 +1,28 @@
+// An indexing worker: parses a share of a repository's Python files with the playground's own core and sends the
+// parsed files back, so that the page's thread stays free while a large repository is indexed.
+//
+// Messages (serde types in web/src/index_pool.rs): `{kind: "start", id, module}` instantiates the page's already
+// compiled WebAssembly module here (the page compiles it once); `{kind: "parse", id, paths, texts}` answers
+// `{kind: "parsed", id, json}` with the parsed files as JSON. Any failure answers `{kind: "failed", id, message}`.
+import { createInstance } from "./pkg/acr_web_instances.js";
+
+let core = null;
+
+self.onmessage = ({ data }) => {
+  const { id } = data;
+  try {
+    if (data.kind === "start") {
+      core = createInstance();
+      core.initSync({ module: data.module });
+      self.postMessage({ kind: "ready", id });
+    } else if (data.kind === "parse") {
+      if (!core) throw new Error("the worker was asked to parse before it started");
+      self.postMessage({ kind: "parsed", id, json: core.parse_sources(data.paths, data.texts) });
+    } else {
+      throw new Error(`unknown request ${JSON.stringify(data.kind)}`);
+    }
+  } catch (e) {
+    // A trap leaves this instance unusable: the page terminates the worker on a failure.
+    self.postMessage({ kind: "failed", id, message: String(e?.message ?? e) });
+  }
+};

@@ -1,0 +1,96 @@
+//! The index kept across reloads: parsed files stored in IndexedDB under a hash of the archive they came from, and
+//! the last archive loaded (`web/js/index-cache.mjs`, exposed by `web/boot.js` as `window.__acrIndexCache`).
+//!
+//! Nothing read back is trusted: an entry of another [`PARSED_FORMAT`], one that does not parse as JSON, or one
+//! whose files are not exactly the repository's sources (paths and sizes, in order) is ignored and rebuilt. Every
+//! call fails soft: without IndexedDB or `crypto.subtle` there is simply no cache.
+
+use acr_core::index::{Index, PARSED_FORMAT, ParsedFile};
+use acr_core::repo::Repo;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+/// The largest archive remembered for a reload.
+const MAX_REMEMBERED_BYTES: usize = 256 << 20;
+
+/// The cache object `web/boot.js` put on the page, if any.
+fn cache() -> Option<JsValue> {
+    let window: JsValue = web_sys::window()?.into();
+    let cache = js_sys::Reflect::get(&window, &"__acrIndexCache".into()).ok()?;
+    (!cache.is_undefined()).then_some(cache)
+}
+
+/// Calls an async method of the cache and awaits it; `None` on any failure.
+async fn call(method: &str, args: &[JsValue]) -> Option<JsValue> {
+    let cache = cache()?;
+    let f: js_sys::Function = js_sys::Reflect::get(&cache, &method.into()).ok()?.dyn_into().ok()?;
+    let promise = f.apply(&cache, &args.iter().collect::<js_sys::Array>()).ok()?;
+    JsFuture::from(js_sys::Promise::resolve(&promise)).await.ok()
+}
+
+/// The archive's hash (hex SHA-256), the key of its cached index.
+pub async fn hash(bytes: &[u8]) -> Option<String> {
+    call("hash", &[js_sys::Uint8Array::from(bytes).into()]).await?.as_string()
+}
+
+/// The cached index of an archive, if there is one and it matches `repo` exactly.
+pub async fn lookup(key: &str, repo: &Repo) -> Option<Index> {
+    let entry = call("get", &[key.into()]).await?;
+    let format = js_sys::Reflect::get(&entry, &"format".into()).ok()?.as_f64()?;
+    if format != f64::from(PARSED_FORMAT) {
+        return None;
+    }
+    let json = js_sys::Reflect::get(&entry, &"json".into()).ok()?.as_string()?;
+    let parsed: Vec<ParsedFile> = serde_json::from_str(&json).ok()?;
+    matches_sources(&parsed, repo).then(|| Index::from_parsed(parsed))
+}
+
+/// Whether parsed files are exactly the repository's sources, in order.
+fn matches_sources(parsed: &[ParsedFile], repo: &Repo) -> bool {
+    let mut sources = repo.source_files();
+    parsed
+        .iter()
+        .all(|p| sources.next().is_some_and(|(path, text)| p.entry.path == path && p.entry.bytes == text.len()))
+        && sources.next().is_none()
+}
+
+/// Stores an archive's parsed files (a JSON list of [`ParsedFile`]s in path order).
+pub async fn store(key: &str, json: String) {
+    call("put", &[key.into(), PARSED_FORMAT.into(), json.into()]).await;
+}
+
+/// Remembers the archive last loaded, to load it again after a reload (archives up to 256 MiB).
+pub async fn remember(name: &str, key: &str, bytes: &[u8]) {
+    if bytes.len() <= MAX_REMEMBERED_BYTES {
+        call("remember", &[name.into(), key.into(), js_sys::Uint8Array::from(bytes).into()]).await;
+    }
+}
+
+/// An archive remembered by [`remember`].
+pub struct Remembered {
+    /// Its file name.
+    pub name: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// The archive last loaded, if one was remembered.
+pub async fn last() -> Option<Remembered> {
+    let last = call("last", &[]).await?;
+    let get = |k: &str| js_sys::Reflect::get(&last, &k.into()).ok();
+    let bytes = get("bytes")?.dyn_into::<js_sys::Uint8Array>().ok()?.to_vec();
+    Some(Remembered { name: get("name")?.as_string()?, bytes })
+}
+
+/// Entries and bytes the cache holds, and its limit in bytes.
+pub async fn usage() -> Option<(u32, f64, f64)> {
+    let usage = call("usage", &[]).await?;
+    let get = |k: &str| js_sys::Reflect::get(&usage, &k.into()).ok().and_then(|v| v.as_f64());
+    let limit = js_sys::Reflect::get(&cache()?, &"limit".into()).ok()?.as_f64()?;
+    Some((get("entries")? as u32, get("bytes")?, limit))
+}
+
+/// Forgets every cached index and the remembered archive.
+pub async fn clear() {
+    call("clear", &[]).await;
+}
