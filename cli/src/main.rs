@@ -66,6 +66,9 @@ enum Command {
         /// Search rounds before patching without locations.
         #[arg(long, default_value_t = 15)]
         max_rounds: usize,
+        /// Whole-workflow tries (a new conversation each) while no acceptable patch comes out.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=20))]
+        overall_retries: u16,
         /// Seconds to wait for each model answer.
         #[arg(long, default_value_t = 300)]
         timeout: u64,
@@ -185,6 +188,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             python,
             out,
             max_rounds,
+            overall_retries,
             timeout,
         } => run::run(run::RunArgs {
             dir,
@@ -203,6 +207,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             python,
             out,
             max_rounds,
+            overall_retries: usize::from(overall_retries),
             timeout,
         }),
         Command::ServeModel { script, port, host } => serve_model::run(&script, &host, port),

@@ -44,6 +44,8 @@ pub struct RunArgs {
     pub out: Option<PathBuf>,
     /// Search round limit.
     pub max_rounds: usize,
+    /// Whole-workflow tries.
+    pub overall_retries: usize,
     /// Seconds to wait for each model answer.
     pub timeout: u64,
 }
@@ -120,7 +122,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Some(CliRunner::Http(HttpRunner::new(url, &token)))
         }
     };
-    let config = AgentConfig { mode: args.mode, max_search_rounds: args.max_rounds, ..AgentConfig::default() };
+    let config = AgentConfig {
+        mode: args.mode,
+        max_search_rounds: args.max_rounds,
+        overall_retries: args.overall_retries,
+        ..AgentConfig::default()
+    };
     let started = Instant::now();
     let agent = Agent::new(Rc::new(repo), Rc::new(index), model, runner, config)
         .with_clock(Box::new(move || started.elapsed().as_secs_f64() * 1000.0))
@@ -186,6 +193,16 @@ fn progress_line(event: &Event) -> String {
             let c: Vec<String> = children.iter().map(|(id, r)| format!("#{id}={r:.2}")).collect();
             format!("  mcts {iteration}: expanded #{node} -> [{}]", c.join(", "))
         }
+        Event::Try { number, of } => format!("== try {number} of at most {of}"),
+        Event::Shown { units } => {
+            let names: Vec<String> =
+                units.iter().map(|u| format!("{}:{}-{} ({})", u.file, u.start, u.end, u.why)).collect();
+            format!("  shown to the patch writer: {}", names.join("; "))
+        }
+        Event::Selection { chosen, reason, .. } => match chosen {
+            Some(n) => format!("== chose try {n}: {reason}"),
+            None => format!("== no patch chosen: {reason}"),
+        },
         Event::Note { text } => format!("  note: {text}"),
     }
 }
@@ -206,6 +223,8 @@ fn write_artefacts(out: &Path, outcome: &Outcome) -> anyhow::Result<()> {
         "validated": outcome.validated,
         "reason": outcome.reason,
         "locations": outcome.locations,
+        "tries": outcome.tries,
+        "selection": outcome.selection,
         "model_calls": outcome.transcript.model_calls,
         "usage": outcome.transcript.usage,
     });

@@ -66,10 +66,34 @@ fn search_locate_patch_retry_and_review_with_python() {
         .iter()
         .map(|e| (e["purpose"].as_str().unwrap().to_string(), e["outcome"]["exit_code"].as_i64().unwrap_or(-1)))
         .collect();
-    assert_eq!(runs, [("reproducer on original".into(), 1), ("reproducer on patch".into(), 0)], "python3 really ran");
-    assert!(of_kind(&events, "run")[0]["outcome"]["stderr"].as_str().unwrap().contains("AssertionError"));
+    assert_eq!(
+        runs,
+        [
+            ("reproducer on original".into(), 1),
+            ("reproducer on patch".into(), 0),
+            // Validation's regression check: the demo's own test of the cart fails before the fix, passes after.
+            ("tests on original".into(), 1),
+            ("tests on patch".into(), 0),
+        ],
+        "python3 really ran"
+    );
+    let trace = of_kind(&events, "run")[0]["outcome"]["stderr"].as_str().unwrap().to_string();
+    assert!(trace.contains("AssertionError"), "{trace}");
+    let tests_run = of_kind(&events, "run")[3]["outcome"]["stdout"].as_str().unwrap().to_string();
+    assert!(tests_run.contains("PASS tests/test_cart.py::test_total_counts_units"), "{tests_run}");
+    // Reproduce first: the reproducer ran before the search, and its trace is in the first search request.
+    let position = |kind: &str| events.iter().position(|e| e["event"] == kind).unwrap();
+    assert!(position("run") < position("search"));
+    let first_search = events.iter().find(|e| e["event"] == "model" && e["stage"] == "search").expect("a search");
+    let prompt = first_search["prompt"].as_str().unwrap();
+    assert!(prompt.contains("AssertionError: expected 150 cents"), "{prompt}");
     assert!(stderr.contains("validated by execution"), "{stderr}");
-    assert!(out.path().join("final.diff").exists() && out.path().join("outcome.json").exists());
+    assert!(out.path().join("final.diff").exists());
+    let outcome: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("outcome.json")).unwrap()).unwrap();
+    assert_eq!(outcome["selection"]["chosen"], 1);
+    assert_eq!(outcome["selection"]["reason"], "try 1 was validated by execution");
+    assert_eq!(outcome["tries"].as_array().map(Vec::len), Some(1));
 }
 
 #[test]
@@ -138,5 +162,6 @@ fn local_runs_refuse_to_start_without_bubblewrap_unless_told() {
     assert!(stderr.starts_with("UNSAFE: runs are NOT sandboxed"), "{stderr}");
     let runs =
         of_kind(&events(out.path()), "run").iter().map(|e| e["outcome"]["unsandboxed"].clone()).collect::<Vec<_>>();
-    assert_eq!(runs, [serde_json::Value::Bool(true), serde_json::Value::Bool(true)], "every run result says so");
+    // Reproducer before and after, then validation's regression check before and after.
+    assert_eq!(runs, vec![serde_json::Value::Bool(true); 4], "every run result says so");
 }

@@ -248,20 +248,54 @@ impl Hash for BugLocation {
 pub fn dedup(locations: impl IntoIterator<Item = BugLocation>) -> Vec<BugLocation> {
     let mut out: Vec<BugLocation> = Vec::new();
     for loc in locations {
-        match out.iter_mut().find(|l| **l == loc) {
-            Some(kept) => {
-                let extra = loc.intended_behavior.trim();
-                if !extra.is_empty() && !kept.intended_behavior.contains(extra) {
-                    if !kept.intended_behavior.is_empty() {
-                        kept.intended_behavior.push('\n');
-                    }
-                    kept.intended_behavior.push_str(extra);
-                }
-            }
-            None => out.push(loc),
-        }
+        merge(&mut out, loc);
     }
     out
+}
+
+/// Adds `loc` to `out` unless an equal location is there (then its intended behaviour joins the kept one's);
+/// returns its position in `out`.
+fn merge(out: &mut Vec<BugLocation>, loc: BugLocation) -> usize {
+    match out.iter().position(|l| *l == loc) {
+        Some(i) => {
+            let kept = &mut out[i];
+            let extra = loc.intended_behavior.trim();
+            if !extra.is_empty() && !kept.intended_behavior.contains(extra) {
+                if !kept.intended_behavior.is_empty() {
+                    kept.intended_behavior.push('\n');
+                }
+                kept.intended_behavior.push_str(extra);
+            }
+            i
+        }
+        None => {
+            out.push(loc);
+            out.len() - 1
+        }
+    }
+}
+
+/// Joins several resolutions' locations and context: equal locations collapse as in [`dedup`], each context
+/// follows its location's new position, and context equal to a location or to earlier context is dropped (the
+/// model reads every piece of code once).
+pub fn combine(resolutions: impl IntoIterator<Item = Resolution>) -> (Vec<BugLocation>, Vec<Context>) {
+    let mut locations: Vec<BugLocation> = Vec::new();
+    let mut context: Vec<Context> = Vec::new();
+    for resolution in resolutions {
+        let positions: Vec<usize> = resolution.locations.into_iter().map(|l| merge(&mut locations, l)).collect();
+        for mut c in resolution.context {
+            let Some(&position) = positions.get(c.for_location) else { continue };
+            c.for_location = position;
+            context.push(c);
+        }
+    }
+    let mut kept: Vec<Context> = Vec::new();
+    for c in context {
+        if !locations.contains(&c.location) && !kept.iter().any(|k| k.location == c.location) {
+            kept.push(c);
+        }
+    }
+    (locations, kept)
 }
 
 /// What one tier did.

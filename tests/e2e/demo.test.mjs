@@ -80,8 +80,11 @@ test("the demo model repairs the demo repository with no network beyond the page
   assert.equal(transcript.model_calls, 4);
   assert.deepEqual(
     transcript.events.map((e) => e.event),
-    ["phase", "model", "proxy", "search", "search", "model", "model", "proxy", "locations", "phase", "model", "patch"],
+    ["try", "phase", "model", "proxy", "search", "search", "model", "model", "proxy", "locations", "phase", "shown", "model",
+      "patch", "selection"],
   );
+  assert.equal(transcript.outcome.selection.chosen, 1);
+  assert.equal(transcript.outcome.tries.length, 1);
 
   // A search call in the transcript opens in the explorer with the same text.
   const output = await page.locator("#transcript .ev.search pre").first().textContent();

@@ -39,9 +39,12 @@ test("with the runner set, the demo patch is validated by execution", async (t) 
   assert.match(await page.textContent("#run-status"), /validated by execution/);
   await page.click("#tab-transcript");
   const runs = page.locator("#transcript .ev.run summary");
-  assert.equal(await runs.count(), 2);
+  // Reproduce first, then the reviewer's run, then validation's regression check (the demo's own tests).
+  assert.equal(await runs.count(), 4);
   assert.match(await runs.nth(0).textContent(), /reproducer on original: exit 1 .*on the runner at http/);
   assert.match(await runs.nth(1).textContent(), /reproducer on patch: exit 0 .*on the runner at http/);
+  assert.match(await runs.nth(2).textContent(), /tests on original: .*on the runner at http/);
+  assert.match(await runs.nth(3).textContent(), /tests on patch: exit 0 .*on the runner at http/);
   assert.match(await page.textContent("#transcript .ev.review"), /patch accepted, test accepted/);
   await page.screenshot({ path: join(OUT, "runner-run.png") });
   assert.deepEqual(errors, []);

@@ -54,9 +54,12 @@ test("ACR: the demo patch is validated by execution in the tab, offline, with no
   assert.ok((await page.textContent("#diff")).includes(FIX));
   assert.equal(await page.textContent("#result-status"), "APPLICABLE_PATCH");
   const rows = await runRows(page);
-  assert.equal(rows.length, 2, rows.join("\n"));
+  // Reproduce first, the reviewer's run, then validation's regression check (the demo's own tests).
+  assert.equal(rows.length, 4, rows.join("\n"));
   assert.match(rows[0], /reproducer on original: exit 1 in \d+ ms\s*in this tab/);
   assert.match(rows[1], /reproducer on patch: exit 0 in \d+ ms\s*in this tab/);
+  assert.match(rows[2], /tests on original: exit 1 in \d+ ms\s*in this tab/);
+  assert.match(rows[3], /tests on patch: exit 0 in \d+ ms\s*in this tab/);
   // The reproducer failed with the issue's numbers before the patch, as CPython reports it.
   await page.locator("#transcript .ev.run summary").first().click();
   const first = await page.locator("#transcript .ev.run").first().textContent();

@@ -201,6 +201,8 @@ impl RunState {
                 "reason": o.reason,
                 "validated": o.validated,
                 "locations": o.locations,
+                "tries": o.tries,
+                "selection": o.selection,
             })),
             "usage": self.usage.get_untracked(),
             "model_calls": self.model_calls.get_untracked(),

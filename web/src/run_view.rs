@@ -129,12 +129,31 @@ pub fn TranscriptView() -> impl IntoView {
     let download = move |_| {
         let _ = browser::download("acr-transcript.json", "application/json", &run.transcript_json());
     };
+    // Which workflow try each event belongs to; the tabs show one try at a time (0: all of them).
+    let try_of = Memo::new(move |_| run.events.with(|v| tries_of(v)));
+    let tries = move || try_of.with(|t| t.iter().flatten().copied().max().unwrap_or(0));
+    let shown_try = RwSignal::new(0usize);
+    Effect::new(move |_| {
+        run.generation.track();
+        shown_try.set(0);
+    });
+    let tab = move |n: usize, label: String| {
+        view! {
+            <button role="tab" class="try-tab" id=format!("try-tab-{n}")
+                aria-selected=move || (shown_try.get() == n).to_string()
+                on:click=move |_| shown_try.set(n)>{label}</button>
+        }
+    };
     view! {
         <div class="row">
             <span class="muted small">{move || format!("{} events", run.events.with(Vec::len))}</span>
             <span class="spacer"></span>
             <button id="download-transcript" class="secondary small" on:click=download
                 disabled=move || run.events.with(Vec::is_empty)>"Download transcript (.json)"</button>
+        </div>
+        <div id="try-tabs" class="tabs try-tabs" role="tablist" hidden=move || tries() < 2>
+            {tab(0, "All tries".into())}
+            <For each=move || 1..=tries() key=|n| *n children=move |n| tab(n, format!("Try {n}")) />
         </div>
         <p class="muted" hidden=move || !run.events.with(Vec::is_empty)>"Run the agent to see its transcript here."</p>
         <ol id="transcript" class="transcript">
@@ -144,10 +163,34 @@ pub fn TranscriptView() -> impl IntoView {
                     (0..run.events.with(Vec::len)).map(move |i| (g, i))
                 }
                 key=|k| *k
-                children=move |(_, i)| run.events.with_untracked(|v| v.get(i).cloned()).map(|e| event_view(e, app))
+                children=move |(_, i)| {
+                    let event = run.events.with_untracked(|v| v.get(i).cloned());
+                    move || {
+                        let only = shown_try.get();
+                        let visible =
+                            only == 0 || try_of.with(|t| t.get(i).copied().flatten().is_none_or(|n| n == only));
+                        if visible { event.clone().map(|e| event_view(e, app)) } else { None }
+                    }
+                }
             />
         </ol>
     }
+}
+
+/// The workflow try of each event (`None` before the first try and from the selection on: shown with every try).
+fn tries_of(events: &[Event]) -> Vec<Option<usize>> {
+    let mut current = None;
+    events
+        .iter()
+        .map(|e| {
+            match e {
+                Event::Try { number, .. } => current = Some(*number),
+                Event::Selection { .. } => current = None,
+                _ => {}
+            }
+            current
+        })
+        .collect()
 }
 
 fn event_view(event: Event, app: AppState) -> impl IntoView {
@@ -281,6 +324,44 @@ fn event_view(event: Event, app: AppState) -> impl IntoView {
             }
             .into_any()
         }
+        Event::Try { number, of } => {
+            view! { <li class="ev try"><h3>{format!("Try {number} of at most {of}")}</h3></li> }.into_any()
+        }
+        Event::Shown { units } => view! {
+            <li class="ev shown">
+                <details>
+                    <summary>
+                        <span class="badge">"shown"</span>
+                        {format!(" the patch writer saw {} code units", units.len())}
+                    </summary>
+                    <table class="shown-units">
+                        <thead><tr><th>"file"</th><th>"class"</th><th>"method"</th><th>"lines"</th><th>"why"</th></tr></thead>
+                        <tbody>
+                            {units.into_iter().map(|u| view! {
+                                <tr>
+                                    <td><code>{u.file}</code></td>
+                                    <td>{u.class.unwrap_or_default()}</td>
+                                    <td>{u.method.unwrap_or_default()}</td>
+                                    <td>{format!("{}-{}", u.start, u.end)}</td>
+                                    <td>{u.why}</td>
+                                </tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                </details>
+            </li>
+        }
+        .into_any(),
+        Event::Selection { chosen, reason, tries } => view! {
+            <li class="ev selection">
+                <h4>{match chosen {
+                    Some(n) => format!("Chosen: try {n} of {tries}"),
+                    None => format!("No patch chosen ({tries} tries)"),
+                }}</h4>
+                <p>{reason}</p>
+            </li>
+        }
+        .into_any(),
         Event::Note { text } => view! { <li class="ev note">{text}</li> }.into_any(),
     }
 }

@@ -1,18 +1,23 @@
 //! The agent: the loops that repair a repository, from an issue text to a patch.
 //!
 //! ```text
-//! issue ──► search loop ──► bug locations ──► patch writer ──► (review loop | APR-MCTS) ──► diff
-//!            (search APIs,     (six tiers)      (edits layer,     (runner: reproduce,
-//!             proxy)                             retries)          review, validate)
+//! issue ──► clean-up ──► reproduce ──► ┌ try 1..=overall_retries (new conversation each) ──────────────────────┐ ──► select ──► diff
+//!          (comments)   (runner only:  │ search loop ──► bug locations ──► patch writer ──► review | APR-MCTS  │   (validated,
+//!                        trace → search)│ (APIs, proxy)   (+ class, parents)  (retries)      (validate)        │    approved, model)
+//!                                      └─────────────────────────────────────────────────────────────────────┘
 //! ```
 //!
 //! The loops reach the outside only through [`Llm`] and, optionally, [`Runner`]; they run unchanged natively and in a
 //! browser tab. Every step is recorded as an [`Event`] and passed to an observer as it happens, so a UI can show the
 //! run live; [`Agent::cancel`] stops a run between steps.
 
+pub mod issue;
 pub mod patch_writer;
+pub mod regression;
+pub mod reproduce;
 pub mod review;
 pub mod search_loop;
+pub mod selection;
 pub mod transcript;
 pub mod tree_search;
 
@@ -22,7 +27,8 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-pub use transcript::{Event, Phase, ReadBy, RunPurpose, Transcript, TreeNode, Verdict};
+pub use selection::{Selection, TryRecord};
+pub use transcript::{Event, Phase, ReadBy, RunPurpose, ShownUnit, Transcript, TreeNode, Verdict};
 
 use crate::index::Index;
 use crate::llm::{ChatRequest, Llm, LlmError, Message};
@@ -57,6 +63,8 @@ pub struct AgentConfig {
     pub review_rounds: usize,
     /// Reproducer attempts before giving up on reviewing.
     pub reproducer_attempts: usize,
+    /// Whole-workflow tries (search, patch, review or tree search) while no acceptable patch comes out.
+    pub overall_retries: usize,
     /// Time limit for each execution, in seconds.
     pub run_timeout_secs: u32,
     /// MCTS settings.
@@ -71,6 +79,7 @@ impl Default for AgentConfig {
             patch_attempts: 3,
             review_rounds: 5,
             reproducer_attempts: 3,
+            overall_retries: 3,
             run_timeout_secs: 60,
             mcts: MctsConfig::default(),
         }
@@ -144,6 +153,10 @@ pub struct Outcome {
     pub locations: Vec<BugLocation>,
     /// Whether execution confirmed the patch (reproducer passes after, or MCTS validation passed).
     pub validated: bool,
+    /// What each whole-workflow try produced.
+    pub tries: Vec<TryRecord>,
+    /// Which try's patch was chosen, and why.
+    pub selection: Selection,
     /// Everything that happened.
     pub transcript: Transcript,
 }
@@ -210,28 +223,73 @@ impl<L: Llm, R: Runner> Agent<L, R> {
         self.cancel.clone()
     }
 
-    /// Repairs the repository for `issue`: search, locate, patch, then review or tree search as configured.
+    /// Repairs the repository for `issue`: clean the issue, reproduce it (with a runner), then up to
+    /// [`AgentConfig::overall_retries`] tries of search, locate, patch and review or tree search, and choose one patch.
     pub async fn run(mut self, issue: &str) -> Result<Outcome, AgentError> {
-        let found = search_loop::run(&mut self, issue, None).await?;
-        let (extraction, validated) = match self.config.mode {
+        let issue = issue::clean(issue);
+        let issue = issue.as_str();
+        let ask_first = self.config.mode == Mode::Acr;
+        let reproduction = reproduce::run(&mut self, issue, ask_first).await?;
+        let total = self.config.overall_retries.max(1);
+        let mut tries: Vec<TryRecord> = Vec::new();
+        for number in 1..=total {
+            self.emit(Event::Try { number, of: total });
+            let record = self.workflow(issue, number, reproduction.as_ref()).await?;
+            let done = record.acceptable(reproduction.is_some());
+            tries.push(record);
+            if done {
+                break;
+            }
+            if number < total {
+                self.note(format!("try {number} produced no acceptable patch; the workflow starts again"));
+            }
+        }
+        let selection = selection::select(&mut self, issue, &tries).await?;
+        self.emit(Event::Selection { chosen: selection.chosen, reason: selection.reason.clone(), tries: tries.len() });
+        let pick = selection.chosen.and_then(|n| tries.iter().find(|t| t.number == n)).or(tries.last());
+        let (status, diff, reason, locations, validated) = match pick {
+            Some(t) if selection.chosen.is_some() => {
+                (t.status, t.diff.clone(), t.reason.clone(), t.locations.clone(), t.validated)
+            }
+            Some(t) => (t.status, String::new(), t.reason.clone(), t.locations.clone(), false),
+            None => (ExtractStatus::NoPatch, String::new(), "no try was made".into(), Vec::new(), false),
+        };
+        Ok(Outcome { status, diff, reason, locations, validated, tries, selection, transcript: self.transcript })
+    }
+
+    /// One whole-workflow try: search, then patch and review, or tree search.
+    async fn workflow(
+        &mut self,
+        issue: &str,
+        number: usize,
+        reproduction: Option<&reproduce::Reproduction>,
+    ) -> Result<TryRecord, AgentError> {
+        let found = search_loop::run(self, issue, reproduction.map(reproduce::Reproduction::trace)).await?;
+        let (extraction, validated, approved) = match self.config.mode {
             Mode::Acr => {
                 let mut writer = patch_writer::PatchWriter::new(&found);
-                let extraction = writer.write(&mut self, issue, &found).await?;
-                if self.runner.is_some() && extraction.status.is_applicable() {
-                    review::run(&mut self, issue, &found, &mut writer, extraction).await?
-                } else {
-                    (extraction, false)
+                let extraction = writer.write(self, issue, &found).await?;
+                match reproduction {
+                    Some(r) if extraction.status.is_applicable() => {
+                        let reviewed = review::run(self, issue, &found, &mut writer, extraction, r).await?;
+                        (reviewed.extraction, reviewed.validated, reviewed.approved)
+                    }
+                    _ => (extraction, false, false),
                 }
             }
-            Mode::Mcts => tree_search::run(&mut self, issue, &found).await?,
+            Mode::Mcts => {
+                let (extraction, validated) = tree_search::run(self, issue, &found, reproduction).await?;
+                (extraction, validated, false)
+            }
         };
-        Ok(Outcome {
+        Ok(TryRecord {
+            number,
             status: extraction.status,
             diff: extraction.diff,
             reason: extraction.reason,
-            locations: found.locations,
             validated,
-            transcript: self.transcript,
+            approved,
+            locations: found.locations,
         })
     }
 

@@ -8,8 +8,9 @@
 //! [`AgentConfig::patch_attempts`]: super::AgentConfig::patch_attempts
 
 use super::search_loop::Found;
-use super::{Agent, AgentError, Event, Phase};
+use super::{Agent, AgentError, Event, Phase, ShownUnit};
 use crate::llm::{Llm, Message};
+use crate::locate::{BugLocation, ContextKind};
 use crate::patch::{self, BugLine, ExtractOptions, Extraction};
 use crate::prompt::Prompt;
 use crate::runner::Runner;
@@ -99,6 +100,9 @@ impl PatchWriter {
         for _ in 0..agent.config.patch_attempts.max(1) {
             self.attempts += 1;
             let pending = self.pending.take().unwrap_or(Pending::Start);
+            if matches!(pending, Pending::Start) && !found.locations.is_empty() {
+                agent.emit(Event::Shown { units: shown_units(found) });
+            }
             let prompt = match &pending {
                 Pending::Start => PatchWriter::opening(issue, found),
                 Pending::Retry(reason) => Prompt::PatchRetry { reason },
@@ -122,4 +126,28 @@ impl PatchWriter {
         }
         Ok(last.expect("at least one attempt"))
     }
+}
+
+/// The code units the opening request shows, locations first, each with why it is shown.
+pub fn shown_units(found: &Found) -> Vec<ShownUnit> {
+    let unit = |l: &BugLocation, why: String| ShownUnit {
+        file: l.file.clone(),
+        class: l.class.clone(),
+        method: l.method.clone(),
+        start: l.start,
+        end: l.end,
+        why,
+    };
+    let locations = found.locations.iter().enumerate().map(|(i, l)| unit(l, format!("bug location #{}", i + 1)));
+    let context = found.context.iter().map(|c| {
+        let n = c.for_location + 1;
+        let why = match &c.kind {
+            ContextKind::EnclosingClass => format!("the whole class of location #{n}"),
+            ContextKind::AncestorMethod { class, depth } => {
+                format!("the definition in ancestor `{class}` (depth {depth}) that location #{n} overrides")
+            }
+        };
+        unit(&c.location, why)
+    });
+    locations.chain(context).collect()
 }

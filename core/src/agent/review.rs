@@ -1,83 +1,179 @@
-//! Reproduce and review: judge a patch by execution, with a reproducer test and a reviewer.
+//! Review and validate: judge a patch by execution, with the reproducer written before the search and a reviewer.
 //!
-//! 1. Ask whether the issue has a reproducible example; if not, keep the patch as it is.
-//! 2. Get a standalone `reproducer.py` that fails with an `AssertionError` on the original program (checked by
-//!    running it; retried with the output as feedback).
-//! 3. For at most [`AgentConfig::review_rounds`] rounds: run the reproducer on the patched program, ask the reviewer
-//!    (JSON) whether the patch and the test are right, and send its analysis and advice to the patch writer or the
-//!    test writer.
+//! For at most [`AgentConfig::review_rounds`] rounds: run the reproducer on the patched program and ask the reviewer
+//! (JSON) whether the patch and the test are right. An answer that cannot be read is asked again, up to
+//! [`REVIEW_RETRIES`] times, then the review is given up (nothing is rewritten on a parsing accident). Then, as
+//! AutoCodeRover does:
+//!
+//! - test judged wrong → the test writer rewrites the reproducer with the reviewer's advice;
+//! - patch and test judged right → validation: the reproducer must pass on the patched program, and the
+//!   repository's own tests that touch the changed files must not regress ([`super::regression`]); a failed
+//!   validation goes back to the patch writer as feedback;
+//! - patch judged wrong → the patch writer rewrites it with the reviewer's advice.
 //!
 //! [`AgentConfig::review_rounds`]: super::AgentConfig::review_rounds
 
 use super::patch_writer::PatchWriter;
+use super::regression;
+use super::reproduce::{self, COMMAND, REPRODUCER, Reproduction};
 use super::search_loop::Found;
 use super::{Agent, AgentError, Event, Phase, RunPurpose};
 use crate::answers::{self, ReviewVerdict};
-use crate::llm::{Llm, Message};
+use crate::llm::Llm;
 use crate::patch::Extraction;
 use crate::prompt::Prompt;
 use crate::runner::{RunOutcome, Runner};
 
-/// The file name and command of the reproducer.
-pub const REPRODUCER: &str = "reproducer.py";
-/// The command that runs the reproducer.
-pub const COMMAND: &str = "python3 reproducer.py";
+/// How many times an unreadable review is asked again before the review is given up.
+pub const REVIEW_RETRIES: usize = 5;
 
-/// Runs the loop; returns the final extraction and whether execution confirmed it.
+/// What the review made of the patch.
+#[derive(Debug, Clone)]
+pub struct Reviewed {
+    /// The final patch.
+    pub extraction: Extraction,
+    /// Whether validation by execution passed.
+    pub validated: bool,
+    /// Whether the reviewer judged this patch (and the test) right.
+    pub approved: bool,
+}
+
+/// Why validation failed, in words for the patch writer.
+enum Validation {
+    Passed,
+    Failed(String),
+}
+
+/// Runs the review rounds on an applicable patch.
 pub async fn run<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     issue: &str,
     found: &Found,
     writer: &mut PatchWriter,
     mut patch: Extraction,
-) -> Result<(Extraction, bool), AgentError> {
+    reproduction: &Reproduction,
+) -> Result<Reviewed, AgentError> {
     agent.emit(Event::Phase { name: Phase::Review });
-    let answer = agent.ask(&Prompt::Reproducible { issue }).await?;
-    if answers::yes_no(&answer, "reproducible") != Some(true) {
-        agent.note("the issue has no reproducible example; the patch is kept without execution review");
-        return Ok((patch, false));
-    }
-
-    let mut test_messages = Vec::new();
-    let Some((mut test, mut before)) = write_reproducer(agent, issue, &mut test_messages, None).await? else {
-        agent.note("no reproducer showed the bug; the patch is kept without execution review");
-        return Ok((patch, false));
-    };
-
-    for round in 1..=agent.config.review_rounds {
+    let mut test = reproduction.test.clone();
+    let mut before = reproduction.before.clone();
+    let mut test_conversation = reproduction.conversation.clone();
+    let mut approved = false;
+    let rounds = agent.config.review_rounds;
+    for round in 1..=rounds {
         let Some(after) =
             agent.execute(RunPurpose::ReproducerOnPatch, &patch.diff, &[(REPRODUCER, &test)], COMMAND).await?
         else {
-            return Ok((patch, false));
+            return Ok(Reviewed { extraction: patch, validated: false, approved });
         };
         let prompt = Prompt::Review { issue, test: &test, before: &before, patch: &patch.diff, after: &after };
-        let answer = agent.ask(&prompt).await?;
-        let verdict = answers::review(&answer).unwrap_or_default();
+        let Some(verdict) = ask_reviewer(agent, &prompt).await? else {
+            agent.note(format!(
+                "the reviewer's answer could not be read after {} tries; the review is given up and the patch kept",
+                REVIEW_RETRIES + 1
+            ));
+            return Ok(Reviewed { extraction: patch, validated: false, approved });
+        };
         emit_review(agent, round, &verdict);
-        if verdict.patch_correct && verdict.test_correct {
-            return Ok((patch, after.passed()));
-        }
-        if round == agent.config.review_rounds {
-            break;
-        }
+        approved = verdict.patch_correct && verdict.test_correct;
+        let last = round == rounds;
         if !verdict.test_correct {
+            if last {
+                break;
+            }
             let feedback =
                 Prompt::ReproducerFeedback { analysis: &verdict.test_analysis, advice: &verdict.test_advice };
-            match write_reproducer(agent, issue, &mut test_messages, Some(feedback)).await? {
+            match reproduce::write(agent, issue, &mut test_conversation, Some(feedback)).await? {
                 Some((t, b)) => (test, before) = (t, b),
-                None => return Ok((patch, false)),
+                None => {
+                    agent.note("no rewritten reproducer showed the bug; the patch is kept without validation");
+                    return Ok(Reviewed { extraction: patch, validated: false, approved: false });
+                }
+            }
+            if verdict.patch_correct {
+                // The patch was judged right by a wrong test: judge it again with the new one.
+                continue;
             }
         }
-        if !verdict.patch_correct {
-            writer.review_feedback(&verdict.patch_analysis, &verdict.patch_advice);
-            let revised = writer.write(agent, issue, found).await?;
-            if revised.status.is_applicable() {
-                patch = revised;
+        if approved {
+            match validate(agent, &patch, &after).await? {
+                Validation::Passed => return Ok(Reviewed { extraction: patch, validated: true, approved }),
+                Validation::Failed(message) if !last => writer.validation_feedback(&message),
+                Validation::Failed(_) => break,
             }
+        } else if !verdict.patch_correct {
+            if last {
+                break;
+            }
+            writer.review_feedback(&verdict.patch_analysis, &verdict.patch_advice);
+        }
+        let revised = writer.write(agent, issue, found).await?;
+        if revised.status.is_applicable() {
+            patch = revised;
+            approved = false;
         }
     }
     agent.note("the review rounds ran out; keeping the last applicable patch");
-    Ok((patch, false))
+    Ok(Reviewed { extraction: patch, validated: false, approved })
+}
+
+/// Asks the reviewer, and again (in the same conversation) while its answer cannot be read.
+async fn ask_reviewer<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    prompt: &Prompt<'_>,
+) -> Result<Option<ReviewVerdict>, AgentError> {
+    let mut conversation = Vec::new();
+    let answer = agent.converse(&mut conversation, prompt).await?;
+    if let Some(verdict) = answers::review(&answer) {
+        return Ok(Some(verdict));
+    }
+    for _ in 0..REVIEW_RETRIES {
+        let answer = agent.converse(&mut conversation, &Prompt::ReviewRetry).await?;
+        if let Some(verdict) = answers::review(&answer) {
+            return Ok(Some(verdict));
+        }
+    }
+    Ok(None)
+}
+
+/// Validation of a patch the reviewer approved: the reproducer passes on it (`after`), and no test of the repository
+/// that touches the changed files regresses.
+async fn validate<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    patch: &Extraction,
+    after: &RunOutcome,
+) -> Result<Validation, AgentError> {
+    if !after.passed() {
+        let exit = after.exit_code.map_or_else(|| "it was killed".to_string(), |c| format!("exit code {c}"));
+        return Ok(Validation::Failed(format!(
+            "The reproducer still fails on the patched program ({exit}):\n{}",
+            crate::prompt::text::tail(&after.stderr, 2000)
+        )));
+    }
+    let tests = regression::tests_touching(&agent.repo, patch.files.keys().map(String::as_str));
+    if tests.is_empty() {
+        return Ok(Validation::Passed);
+    }
+    let command = regression::command(&tests);
+    let runner = [(regression::RUNNER_FILE, regression::RUNNER)];
+    let Some(original) = agent.execute(RunPurpose::TestsOnOriginal, "", &runner, &command).await? else {
+        return Ok(Validation::Passed);
+    };
+    let Some(patched) = agent.execute(RunPurpose::TestsOnPatch, &patch.diff, &runner, &command).await? else {
+        return Ok(Validation::Passed);
+    };
+    let broken = regression::regressions(&original, &patched);
+    if broken.is_empty() {
+        return Ok(Validation::Passed);
+    }
+    let failing: Vec<&str> = patched
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("FAIL") && broken.iter().any(|b| l.contains(b.as_str())))
+        .collect();
+    Ok(Validation::Failed(format!(
+        "The reproducer passes, but tests of the repository that passed before now fail:\n{}",
+        failing.join("\n")
+    )))
 }
 
 fn emit_review<L: Llm, R: Runner>(agent: &mut Agent<L, R>, round: usize, verdict: &ReviewVerdict) {
@@ -89,43 +185,4 @@ fn emit_review<L: Llm, R: Runner>(agent: &mut Agent<L, R>, round: usize, verdict
         patch_advice: verdict.patch_advice.clone(),
         test_advice: verdict.test_advice.clone(),
     });
-}
-
-/// Asks for a reproducer until one fails with an `AssertionError` on the original program. The conversation starts
-/// with the reproducer request, or continues with `feedback` from a reviewer.
-pub(super) async fn write_reproducer<L: Llm, R: Runner>(
-    agent: &mut Agent<L, R>,
-    issue: &str,
-    messages: &mut Vec<Message>,
-    feedback: Option<Prompt<'_>>,
-) -> Result<Option<(String, RunOutcome)>, AgentError> {
-    let mut failed: Option<RunOutcome> = None;
-    let mut no_script = false;
-    let mut feedback = feedback;
-    for _ in 0..agent.config.reproducer_attempts.max(1) {
-        let prompt = match (&failed, feedback.take()) {
-            (_, Some(f)) => f,
-            (Some(outcome), None) => Prompt::ReproducerFailed { outcome },
-            (None, None) if no_script => Prompt::ReproducerNoScript,
-            (None, None) if messages.is_empty() => Prompt::Reproducer { issue },
-            (None, None) => Prompt::ReproducerNoScript,
-        };
-        let answer = agent.converse(messages, &prompt).await?;
-        failed = None;
-        let Some(script) = answers::code_block(&answer) else {
-            no_script = true;
-            continue;
-        };
-        no_script = false;
-        let Some(outcome) =
-            agent.execute(RunPurpose::ReproducerOnOriginal, "", &[(REPRODUCER, &script)], COMMAND).await?
-        else {
-            return Ok(None);
-        };
-        if outcome.reproduces_bug() {
-            return Ok(Some((script, outcome)));
-        }
-        failed = Some(outcome);
-    }
-    Ok(None)
 }

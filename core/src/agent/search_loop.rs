@@ -174,9 +174,10 @@ fn resolve_locations<L: Llm, R: Runner>(
     for request in &v.locations {
         let resolution = locate::resolve(&agent.index, &agent.repo, &request.query, &request.intended_behavior);
         match resolution.not_found_message() {
-            None => found.extend(resolution.locations),
+            None => found.push(resolution),
             Some(message) => not_found.push(message),
         }
     }
-    (locate::dedup(found), Vec::new(), not_found)
+    let (locations, context) = locate::combine(found);
+    (locations, context, not_found)
 }

@@ -43,6 +43,16 @@ fn agent<R: Runner>(
     config: AgentConfig,
 ) -> (Agent<ScriptedModel, R>, Rc<RefCell<Vec<Event>>>) {
     let (repo, index) = workspace();
+    agent_over(repo, index, script, runner, config)
+}
+
+fn agent_over<R: Runner>(
+    repo: Rc<Repo>,
+    index: Rc<Index>,
+    script: Script,
+    runner: Option<R>,
+    config: AgentConfig,
+) -> (Agent<ScriptedModel, R>, Rc<RefCell<Vec<Event>>>) {
     let seen = Rc::new(RefCell::new(Vec::new()));
     let sink = seen.clone();
     let agent = Agent::new(repo, index, ScriptedModel::new(script), runner, config)
@@ -314,12 +324,358 @@ fn transcript_snapshot_mcts() {
         .answer(Stage::Search, LOCATION_JSON)
         .answer(Stage::Reproducer, "```python\nassert False\n```")
         .answer(Stage::Patch, WRONG_PATCH)
-        .answer(Stage::Patch, WRONG_PATCH)
+        .answer(Stage::Patch, WRONG_PATCH.replace("item.price + units", "(item.price"))
         .answer(Stage::Patch, "Try again.\n```python\n            total += item.price * units\n```")
         .answer(Stage::Rate, "40");
     let mut config = AgentConfig { mode: Mode::Mcts, ..AgentConfig::default() };
     config.mcts.samples = 3;
     let (agent, seen) = agent(script, Some(JudgeByPatch), config);
     pollster::block_on(agent.run(ISSUE)).unwrap();
-    insta::assert_snapshot!(render(&seen.borrow()));
+    let events = seen.borrow();
+    // The final tree, one line per node (the broken sample is a leaf with reward -1 and verdict error).
+    let tree =
+        events.iter().rev().find_map(|e| if let Event::Mcts { tree, .. } = e { Some(tree.clone()) } else { None });
+    let mut text = render(&events);
+    text.push_str("=== final tree\n");
+    for n in tree.unwrap_or_default() {
+        let verdict = n.verdict.map_or("-", Verdict::as_str);
+        let first = n.diff.lines().find(|l| l.starts_with('+') && !l.starts_with("+++")).unwrap_or("");
+        text.push_str(&format!(
+            "#{} parent {:?} visits {} value {:+.3} {verdict} {first}\n",
+            n.id, n.parent, n.visits, n.value
+        ));
+    }
+    insta::assert_snapshot!(text);
+}
+
+/// The fixture `tests/fixtures/override`: `Cart.total` overrides `Basket.total`; a test of the repository imports the
+/// package; the issue keeps a GitHub template's HTML comments.
+macro_rules! override_file {
+    ($path:literal) => {
+        ($path, include_str!(concat!("../../../tests/fixtures/override/", $path)))
+    };
+}
+
+fn override_workspace() -> (Rc<Repo>, Rc<Index>) {
+    let repo = Repo::from_files([
+        override_file!("shop/__init__.py"),
+        override_file!("shop/basket.py"),
+        override_file!("shop/cart.py"),
+        override_file!("tests/test_cart.py"),
+    ]);
+    let index = Index::build(&repo);
+    (Rc::new(repo), Rc::new(index))
+}
+
+const OVERRIDE_ISSUE: &str = include_str!("../../../tests/fixtures/override/ISSUE.md");
+
+const OVERRIDE_LOCATION: &str = r#"{"API_calls": [], "bug_locations": [{"file": "shop/cart.py", "class": "Cart", "method": "total", "intended_behavior": "Charge each item's price times its units."}]}"#;
+
+fn override_patch(expression: &str) -> String {
+    format!(
+        "Count the units.\n\n<file>shop/cart.py</file>\n<original>\n        return super().total()\n</original>\n<patched>\n        return {expression}\n</patched>\n"
+    )
+}
+
+const COUNTING: &str = "sum(item.price * self.units[item] for item in set(self.items))";
+
+/// Runs as the override fixture's program would: the reproducer passes when the patch counts units; the
+/// repository's test fails when the patch adds one to every total.
+struct OverrideRunner;
+
+impl Runner for OverrideRunner {
+    async fn run(&self, request: &crate::runner::RunRequest) -> Result<RunOutcome, crate::runner::RunError> {
+        let patch = &request.patch;
+        if request.command.contains(regression::RUNNER_FILE) {
+            let ok = !patch.contains("+ 1");
+            let line = if ok { "PASS" } else { "FAIL" };
+            return Ok(RunOutcome {
+                exit_code: Some(if ok { 0 } else { 1 }),
+                stdout: format!("{line} tests/test_cart.py::test_one_unit_costs_its_price\n"),
+                ..RunOutcome::default()
+            });
+        }
+        let fixed = patch.contains("self.units[item]");
+        Ok(RunOutcome {
+            exit_code: Some(if fixed { 0 } else { 1 }),
+            stderr: if fixed {
+                String::new()
+            } else {
+                "Traceback (most recent call last):\n  File \"reproducer.py\", line 9\n    assert total == 15\nAssertionError: 5 != 15".into()
+            },
+            ..RunOutcome::default()
+        })
+    }
+}
+
+fn model_prompts(events: &[Event], stage: Stage) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Model { stage: s, prompt, .. } if *s == stage => Some(prompt.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_class_and_the_overridden_parent_reach_the_patch_writer() {
+    let script =
+        Script::default().answer(Stage::Search, OVERRIDE_LOCATION).answer(Stage::Patch, override_patch(COUNTING));
+    let (repo, index) = override_workspace();
+    let (agent, seen) = agent_over::<NoRunner>(repo, index, script, None, AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(OVERRIDE_ISSUE)).unwrap();
+    assert!(outcome.status.is_applicable(), "{}", outcome.reason);
+    let events = seen.borrow();
+    let patch_prompt = &model_prompts(&events, Stage::Patch)[0];
+    assert!(patch_prompt.contains("This is the whole class `Cart`"), "{patch_prompt}");
+    assert!(patch_prompt.contains("class Cart(Basket):"), "the class's code is shown");
+    assert!(patch_prompt.contains("`Basket.total`, the definition that `Cart.total` in location #1 overrides"));
+    assert!(patch_prompt.contains("return sum(item.price for item in self.items)"), "the parent's code is shown");
+    let shown = events
+        .iter()
+        .find_map(|e| if let Event::Shown { units } = e { Some(units.clone()) } else { None })
+        .expect("what the patch writer saw is recorded");
+    let summary: Vec<(&str, Option<&str>, Option<&str>, &str)> =
+        shown.iter().map(|u| (u.file.as_str(), u.class.as_deref(), u.method.as_deref(), u.why.as_str())).collect();
+    assert_eq!(
+        summary,
+        [
+            ("shop/cart.py", Some("Cart"), Some("total"), "bug location #1"),
+            ("shop/cart.py", Some("Cart"), None, "the whole class of location #1"),
+            (
+                "shop/basket.py",
+                Some("Basket"),
+                Some("total"),
+                "the definition in ancestor `Basket` (depth 1) that location #1 overrides"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn context_equal_to_a_location_is_not_shown_twice() {
+    // The model names both the class and its method: the class is a location, so it is not repeated as context.
+    let both = r#"{"API_calls": [], "bug_locations": [{"file": "shop/cart.py", "class": "Cart", "method": "total"}, {"file": "shop/cart.py", "class": "Cart"}]}"#;
+    let script = Script::default().answer(Stage::Search, both).answer(Stage::Patch, override_patch(COUNTING));
+    let (repo, index) = override_workspace();
+    let (agent, seen) = agent_over::<NoRunner>(repo, index, script, None, AgentConfig::default());
+    pollster::block_on(agent.run(OVERRIDE_ISSUE)).unwrap();
+    let events = seen.borrow();
+    let shown = events.iter().find_map(|e| if let Event::Shown { units } = e { Some(units.clone()) } else { None });
+    let why: Vec<String> = shown.unwrap().into_iter().map(|u| u.why).collect();
+    assert_eq!(why.iter().filter(|w| w.starts_with("bug location")).count(), 2);
+    assert!(!why.iter().any(|w| w.starts_with("the whole class")), "{why:?}");
+    assert_eq!(why.iter().filter(|w| w.contains("ancestor `Basket`")).count(), 1, "{why:?}");
+}
+
+#[test]
+fn html_comments_of_the_issue_never_reach_the_model() {
+    let script =
+        Script::default().answer(Stage::Search, OVERRIDE_LOCATION).answer(Stage::Patch, override_patch(COUNTING));
+    let (repo, index) = override_workspace();
+    let (agent, seen) = agent_over::<NoRunner>(repo, index, script, None, AgentConfig::default());
+    pollster::block_on(agent.run(OVERRIDE_ISSUE)).unwrap();
+    let events = seen.borrow();
+    let prompts: Vec<String> = [Stage::Search, Stage::Patch].iter().flat_map(|s| model_prompts(&events, *s)).collect();
+    assert_eq!(prompts.len(), 2);
+    for p in &prompts {
+        assert!(!p.contains("<!--") && !p.contains("Please fill in"), "{p}");
+        assert!(p.contains("charges one unit of each item"), "the report itself stays: {p}");
+    }
+}
+
+#[test]
+fn the_reproducer_runs_before_the_search_and_its_trace_is_a_clue() {
+    let script = Script::default()
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, "```python\nfrom shop import Cart\nassert False\n```")
+        .answer(Stage::Search, OVERRIDE_LOCATION)
+        .answer(Stage::Patch, override_patch(COUNTING))
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let (repo, index) = override_workspace();
+    let (agent, seen) = agent_over(repo, index, script, Some(OverrideRunner), AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(OVERRIDE_ISSUE)).unwrap();
+    assert!(outcome.validated, "{}", outcome.reason);
+    let events = seen.borrow();
+    let first_run = events.iter().position(|e| matches!(e, Event::Run { .. })).unwrap();
+    let first_search = events.iter().position(|e| matches!(e, Event::Model { stage: Stage::Search, .. })).unwrap();
+    assert!(first_run < first_search, "the reproducer ran before the search");
+    let search = &model_prompts(&events, Stage::Search)[0];
+    assert!(search.contains("AssertionError: 5 != 15") && search.contains("assert total == 15"), "{search}");
+}
+
+#[test]
+fn an_unreadable_review_is_asked_again_and_nothing_is_rewritten() {
+    let script = search_script()
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, "```python\nfrom shop.cart import Cart\nassert False\n```")
+        .answer(Stage::Review, "The patch looks right to me, and so does the test.")
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let (agent, seen) = agent(script, Some(JudgeByPatch), AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert!(outcome.validated, "{}", outcome.reason);
+    let events = seen.borrow();
+    let reviews = model_prompts(&events, Stage::Review);
+    assert_eq!(reviews.len(), 2);
+    assert!(reviews[1].contains("Your review could not be read"), "{}", reviews[1]);
+    assert_eq!(model_prompts(&events, Stage::Patch).len(), 1, "the patch was not rewritten");
+    assert_eq!(model_prompts(&events, Stage::Reproducer).len(), 1, "the test was not rewritten");
+    let verdicts = events.iter().filter(|e| matches!(e, Event::Review { .. })).count();
+    assert_eq!(verdicts, 1, "one readable verdict");
+}
+
+#[test]
+fn a_review_that_stays_unreadable_is_given_up_keeping_the_patch() {
+    let script = Script { repeat_last: true, ..search_script() }
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, "```python\nassert False\n```")
+        .answer(Stage::Review, "Hard to say.");
+    let config = AgentConfig { overall_retries: 1, ..AgentConfig::default() };
+    let (agent, seen) = agent(script, Some(JudgeByPatch), config);
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert!(outcome.status.is_applicable() && !outcome.validated);
+    let events = seen.borrow();
+    assert_eq!(model_prompts(&events, Stage::Review).len(), 1 + review::REVIEW_RETRIES);
+    assert_eq!(model_prompts(&events, Stage::Patch).len(), 1);
+}
+
+#[test]
+fn an_approved_patch_that_breaks_a_repository_test_goes_back_to_the_writer() {
+    let script = Script::default()
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, "```python\nfrom shop import Cart\nassert False\n```")
+        .answer(Stage::Search, OVERRIDE_LOCATION)
+        .answer(Stage::Patch, override_patch(&format!("{COUNTING} + 1")))
+        .answer(Stage::Patch, override_patch(COUNTING))
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#)
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let (repo, index) = override_workspace();
+    let (agent, seen) = agent_over(repo, index, script, Some(OverrideRunner), AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(OVERRIDE_ISSUE)).unwrap();
+    assert!(outcome.validated, "{}", outcome.reason);
+    assert!(!outcome.diff.contains("+ 1"), "{}", outcome.diff);
+    let events = seen.borrow();
+    let feedback = &model_prompts(&events, Stage::Patch)[1];
+    assert!(feedback.contains("validating it by execution failed"), "{feedback}");
+    assert!(feedback.contains("FAIL tests/test_cart.py::test_one_unit_costs_its_price"), "{feedback}");
+    let purposes: Vec<RunPurpose> =
+        events.iter().filter_map(|e| if let Event::Run { purpose, .. } = e { Some(*purpose) } else { None }).collect();
+    use RunPurpose::*;
+    assert_eq!(
+        purposes,
+        [
+            ReproducerOnOriginal,
+            ReproducerOnPatch,
+            TestsOnOriginal,
+            TestsOnPatch,
+            ReproducerOnPatch,
+            TestsOnOriginal,
+            TestsOnPatch
+        ]
+    );
+}
+
+#[test]
+fn a_try_without_an_applicable_patch_starts_the_workflow_again() {
+    let script = Script::default()
+        .answer(Stage::Search, LOCATION_JSON)
+        .answer(Stage::Search, LOCATION_JSON)
+        .answer(Stage::Patch, STALE_PATCH)
+        .answer(Stage::Patch, STALE_PATCH)
+        .answer(Stage::Patch, STALE_PATCH)
+        .answer(Stage::Patch, GOOD_PATCH);
+    let (agent, seen) = agent::<NoRunner>(script, None, AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert!(outcome.status.is_applicable(), "{}", outcome.reason);
+    assert_eq!(outcome.tries.len(), 2);
+    assert!(!outcome.tries[0].status.is_applicable() && outcome.tries[1].status.is_applicable());
+    assert_eq!(outcome.selection.chosen, Some(2));
+    assert_eq!(outcome.selection.reason, "try 2 produced the only applicable patch");
+    let events = seen.borrow();
+    let tries: Vec<usize> =
+        events.iter().filter_map(|e| if let Event::Try { number, .. } = e { Some(*number) } else { None }).collect();
+    assert_eq!(tries, [1, 2]);
+    // Each try starts a new conversation: the second search request is the opening one again.
+    let searches: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Model { stage: Stage::Search, messages, .. } => Some(*messages),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(searches, [2, 2]);
+    let json = serde_json::to_value(&outcome.tries).unwrap();
+    assert_eq!(json[1]["number"], 2);
+}
+
+#[test]
+fn without_any_applicable_patch_the_tries_run_out_and_nothing_is_chosen() {
+    let script = Script { repeat_last: true, ..Script::default() }
+        .answer(Stage::Search, LOCATION_JSON)
+        .answer(Stage::Patch, STALE_PATCH);
+    let config = AgentConfig { overall_retries: 2, ..AgentConfig::default() };
+    let (agent, _) = agent::<NoRunner>(script, None, config);
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert_eq!(outcome.tries.len(), 2);
+    assert_eq!(outcome.selection.chosen, None);
+    assert!(!outcome.status.is_applicable() && outcome.diff.is_empty());
+}
+
+#[test]
+fn the_model_chooses_among_unconfirmed_patches_of_several_tries() {
+    // The reviewer never approves and the rounds run out, so no try is acceptable; both patches are applicable.
+    let other = GOOD_PATCH.replace("item.price * units", "units * item.price");
+    let script = Script { repeat_last: true, ..Script::default() }
+        .answer(Stage::Search, LOCATION_JSON)
+        .answer(Stage::Patch, WRONG_PATCH)
+        .answer(Stage::Patch, other)
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, "```python\nassert False\n```")
+        .answer(Stage::Review, r#"{"patch-correct": "no", "test-correct": "yes", "patch-advice": "multiply"}"#)
+        .answer(Stage::Select, r#"{"choice": 2, "reason": "it multiplies"}"#);
+    let config = AgentConfig { overall_retries: 2, review_rounds: 1, ..AgentConfig::default() };
+    let (agent, seen) = agent(script, Some(JudgeByPatch), config);
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert_eq!(outcome.tries.len(), 2);
+    assert_eq!(outcome.selection.chosen, Some(2), "{}", outcome.selection.reason);
+    assert!(outcome.selection.reason.starts_with("the model chose try 2 among 2 applicable patches"));
+    assert_eq!(model_prompts(&seen.borrow(), Stage::Select).len(), 1);
+}
+
+#[test]
+fn a_broken_candidate_is_an_error_child_and_its_parent_loses_the_next_selection() {
+    let broken = "Close the bracket later.\n```python\n            total += (item.price\n```";
+    let fixed = "```python\n            total += item.price * units\n```";
+    let other = GOOD_PATCH.replace("item.price * units", "item.price * 1");
+    let script = Script { repeat_last: true, ..Script::default() }
+        .answer(Stage::Search, LOCATION_JSON)
+        .answer(Stage::Patch, WRONG_PATCH)
+        .answer(Stage::Patch, other)
+        .answer(Stage::Patch, broken)
+        .answer(Stage::Patch, fixed)
+        .answer(Stage::Rate, "60")
+        .answer(Stage::Rate, "50")
+        .answer(Stage::Rate, "100");
+    let mut config = AgentConfig { mode: Mode::Mcts, overall_retries: 1, ..AgentConfig::default() };
+    config.mcts.samples = 2;
+    config.mcts.branch = 2;
+    config.mcts.max_rounds = 3;
+    let (agent, seen) = agent::<NoRunner>(script, None, config);
+    pollster::block_on(agent.run(ISSUE)).unwrap();
+    let events = seen.borrow();
+    let expansions: Vec<(usize, Vec<(usize, f64)>)> = events
+        .iter()
+        .filter_map(|e| if let Event::Mcts { node, children, .. } = e { Some((*node, children.clone())) } else { None })
+        .collect();
+    assert_eq!(expansions[0], (0, vec![(1, 0.6), (2, 0.5)]));
+    assert_eq!(expansions[1], (1, vec![(3, -1.0), (4, 1.0)]), "the broken sample is a child with reward -1");
+    assert_eq!(expansions[2].0, 2, "node 1 fell below its sibling, which is expanded next");
+    let tree =
+        events.iter().rev().find_map(|e| if let Event::Mcts { tree, .. } = e { Some(tree.clone()) } else { None });
+    let broken_node = &tree.unwrap()[3];
+    assert_eq!(broken_node.verdict, Some(Verdict::Error));
+    assert!(broken_node.diff.is_empty());
 }

@@ -25,6 +25,10 @@ pub enum Phase {
     Review,
     /// APR-MCTS tree search.
     Mcts,
+    /// Writing and running a reproducer before the search.
+    Reproduce,
+    /// Choosing one patch among the workflow's tries.
+    Select,
 }
 
 impl Phase {
@@ -35,6 +39,8 @@ impl Phase {
             Phase::Patch => "Writing a patch",
             Phase::Review => "Reproducing and reviewing",
             Phase::Mcts => "Tree search over patches (MCTS)",
+            Phase::Reproduce => "Reproducing the issue",
+            Phase::Select => "Choosing among the tries' patches",
         }
     }
 }
@@ -46,6 +52,8 @@ impl fmt::Display for Phase {
             Phase::Patch => "patch",
             Phase::Review => "review",
             Phase::Mcts => "mcts",
+            Phase::Reproduce => "reproduce",
+            Phase::Select => "select",
         })
     }
 }
@@ -81,6 +89,12 @@ pub enum RunPurpose {
     /// A candidate's validation.
     #[serde(rename = "validation")]
     Validation,
+    /// The repository's tests that touch the changed files, on the original program.
+    #[serde(rename = "tests on original")]
+    TestsOnOriginal,
+    /// The same tests on the patched program.
+    #[serde(rename = "tests on patch")]
+    TestsOnPatch,
 }
 
 impl RunPurpose {
@@ -90,6 +104,8 @@ impl RunPurpose {
             RunPurpose::ReproducerOnOriginal => "reproducer on original",
             RunPurpose::ReproducerOnPatch => "reproducer on patch",
             RunPurpose::Validation => "validation",
+            RunPurpose::TestsOnOriginal => "tests on original",
+            RunPurpose::TestsOnPatch => "tests on patch",
         }
     }
 }
@@ -251,11 +267,49 @@ pub enum Event {
         /// The tree after back-propagation.
         tree: Vec<TreeNode>,
     },
+    /// A whole-workflow try began (search, patch, review or tree search, in a new conversation).
+    Try {
+        /// 1-based try.
+        number: usize,
+        /// The most tries the run may make.
+        of: usize,
+    },
+    /// The code shown to the patch writer: each bug location and each piece of context, and why.
+    Shown {
+        /// The units, locations first.
+        units: Vec<ShownUnit>,
+    },
+    /// One patch was chosen among the tries.
+    Selection {
+        /// The chosen try (`None` when no try produced an applicable patch).
+        chosen: Option<usize>,
+        /// Why.
+        reason: String,
+        /// Tries made.
+        tries: usize,
+    },
     /// Something worth telling the user.
     Note {
         /// The text.
         text: String,
     },
+}
+
+/// A unit of code shown to the patch writer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShownUnit {
+    /// Relative path.
+    pub file: String,
+    /// Class, if any.
+    pub class: Option<String>,
+    /// Method or function, if any.
+    pub method: Option<String>,
+    /// First line.
+    pub start: u32,
+    /// Last line.
+    pub end: u32,
+    /// Why it is shown (`bug location #1`, `the whole class of location #1`, ...).
+    pub why: String,
 }
 
 /// A node of the MCTS tree as shown to users.

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 
 use super::patch_writer::PatchWriter;
+use super::reproduce::Reproduction;
 use super::search_loop::Found;
 use super::transcript::TreeNode;
 use super::{Agent, AgentError, Event, Phase, RunPurpose, Verdict};
@@ -20,7 +21,7 @@ use crate::answers;
 use crate::index::DefKind;
 use crate::llm::{Llm, Message};
 use crate::mcts::{BugType, Tree, TreePolicy, classify, parse_hunks};
-use crate::patch::{self, Edit, ExtractOptions, ExtractStatus, Extraction};
+use crate::patch::{self, Edit, EditFailure, ExtractOptions, ExtractStatus, Extraction, FileOrEditFailure};
 use crate::prompt::{Prompt, text::INFILL_MASK};
 use crate::runner::{RunOutcome, Runner};
 
@@ -54,8 +55,12 @@ pub async fn run<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     issue: &str,
     found: &Found,
+    reproduction: Option<&Reproduction>,
 ) -> Result<(Extraction, bool), AgentError> {
     agent.emit(Event::Phase { name: Phase::Mcts });
+    if !found.locations.is_empty() {
+        agent.emit(Event::Shown { units: super::patch_writer::shown_units(found) });
+    }
     let cfg = agent.config.mcts.clone();
     let policy = TreePolicy { exploration: cfg.exploration, ..TreePolicy::default() };
     let mut tree = Tree::new(Candidate::default(), policy, cfg.seed);
@@ -65,19 +70,12 @@ pub async fn run<L: Llm, R: Runner>(
     let mut best: BTreeMap<usize, Extraction> = BTreeMap::new();
     // With a runner, candidates are validated by a reproducer that fails on the original program; its output
     // there is the root's evidence, so children that fail the same way score 0.
-    let mut reproducer = None;
-    if agent.runner.is_some() {
-        let mut test_messages = Vec::new();
-        match super::review::write_reproducer(agent, issue, &mut test_messages, None).await? {
-            Some((script, before)) => {
-                let root = &mut tree.nodes[0].state;
-                root.feedback =
-                    format!("the reproducer still fails:\n{}", tail(&format!("{}{}", before.stdout, before.stderr)));
-                root.run = Some(before);
-                reproducer = Some(script);
-            }
-            None => agent.note("no reproducer showed the bug; candidates are rated by the model alone"),
-        }
+    let reproducer = reproduction.map(|r| r.test.as_str());
+    if let Some(r) = reproduction {
+        let root = &mut tree.nodes[0].state;
+        root.feedback =
+            format!("the reproducer still fails:\n{}", tail(&format!("{}{}", r.before.stdout, r.before.stderr)));
+        root.run = Some(r.before.clone());
     }
 
     for iteration in 1..=cfg.max_rounds {
@@ -98,13 +96,26 @@ pub async fn run<L: Llm, R: Runner>(
                 .with_temperature(cfg.temperature);
             let answer = agent.send(&request, kind).await?;
             let extraction = extract_for(agent, &mode, &answer, &options);
+            if let Some(problem) = syntax_error(&extraction) {
+                // APR-MCTS: a candidate that does not compile is an error with reward -1. It stays in the tree as a
+                // leaf that is never expanded, so its parent's value falls.
+                let candidate = Candidate {
+                    diff: String::new(),
+                    verdict: Some(Verdict::Error),
+                    run: None,
+                    feedback: format!("it does not compile: {problem}"),
+                };
+                let id = tree.add_child(node, candidate, answers::reflection(&answer), -1.0);
+                tree.mark_expanded(id);
+                children.push((id, -1.0));
+                continue;
+            }
             if !extraction.status.is_applicable() || seen.contains(&extraction.diff) {
                 continue;
             }
             seen.push(extraction.diff.clone());
             let parent = tree.nodes[node].state.run.clone();
-            let (reward, candidate) =
-                evaluate(agent, issue, reproducer.as_deref(), &extraction, parent.as_ref()).await?;
+            let (reward, candidate) = evaluate(agent, issue, reproducer, &extraction, parent.as_ref()).await?;
             let is_pass = candidate.verdict == Some(Verdict::Pass);
             let id = tree.add_child(node, candidate, answers::reflection(&answer), reward);
             best.insert(id, extraction);
@@ -248,6 +259,19 @@ fn extract_for<L: Llm, R: Runner>(
         had_line_numbers: false,
     };
     patch::extract_edits(&agent.repo, &[edit], options, &mut crate::gate::Gate::new())
+}
+
+/// Why a candidate that applied nowhere was refused by the syntax gate, if it was.
+fn syntax_error(extraction: &Extraction) -> Option<String> {
+    if extraction.status.is_applicable() {
+        return None;
+    }
+    extraction.edits.iter().find_map(|e| match &e.outcome {
+        patch::Outcome::Failed {
+            failure: failure @ FileOrEditFailure::Edit { failure: EditFailure::BreaksSyntax { .. } },
+        } => Some(failure.to_string()),
+        _ => None,
+    })
 }
 
 /// Validates a candidate and computes its reward from the validation run: passes → 1, crashes or times out → -1,

@@ -296,26 +296,26 @@ pub fn reproducible(issue: &str) -> String {
 }
 
 /// The helper the reproducer is asked to use, so that tracebacks show clear file names and line numbers.
-pub const PRINT_STACKTRACE: &str = "def print_stacktrace(e: Exception):
-    import traceback
+pub const PRINT_STACKTRACE: &str = r#"def print_stacktrace(e: BaseException) -> None:
     import sys
-    tb = traceback.extract_tb(e.__traceback__)
-    print(\"Traceback (most recent call last):\", file=sys.stderr)
-    for frame in tb:
-        line_number = frame.lineno
-        code_context = frame.line.strip() if frame.line else \"Unknown\"
-        print(f'  File \"{frame.filename}\"', file=sys.stderr)
-        print(f\"    {line_number}: {code_context}\", file=sys.stderr)
-    print(f\"{e.__class__.__name__}: {e}\", file=sys.stderr)";
+    import traceback
+    print("Traceback (most recent call last):", file=sys.stderr)
+    for frame in traceback.extract_tb(e.__traceback__):
+        print(f'  File "{frame.filename}", line {frame.lineno}', file=sys.stderr)
+        print(f"    {(frame.line or '').strip()}", file=sys.stderr)
+    print(f"{type(e).__name__}: {e}", file=sys.stderr)"#;
 
 /// Asks for a standalone reproducer.
 pub fn reproducer(issue: &str) -> String {
     format!(
         "<issue>\n{}\n</issue>\n\nWrite a standalone Python script `reproducer.py`, run from the repository root \
          with `python3 reproducer.py`, that reproduces this issue. While the bug is present it must fail with an \
-         `AssertionError` that explains what went wrong; once the bug is fixed it must exit with code 0. Reply with \
-         the script in a single ```python code block.",
-        issue.trim()
+         `AssertionError` that explains what went wrong; once the bug is fixed it must exit with code 0.\n\n\
+         Put this helper in the script and call it on the exception that shows the bug before raising the \
+         `AssertionError`, so that the trace names the files and line numbers involved:\n```python\n{}\n```\n\n\
+         Reply with the script in a single ```python code block.",
+        issue.trim(),
+        PRINT_STACKTRACE
     )
 }
 

@@ -1,0 +1,140 @@
+//! The regression check of validation: the repository's own tests that touch the changed files, run on the original
+//! and on the patched program; a test that passed before and fails after is a regression.
+//!
+//! Which tests: test files ([`crate::repo::is_test_file`]) that import a changed module or one of its packages. How:
+//! a small runner script ([`RUNNER`]) that needs nothing installed: it imports each test file, calls its `test*`
+//! functions that take no arguments and runs its `unittest.TestCase` classes, and prints one `PASS`, `FAIL` or `SKIP`
+//! line per test (tests that need pytest fixtures are skipped, not guessed).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::repo::{Repo, is_test_file};
+use crate::runner::RunOutcome;
+
+/// The runner script's file name in the run's folder.
+pub const RUNNER_FILE: &str = "acr_run_tests.py";
+
+/// Most test files run for one check.
+const MAX_TEST_FILES: usize = 10;
+
+/// The runner script: imports each test file given on the command line and runs its tests, one line per test.
+pub const RUNNER: &str = r#"import importlib.util, inspect, os, sys, unittest
+sys.path.insert(0, os.getcwd())
+failed = False
+for n, path in enumerate(sys.argv[1:]):
+    name = "acr_test_module_%d" % n
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    except BaseException as e:
+        print("FAIL %s::<import> %s: %s" % (path, type(e).__name__, e))
+        failed = True
+        continue
+    for attr, obj in sorted(vars(module).items()):
+        if getattr(obj, "__module__", None) != name:
+            continue
+        if attr.startswith("test") and inspect.isfunction(obj):
+            if inspect.signature(obj).parameters:
+                print("SKIP %s::%s (needs fixtures)" % (path, attr))
+                continue
+            try:
+                obj()
+                print("PASS %s::%s" % (path, attr))
+            except BaseException as e:
+                print("FAIL %s::%s %s: %s" % (path, attr, type(e).__name__, e))
+                failed = True
+        elif inspect.isclass(obj) and issubclass(obj, unittest.TestCase):
+            for case in unittest.defaultTestLoader.loadTestsFromTestCase(obj):
+                result = unittest.TestResult()
+                case.run(result)
+                ok = result.wasSuccessful()
+                print("%s %s::%s" % ("PASS" if ok else "FAIL", path, case.id().split(".", 1)[-1]))
+                failed = failed or not ok
+sys.exit(1 if failed else 0)
+"#;
+
+/// The test files that import a changed file's module or one of its packages, in path order (at most ten).
+pub fn tests_touching<'a>(repo: &Repo, changed: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut modules: Vec<String> = Vec::new();
+    for path in changed {
+        let Some(stem) = path.strip_suffix(".py") else { continue };
+        let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+        let parts: Vec<&str> = stem.split('/').filter(|p| !p.is_empty()).collect();
+        for n in 1..=parts.len() {
+            modules.push(parts[..n].join("."));
+        }
+    }
+    modules.sort();
+    modules.dedup();
+    if modules.is_empty() {
+        return Vec::new();
+    }
+    let alternatives: Vec<String> = modules.iter().map(|m| regex::escape(m)).collect();
+    let Ok(imports) = Regex::new(&format!(r"(?m)^\s*(?:from|import)\s+(?:{})\b", alternatives.join("|"))) else {
+        return Vec::new();
+    };
+    repo.files()
+        .filter(|(p, _)| p.ends_with(".py") && is_test_file(p))
+        .filter(|(_, text)| imports.is_match(text))
+        .map(|(p, _)| p.to_string())
+        .take(MAX_TEST_FILES)
+        .collect()
+}
+
+/// The command that runs the tests.
+pub fn command(tests: &[String]) -> String {
+    let mut c = format!("python3 {RUNNER_FILE}");
+    for t in tests {
+        let _ = write!(c, " {t}");
+    }
+    c
+}
+
+/// Each test's result in a run of [`RUNNER`]: name → passed (skipped tests are left out).
+pub fn results(run: &RunOutcome) -> BTreeMap<String, bool> {
+    static LINE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"(?m)^(PASS|FAIL) (\S+)").ok());
+    let Some(line) = LINE.as_ref() else { return BTreeMap::new() };
+    line.captures_iter(&run.stdout).map(|c| (c[2].to_string(), &c[1] == "PASS")).collect()
+}
+
+/// The tests that passed on the original program and fail (or no longer run) on the patched one.
+pub fn regressions(before: &RunOutcome, after: &RunOutcome) -> Vec<String> {
+    let (before, after) = (results(before), results(after));
+    before.iter().filter(|(name, passed)| **passed && after.get(*name) != Some(&true)).map(|(n, _)| n.clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tests_that_import_a_changed_module_are_chosen() {
+        let repo = Repo::from_files([
+            ("inventory/cart.py", "class Cart: pass\n"),
+            ("tests/test_cart.py", "from inventory import Cart\n"),
+            ("tests/test_pricing.py", "import inventory.pricing as p\n"),
+            ("tests/test_other.py", "import json\n"),
+            ("inventory/helpers.py", "from inventory import cart\n"),
+        ]);
+        assert_eq!(tests_touching(&repo, ["inventory/cart.py"]), ["tests/test_cart.py", "tests/test_pricing.py"]);
+        assert!(tests_touching(&repo, ["setup.cfg"]).is_empty());
+        assert_eq!(command(&["a.py".into()]), "python3 acr_run_tests.py a.py");
+    }
+
+    #[test]
+    fn a_test_that_passed_and_now_fails_is_a_regression() {
+        let run = |out: &str| RunOutcome { stdout: out.into(), ..RunOutcome::default() };
+        let before =
+            run("PASS t.py::test_a\nPASS t.py::test_b\nFAIL t.py::test_c boom\nSKIP t.py::test_d (needs fixtures)\n");
+        let after = run("PASS t.py::test_a\nFAIL t.py::test_b AssertionError: 1\nPASS t.py::test_c\n");
+        assert_eq!(regressions(&before, &after), ["t.py::test_b"]);
+        assert!(regressions(&before, &before).is_empty());
+        assert_eq!(results(&before).len(), 3);
+    }
+}
