@@ -27,7 +27,8 @@ play: web
 ## Benchmarks (figures, not tests): index, search, locate and patch natively; index in wasm against native; hostile
 ## sources natively (time, peak heap) and the largest accepted zip in the tab (time, wasm memory); `acr index` against
 ## AutoCodeRover's own indexer on sympy, astropy and Django (set ACR_SRC to a checkout of ACR for the ratio); Python in
-## the tab (cold start, warm run, pytest, bytes downloaded, second load from the cache).
+## the tab (cold start, warm run, pytest, bytes downloaded, second load from the cache); sympy and Django dropped into
+## the tab (worker pool) and reloaded (index cache), against native.
 bench: pkg
 	cargo build -q --release -p acr-cli
 	cargo bench -q -p acr-core
@@ -35,6 +36,7 @@ bench: pkg
 	python3 tools/bench_acr_index.py
 	$(MAKE) web
 	node tests/bench/tab_load.mjs
+	node tests/bench/tab_index.mjs
 	cd tests && node bench/tab-python.mjs
 
 setup:
