@@ -10,6 +10,7 @@
 //! browser tab. Every step is recorded as an [`Event`] and passed to an observer as it happens, so a UI can show the
 //! run live; [`Agent::cancel`] stops a run between steps.
 
+pub mod best_so_far;
 pub mod patch_writer;
 pub mod review;
 pub mod search_loop;
@@ -25,6 +26,7 @@ use serde::{Deserialize, Serialize};
 pub use transcript::{Event, Phase, ReadBy, RunPurpose, Transcript, TreeNode, Verdict};
 
 use crate::index::Index;
+use crate::llm::budget::Exhausted;
 use crate::llm::{ChatRequest, Llm, LlmError, Message};
 use crate::locate::BugLocation;
 use crate::patch::{ExtractStatus, Extraction};
@@ -144,6 +146,8 @@ pub struct Outcome {
     pub locations: Vec<BugLocation>,
     /// Whether execution confirmed the patch (reproducer passes after, or MCTS validation passed).
     pub validated: bool,
+    /// The run's budget ran out before it finished: which limit. The patch is then the best made so far.
+    pub budget_exhausted: Option<Exhausted>,
     /// Everything that happened.
     pub transcript: Transcript,
 }
@@ -161,8 +165,7 @@ impl Runner for NoRunner {
 /// Callback receiving each event as it happens.
 pub type Observer = Box<dyn FnMut(&Event)>;
 
-/// Milliseconds from some fixed origin; supplied by the host (the core reads no clock).
-pub type Clock = Box<dyn Fn() -> f64>;
+pub use crate::llm::budget::Clock;
 
 /// One repair run over a loaded repository.
 pub struct Agent<L, R = NoRunner> {
@@ -210,29 +213,60 @@ impl<L: Llm, R: Runner> Agent<L, R> {
         self.cancel.clone()
     }
 
-    /// Repairs the repository for `issue`: search, locate, patch, then review or tree search as configured.
+    /// Repairs the repository for `issue`: search, locate, patch, then review or tree search as configured. When
+    /// the model's budget runs out ([`LlmError::BudgetExhausted`]) the run ends early with the best patch so far.
     pub async fn run(mut self, issue: &str) -> Result<Outcome, AgentError> {
-        let found = search_loop::run(&mut self, issue, None).await?;
+        match self.repair(issue).await {
+            Ok((extraction, validated, locations)) => Ok(Outcome {
+                status: extraction.status,
+                diff: extraction.diff,
+                reason: extraction.reason,
+                locations,
+                validated,
+                budget_exhausted: None,
+                transcript: self.transcript,
+            }),
+            Err(AgentError::Llm(LlmError::BudgetExhausted(exhausted))) => Ok(self.stop_early(exhausted)),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn repair(&mut self, issue: &str) -> Result<(Extraction, bool, Vec<BugLocation>), AgentError> {
+        let found = search_loop::run(self, issue, None).await?;
         let (extraction, validated) = match self.config.mode {
             Mode::Acr => {
                 let mut writer = patch_writer::PatchWriter::new(&found);
-                let extraction = writer.write(&mut self, issue, &found).await?;
+                let extraction = writer.write(self, issue, &found).await?;
                 if self.runner.is_some() && extraction.status.is_applicable() {
-                    review::run(&mut self, issue, &found, &mut writer, extraction).await?
+                    review::run(self, issue, &found, &mut writer, extraction).await?
                 } else {
                     (extraction, false)
                 }
             }
-            Mode::Mcts => tree_search::run(&mut self, issue, &found).await?,
+            Mode::Mcts => tree_search::run(self, issue, &found).await?,
         };
-        Ok(Outcome {
-            status: extraction.status,
-            diff: extraction.diff,
-            reason: extraction.reason,
-            locations: found.locations,
-            validated,
+        Ok((extraction, validated, found.locations))
+    }
+
+    /// The outcome of a run whose budget ran out: the best patch so far, and why the run stopped.
+    fn stop_early(mut self, exhausted: Exhausted) -> Outcome {
+        let kept = best_so_far::patch(&self.transcript);
+        let (status, diff, reason) = match &kept {
+            Some(k) => (ExtractStatus::ApplicablePatch, k.diff.clone(), String::new()),
+            None => (ExtractStatus::NoPatch, String::new(), format!("{exhausted} before any patch applied")),
+        };
+        let kept_note =
+            kept.map_or("no patch was made".to_string(), |k| format!("keeping the best patch so far ({})", k.from));
+        self.note(format!("{exhausted}; the run stops here, {kept_note}"));
+        Outcome {
+            status,
+            diff,
+            reason,
+            locations: best_so_far::locations(&self.transcript),
+            validated: false,
+            budget_exhausted: Some(exhausted),
             transcript: self.transcript,
-        })
+        }
     }
 
     /// Records an event and tells the observer.
@@ -267,6 +301,7 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             answer: response.content.clone(),
             reasoning: response.reasoning,
             usage: response.usage,
+            usage_estimated: response.usage_estimated,
             ms,
         });
         Ok(response.content)
