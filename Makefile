@@ -19,11 +19,13 @@ play: web
 	python3 tools/serve.py dist $(PORT)
 
 ## Benchmarks (figures, not tests): index, search, locate and patch natively; index in wasm against native; hostile
-## sources natively (time, peak heap) and the largest accepted zip in the tab (time, wasm memory).
+## sources natively (time, peak heap) and the largest accepted zip in the tab (time, wasm memory); `acr index` against
+## AutoCodeRover's own indexer on sympy, astropy and Django (set ACR_SRC to a checkout of ACR for the ratio).
 bench: pkg
 	cargo build -q --release -p acr-cli
 	cargo bench -q -p acr-core
 	node tests/bench/index.mjs
+	python3 tools/bench_acr_index.py
 	$(MAKE) web
 	node tests/bench/tab_load.mjs
 

@@ -22,7 +22,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::repo::Repo;
@@ -86,7 +86,7 @@ pub type Name = Arc<str>;
 pub type FileId = u32;
 
 /// Where a definition lives: a file and an inclusive, 1-based line range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Span {
     /// The file, as an index into [`Index::files`].
     pub file: FileId,
@@ -97,7 +97,7 @@ pub struct Span {
 }
 
 /// What kind of definition a [`Def`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DefKind {
     /// A `class` statement.
@@ -109,7 +109,7 @@ pub enum DefKind {
 }
 
 /// One definition in a file, as recorded in [`FileEntry::defs`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Def {
     /// Class, method or function.
     pub kind: DefKind,
@@ -124,7 +124,7 @@ pub struct Def {
 }
 
 /// One indexed source file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEntry {
     /// Relative `/`-separated path.
     pub path: String,
@@ -158,7 +158,7 @@ pub struct IndexStats {
 }
 
 /// The four lookup tables plus the per-file definition lists.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Index {
     /// Indexed files; a [`FileId`] is a position here.
     pub files: Vec<FileEntry>,
@@ -180,11 +180,50 @@ impl Index {
     /// files are parsed one after another.
     pub fn build(repo: &Repo) -> Index {
         let sources: Vec<(&str, &str)> = repo.source_files().collect();
-        let mut builder = IndexBuilder::new();
-        for parsed in parse_all(&sources) {
-            builder.insert(parsed);
+        Index::from_parsed(parse_all(&sources))
+    }
+
+    /// Enters files parsed elsewhere (see [`IndexBuilder::parse`]), in the order given: in path order, the same
+    /// index as [`Index::build`] on the same files.
+    pub fn from_parsed(parsed: impl IntoIterator<Item = ParsedFile>) -> Index {
+        let mut index = Index::default();
+        for p in parsed {
+            index.insert(p);
         }
-        builder.finish()
+        index
+    }
+
+    /// Enters one parsed file into the tables.
+    fn insert(&mut self, parsed: ParsedFile) -> &FileEntry {
+        let id = self.files.len() as FileId;
+        for d in &parsed.entry.defs {
+            let span = Span { file: id, start: d.start, end: d.end };
+            match d.kind {
+                DefKind::Class => self.classes.entry(d.name.clone()).or_default().push(span),
+                DefKind::Method => {
+                    let class = d.class.clone().unwrap_or_default();
+                    let methods = self.class_methods.entry(class).or_default();
+                    methods.entry(d.name.clone()).or_default().push(span);
+                }
+                DefKind::Function => self.functions.entry(d.name.clone()).or_default().push(span),
+            }
+        }
+        for (class, bases) in parsed.bases {
+            let entry = self.class_bases.entry(class).or_default();
+            // Usually a handful of bases: a linear check; a set only when a class collects many (hostile input).
+            if entry.len() + bases.len() <= 32 {
+                for b in bases {
+                    if !entry.contains(&b) {
+                        entry.push(b);
+                    }
+                }
+            } else {
+                let mut seen: HashSet<Name> = entry.iter().cloned().collect();
+                entry.extend(bases.into_iter().filter(|b| seen.insert(b.clone())));
+            }
+        }
+        self.files.push(parsed.entry);
+        self.files.last().expect("just pushed")
     }
 
     /// The path of a file id.
@@ -276,8 +315,9 @@ impl IndexBuilder {
         self.insert(parsed)
     }
 
-    /// Parses one file without touching the tables.
-    fn parse(&mut self, path: &str, text: &str) -> ParsedFile {
+    /// Parses one file without touching the tables: the part of indexing that can run anywhere (another thread, a
+    /// Web Worker) and be entered later with [`IndexBuilder::insert`].
+    pub fn parse(&mut self, path: &str, text: &str) -> ParsedFile {
         let tree = crate::python::parse(&mut self.parser, text);
         let mut defs = Vec::new();
         let mut bases = HashMap::new();
@@ -295,37 +335,10 @@ impl IndexBuilder {
         ParsedFile { entry: FileEntry { path: path.to_string(), bytes: text.len(), lines, has_error, defs }, bases }
     }
 
-    /// Enters a parsed file into the tables.
-    fn insert(&mut self, parsed: ParsedFile) -> &FileEntry {
-        let id = self.index.files.len() as FileId;
-        for d in &parsed.entry.defs {
-            let span = Span { file: id, start: d.start, end: d.end };
-            match d.kind {
-                DefKind::Class => self.index.classes.entry(d.name.clone()).or_default().push(span),
-                DefKind::Method => {
-                    let class = d.class.clone().unwrap_or_default();
-                    let methods = self.index.class_methods.entry(class).or_default();
-                    methods.entry(d.name.clone()).or_default().push(span);
-                }
-                DefKind::Function => self.index.functions.entry(d.name.clone()).or_default().push(span),
-            }
-        }
-        for (class, bases) in parsed.bases {
-            let entry = self.index.class_bases.entry(class).or_default();
-            // Usually a handful of bases: a linear check; a set only when a class collects many (hostile input).
-            if entry.len() + bases.len() <= 32 {
-                for b in bases {
-                    if !entry.contains(&b) {
-                        entry.push(b);
-                    }
-                }
-            } else {
-                let mut seen: HashSet<Name> = entry.iter().cloned().collect();
-                entry.extend(bases.into_iter().filter(|b| seen.insert(b.clone())));
-            }
-        }
-        self.index.files.push(parsed.entry);
-        self.index.files.last().expect("just pushed")
+    /// Enters a parsed file into the tables. Entering the files of a repository in path order gives the same index as
+    /// [`Index::build`].
+    pub fn insert(&mut self, parsed: ParsedFile) -> &FileEntry {
+        self.index.insert(parsed)
     }
 
     /// The index built so far.
@@ -334,11 +347,21 @@ impl IndexBuilder {
     }
 }
 
-/// A file parsed but not yet entered into the tables.
-struct ParsedFile {
-    entry: FileEntry,
-    bases: HashMap<Name, Vec<Name>>,
+/// A file parsed but not yet entered into the tables: its entry and the bases of the classes it defines.
+///
+/// Serialisable so that files parsed elsewhere (the playground's indexing workers) or earlier (its index cache)
+/// can be entered without parsing again. Its serialised form changes with [`PARSED_FORMAT`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParsedFile {
+    /// The file's entry, definitions included.
+    pub entry: FileEntry,
+    /// Class name to the bases written in this file.
+    pub bases: HashMap<Name, Vec<Name>>,
 }
+
+/// Version of [`ParsedFile`]'s serialised form and of what the parse extracts: stored parsed files of another
+/// version must be parsed again, never trusted.
+pub const PARSED_FORMAT: u32 = 1;
 
 /// Parses every source, in order. Natively the work is spread over the available cores.
 #[cfg(not(target_arch = "wasm32"))]
@@ -672,7 +695,23 @@ def k(:
         assert_eq!(parallel.class_bases, sequential.class_bases);
         assert_eq!(parallel.class_bases["Shared"].len(), 120, "bases merge across files in file order");
         assert_eq!(&*parallel.class_bases["Shared"][0], "B0");
-        let paths = |i: &Index| i.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
-        assert_eq!(paths(&parallel), paths(&sequential));
+        assert_eq!(parallel, sequential);
+    }
+
+    #[test]
+    fn parsed_files_entered_after_serialisation_give_the_same_index() {
+        let files: Vec<(String, String)> = (0..40)
+            .map(|i| {
+                let body = "    def m(self):\n        return 1\n".repeat(i % 5);
+                (format!("p/m{i:02}.py"), format!("class K{i}(Base, mix.In):\n{body}    pass\n\ndef top{i}(): ...\n"))
+            })
+            .collect();
+        let repo = Repo::from_files(files.iter().map(|(p, t)| (p.as_str(), t.as_bytes())));
+        let mut builder = IndexBuilder::new();
+        let parsed: Vec<ParsedFile> = files.iter().map(|(p, t)| builder.parse(p, t)).collect();
+        let json = serde_json::to_string(&parsed).expect("serialises");
+        let back: Vec<ParsedFile> = serde_json::from_str(&json).expect("deserialises");
+        assert_eq!(back, parsed);
+        assert_eq!(Index::from_parsed(back), Index::build(&repo));
     }
 }
