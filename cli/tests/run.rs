@@ -39,19 +39,25 @@ impl Drop for ModelServer {
     }
 }
 
-fn acr_run(server: &ModelServer, extra: &[&str], out: &Path) -> Output {
+/// `acr run` on the demo repository and its issue, with more arguments.
+fn acr_run_demo<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Output {
     let demo = root().join("web/demo");
     Command::new(ACR)
         .arg("run")
         .arg(&demo)
         .arg("--issue")
         .arg(demo.join("ISSUE.md"))
-        .args(["--endpoint", &server.url, "--model", "scripted"])
-        .arg("--out")
-        .arg(out)
-        .args(extra)
+        .args(args)
         .output()
         .expect("acr run runs")
+}
+
+fn acr_run(server: &ModelServer, extra: &[&str], out: &Path) -> Output {
+    let mut args: Vec<std::ffi::OsString> =
+        ["--endpoint", &server.url, "--model", "scripted", "--out"].map(Into::into).to_vec();
+    args.push(out.into());
+    args.extend(extra.iter().map(Into::into));
+    acr_run_demo(args)
 }
 
 fn python3_available() -> bool {
@@ -120,15 +126,7 @@ fn mcts_finds_the_passing_patch_among_failing_ones() {
 
 #[test]
 fn a_dead_endpoint_is_a_clear_error() {
-    let demo = root().join("web/demo");
-    let run = Command::new(ACR)
-        .arg("run")
-        .arg(&demo)
-        .arg("--issue")
-        .arg(demo.join("ISSUE.md"))
-        .args(["--endpoint", "http://127.0.0.1:9/v1", "--timeout", "5"])
-        .output()
-        .expect("acr run runs");
+    let run = acr_run_demo(["--endpoint", "http://127.0.0.1:9/v1", "--timeout", "5"]);
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("could not reach the model server"), "{stderr}");
@@ -171,15 +169,7 @@ fn a_call_budget_stops_the_run_and_keeps_the_best_patch() {
 
 #[test]
 fn a_money_budget_needs_a_price() {
-    let demo = root().join("web/demo");
-    let run = Command::new(ACR)
-        .arg("run")
-        .arg(&demo)
-        .arg("--issue")
-        .arg(demo.join("ISSUE.md"))
-        .args(["--endpoint", "http://127.0.0.1:9/v1", "--model", "qwen3:8b", "--max-cost", "1"])
-        .output()
-        .expect("acr run runs");
+    let run = acr_run_demo(["--endpoint", "http://127.0.0.1:9/v1", "--model", "qwen3:8b", "--max-cost", "1"]);
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("a money budget needs a price for `qwen3:8b`") && stderr.contains("--price"), "{stderr}");
