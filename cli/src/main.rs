@@ -14,6 +14,7 @@ mod write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use acr_core::llm::budget::Budget;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -24,6 +25,8 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+// Parsed once per process: the size of the `run` variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// Repair a repository for an issue: search, locate, patch (and review or tree search).
     Run {
@@ -72,6 +75,22 @@ enum Command {
         /// Seconds to wait for each model answer.
         #[arg(long, default_value_t = 300)]
         timeout: u64,
+        /// Most model calls in the run (0: no limit).
+        #[arg(long, value_name = "N", default_value_t = Budget::default().max_calls.unwrap_or(0))]
+        max_calls: u64,
+        /// Most tokens in and out over the run, checked before each call (0: no limit).
+        #[arg(long, value_name = "N", default_value_t = Budget::default().max_tokens.unwrap_or(0))]
+        max_tokens: u64,
+        /// Most seconds of wall time for the run's model calls (0: no limit).
+        #[arg(long, value_name = "S", default_value_t = Budget::default().max_seconds.unwrap_or(0.0))]
+        max_seconds: f64,
+        /// Most US dollars spent, at the model's price (needs a price for the model; default: no limit).
+        #[arg(long, value_name = "USD")]
+        max_cost: Option<f64>,
+        /// A model's price, dollars per million tokens in and out, e.g. `--price gpt-4o=2.5/10` (repeatable; common
+        /// OpenAI models are priced already).
+        #[arg(long, value_name = "MODEL=IN/OUT")]
+        price: Vec<String>,
     },
     /// Serve a model script as an OpenAI-compatible chat-completions endpoint (for tests and demos).
     ServeModel {
@@ -190,6 +209,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_rounds,
             overall_retries,
             timeout,
+            max_calls,
+            max_tokens,
+            max_seconds,
+            max_cost,
+            price,
         } => run::run(run::RunArgs {
             dir,
             issue,
@@ -209,6 +233,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_rounds,
             overall_retries: usize::from(overall_retries),
             timeout,
+            budget: Budget {
+                max_calls: Some(max_calls).filter(|&n| n > 0),
+                max_tokens: Some(max_tokens).filter(|&n| n > 0),
+                max_seconds: Some(max_seconds).filter(|&s| s > 0.0),
+                max_cost,
+            },
+            prices: price,
         }),
         Command::ServeModel { script, port, host } => serve_model::run(&script, &host, port),
         Command::Index { dir, json } => index::run(&dir, json),

@@ -6,7 +6,9 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use acr_core::agent::{Agent, AgentConfig, Event, Mode, Outcome};
+use acr_core::llm::budget::{Budget, Budgeted};
 use acr_core::llm::openai::{Endpoint, OpenAiClient};
+use acr_core::llm::price::PriceTable;
 use acr_core::llm::scripted::{Script, ScriptedModel};
 use acr_core::llm::{ChatRequest, ChatResponse, Llm, LlmError};
 use acr_core::runner::{RunError, RunOutcome, RunRequest, Runner};
@@ -48,6 +50,10 @@ pub struct RunArgs {
     pub overall_retries: usize,
     /// Seconds to wait for each model answer.
     pub timeout: u64,
+    /// Limits of the run, checked before each model call.
+    pub budget: Budget,
+    /// Extra model prices, `MODEL=IN/OUT` dollars per million tokens.
+    pub prices: Vec<String>,
 }
 
 /// The model: an endpoint or a script.
@@ -122,6 +128,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Some(CliRunner::Http(HttpRunner::new(url, &token)))
         }
     };
+    let mut prices = PriceTable::default();
+    for spec in &args.prices {
+        prices.set_from(spec).map_err(anyhow::Error::msg)?;
+    }
+    let price = prices.lookup(&args.model);
+    args.budget.check(&args.model, price).map_err(|e| anyhow::anyhow!("{e} (--price {}=IN/OUT)", args.model))?;
     let config = AgentConfig {
         mode: args.mode,
         max_search_rounds: args.max_rounds,
@@ -129,7 +141,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         ..AgentConfig::default()
     };
     let started = Instant::now();
-    let agent = Agent::new(Rc::new(repo), Rc::new(index), model, runner, config)
+    let model = Budgeted::new(model, args.budget, price, Box::new(move || started.elapsed().as_secs_f64() * 1000.0));
+    let agent = Agent::new(Rc::new(repo), Rc::new(index), &model, runner, config)
         .with_clock(Box::new(move || started.elapsed().as_secs_f64() * 1000.0))
         .with_observer(Box::new(|e| eprintln!("{}", progress_line(e))));
     let outcome = pollster::block_on(agent.run(&issue)).map_err(|e| anyhow::anyhow!("the run stopped: {e}"))?;
@@ -137,12 +150,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         write_artefacts(out, &outcome)?;
         eprintln!("wrote the transcript and artefacts to {}", out.display());
     }
+    let spent = model.spent();
+    if let Some(exhausted) = &outcome.budget_exhausted {
+        eprintln!("stopped early: {exhausted}");
+    }
     eprintln!(
-        "status: {} ({} model calls, {} + {} tokens, {:.1} s{})",
+        "status: {} ({} model calls, {} + {} tokens{}{}, {:.1} s{})",
         outcome.status.as_str(),
         outcome.transcript.model_calls,
         outcome.transcript.usage.prompt_tokens,
         outcome.transcript.usage.completion_tokens,
+        if spent.estimated { " (some estimated)" } else { "" },
+        price.map_or(String::new(), |_| format!(", ${:.4}", spent.cost)),
         started.elapsed().as_secs_f64(),
         if outcome.validated { ", validated by execution" } else { "" }
     );
@@ -159,8 +178,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 fn progress_line(event: &Event) -> String {
     match event {
         Event::Phase { name } => format!("== {name}"),
-        Event::Model { stage, usage, ms, .. } => {
-            format!("  model [{stage}] {} + {} tokens, {ms:.0} ms", usage.prompt_tokens, usage.completion_tokens)
+        Event::Model { stage, usage, usage_estimated, ms, .. } => {
+            let about = if *usage_estimated { "~" } else { "" };
+            format!(
+                "  model [{stage}] {about}{} + {about}{} tokens, {ms:.0} ms",
+                usage.prompt_tokens, usage.completion_tokens
+            )
         }
         Event::Proxy { round, source, calls, locations, problems, .. } => format!(
             "  round {round}: proxy ({source}) {} calls, {} locations{}",
@@ -222,6 +245,7 @@ fn write_artefacts(out: &Path, outcome: &Outcome) -> anyhow::Result<()> {
         "status": outcome.status.as_str(),
         "validated": outcome.validated,
         "reason": outcome.reason,
+        "budget_exhausted": outcome.budget_exhausted,
         "locations": outcome.locations,
         "tries": outcome.tries,
         "selection": outcome.selection,
@@ -232,9 +256,13 @@ fn write_artefacts(out: &Path, outcome: &Outcome) -> anyhow::Result<()> {
     write("final.diff", &outcome.diff)?;
     let mut n = 0;
     for event in &outcome.transcript.events {
-        if let Event::Model { stage, prompt, answer, .. } = event {
+        if let Event::Model { stage, prompt, answer, reasoning, .. } = event {
             n += 1;
-            write(&format!("model_{n:03}_{stage}.md"), &format!("## prompt\n\n{prompt}\n\n## answer\n\n{answer}\n"))?;
+            let thinking = reasoning.as_deref().map_or(String::new(), |r| format!("## reasoning\n\n{r}\n\n"));
+            write(
+                &format!("model_{n:03}_{stage}.md"),
+                &format!("## prompt\n\n{prompt}\n\n{thinking}## answer\n\n{answer}\n"),
+            )?;
         }
     }
     Ok(())

@@ -7,24 +7,30 @@ use std::process::{Command, Output};
 mod common;
 use common::{ACR, ModelServer, root};
 
-fn acr_run(server: &ModelServer, extra: &[&str], out: &Path) -> Output {
-    acr_run_command(server, extra, out).output().expect("acr run runs")
+/// `acr run` on the demo repository and its issue, with more arguments, ready to adjust and start.
+fn acr_run_demo_command<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Command {
+    let demo = root().join("web/demo");
+    let mut command = Command::new(ACR);
+    command.arg("run").arg(&demo).arg("--issue").arg(demo.join("ISSUE.md")).args(args);
+    command
+}
+
+/// `acr run` on the demo repository and its issue, with more arguments.
+fn acr_run_demo<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Output {
+    acr_run_demo_command(args).output().expect("acr run runs")
 }
 
 /// `acr run` on the demo repository against `server`, writing to `out`, ready to adjust and start.
 fn acr_run_command(server: &ModelServer, extra: &[&str], out: &Path) -> Command {
-    let demo = root().join("web/demo");
-    let mut command = Command::new(ACR);
-    command
-        .arg("run")
-        .arg(&demo)
-        .arg("--issue")
-        .arg(demo.join("ISSUE.md"))
-        .args(["--endpoint", &server.url, "--model", "scripted"])
-        .arg("--out")
-        .arg(out)
-        .args(extra);
-    command
+    let mut args: Vec<std::ffi::OsString> =
+        ["--endpoint", &server.url, "--model", "scripted", "--out"].map(Into::into).to_vec();
+    args.push(out.into());
+    args.extend(extra.iter().map(Into::into));
+    acr_run_demo_command(args)
+}
+
+fn acr_run(server: &ModelServer, extra: &[&str], out: &Path) -> Output {
+    acr_run_command(server, extra, out).output().expect("acr run runs")
 }
 
 fn python3_available() -> bool {
@@ -117,15 +123,7 @@ fn mcts_finds_the_passing_patch_among_failing_ones() {
 
 #[test]
 fn a_dead_endpoint_is_a_clear_error() {
-    let demo = root().join("web/demo");
-    let run = Command::new(ACR)
-        .arg("run")
-        .arg(&demo)
-        .arg("--issue")
-        .arg(demo.join("ISSUE.md"))
-        .args(["--endpoint", "http://127.0.0.1:9/v1", "--timeout", "5"])
-        .output()
-        .expect("acr run runs");
+    let run = acr_run_demo(["--endpoint", "http://127.0.0.1:9/v1", "--timeout", "5"]);
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("could not reach the model server"), "{stderr}");
@@ -164,4 +162,47 @@ fn local_runs_refuse_to_start_without_bubblewrap_unless_told() {
         of_kind(&events(out.path()), "run").iter().map(|e| e["outcome"]["unsandboxed"].clone()).collect::<Vec<_>>();
     // Reproducer before and after, then validation's regression check before and after.
     assert_eq!(runs, vec![serde_json::Value::Bool(true); 4], "every run result says so");
+}
+
+#[test]
+fn a_reasoning_models_drafts_are_kept_but_not_applied() {
+    let server = ModelServer::start("demo-reasoning.json");
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = acr_run(&server, &[], out.path());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "acr run failed:\n{stderr}");
+    let diff = String::from_utf8_lossy(&run.stdout);
+    assert!(diff.contains("+            total += item.price_cents * units"), "{diff}");
+    assert!(!diff.contains("+ units"), "the drafted edit was applied: {diff}");
+    let events = events(out.path());
+    let calls: Vec<&str> = of_kind(&events, "search").iter().map(|e| e["call"].as_str().unwrap()).collect();
+    assert!(!calls.iter().any(|c| c.contains("receipt")), "a search drafted while thinking ran: {calls:?}");
+    let models = of_kind(&events, "model");
+    assert!(models.iter().all(|e| e["reasoning"].is_string() && !e["answer"].as_str().unwrap().contains("think>")));
+    let patch_call = std::fs::read_to_string(out.path().join("model_004_patch.md")).expect("patch call written");
+    assert!(patch_call.contains("## reasoning\n\nA first draft:"), "{patch_call}");
+}
+
+#[test]
+fn a_call_budget_stops_the_run_and_keeps_the_best_patch() {
+    let server = ModelServer::start("demo-mcts.json");
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = acr_run(&server, &["--mode", "mcts", "--max-calls", "8"], out.path());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("stopped early: budget exhausted: 8 calls used of 8 calls"), "{stderr}");
+    assert!(run.status.success(), "a patch was kept:\n{stderr}");
+    assert!(String::from_utf8_lossy(&run.stdout).contains("+++ b/inventory/cart.py"));
+    let outcome: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("outcome.json")).unwrap()).unwrap();
+    assert_eq!(outcome["model_calls"], 8);
+    assert_eq!(outcome["budget_exhausted"]["what"], "calls");
+    assert_eq!(outcome["status"], "APPLICABLE_PATCH");
+}
+
+#[test]
+fn a_money_budget_needs_a_price() {
+    let run = acr_run_demo(["--endpoint", "http://127.0.0.1:9/v1", "--model", "qwen3:8b", "--max-cost", "1"]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("a money budget needs a price for `qwen3:8b`") && stderr.contains("--price"), "{stderr}");
 }

@@ -71,6 +71,9 @@ test("the demo model repairs the demo repository with no network beyond the page
   assert.match(await page.textContent("#transcript .ev.locations"), /inventory\/cart\.py · Cart · total · lines 23-30/);
   assert.equal(await page.textContent("#count-calls"), "4");
   assert.ok(Number(await page.textContent("#count-in")) > 0);
+  // The budget meter: used / limit, with the demo model's counts marked as estimated.
+  assert.equal(await page.textContent("#limit-calls"), " / 300");
+  assert.match(await page.textContent("#count-tokens"), /^~\d+$/);
   await page.locator("#transcript .ev.search summary").first().click();
   await showResults(page);
   await page.screenshot({ path: join(OUT, "run.png") });

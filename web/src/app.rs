@@ -154,6 +154,9 @@ fn ResultView() -> impl IntoView {
             <div class="row">
                 <span class="status" class:good=ok class:bad=!ok id="result-status">{outcome.status.as_str()}</span>
                 {outcome.validated.then(|| view! { <span class="pill good">"validated by execution"</span> })}
+                {outcome.budget_exhausted.map(|e| view! {
+                    <span class="pill bad" id="result-budget" title=e.to_string()>"budget exhausted: best patch so far"</span>
+                })}
                 <span class="muted small">{format!("{} model calls, {} + {} tokens",
                     outcome.transcript.model_calls, outcome.transcript.usage.prompt_tokens, outcome.transcript.usage.completion_tokens)}</span>
             </div>

@@ -8,6 +8,8 @@ use std::rc::Rc;
 
 use acr_core::agent::{Agent, AgentConfig, AgentError, Event, Mode, Outcome};
 use acr_core::llm::Usage;
+use acr_core::llm::budget::{Budget, Budgeted, Spent};
+use acr_core::llm::price::PriceTable;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::json;
@@ -60,6 +62,12 @@ pub struct RunState {
     pub usage: RwSignal<Usage>,
     /// Model calls so far.
     pub model_calls: RwSignal<usize>,
+    /// The run's limits.
+    pub budget: RwSignal<Budget>,
+    /// What the run has used of its budget (the meter), with the cost when the model has a price.
+    pub spent: RwSignal<Spent>,
+    /// Whether the model has a price (so the meter shows money).
+    pub priced: RwSignal<bool>,
     /// Milliseconds since the run started.
     pub elapsed: RwSignal<f64>,
     /// The outcome, once done.
@@ -80,6 +88,9 @@ impl RunState {
             events: RwSignal::new(Vec::new()),
             usage: RwSignal::new(Usage::default()),
             model_calls: RwSignal::new(0),
+            budget: RwSignal::new(Budget::default()),
+            spent: RwSignal::new(Spent::default()),
+            priced: RwSignal::new(false),
             elapsed: RwSignal::new(0.0),
             outcome: RwSignal::new(None),
             generation: RwSignal::new(0),
@@ -100,6 +111,7 @@ impl RunState {
         self.events.set(Vec::new());
         self.usage.set(Usage::default());
         self.model_calls.set(0);
+        self.spent.set(Spent::default());
         self.elapsed.set(0.0);
         self.outcome.set(None);
         self.meta.set(RunMeta {
@@ -125,13 +137,22 @@ impl RunState {
                 return;
             }
         };
+        let price = match &choice {
+            ModelChoice::Demo => None,
+            ModelChoice::Remote(e) => PriceTable::default().lookup(&e.model),
+        };
+        let budget = self.budget.get_untracked();
+        self.priced.set(price.is_some());
+        let model = Budgeted::new(model, budget, price, Box::new(browser::now));
+        let meter = model.meter();
         let config = AgentConfig { mode, ..AgentConfig::default() };
-        let (events, usage, calls) = (self.events, self.usage, self.model_calls);
+        let (events, usage, calls, spent) = (self.events, self.usage, self.model_calls, self.spent);
         let agent = Agent::new(loaded.repo.clone(), loaded.index.clone(), model, runner, config)
             .with_observer(Box::new(move |e: &Event| {
                 if let Event::Model { usage: u, .. } = e {
                     usage.update(|t| *t += *u);
                     calls.update(|c| *c += 1);
+                    spent.set(meter.get());
                 }
                 events.update(|v| v.push(e.clone()));
             }))
@@ -203,7 +224,9 @@ impl RunState {
                 "locations": o.locations,
                 "tries": o.tries,
                 "selection": o.selection,
+                "budget_exhausted": o.budget_exhausted,
             })),
+            "budget": self.budget.get_untracked(),
             "usage": self.usage.get_untracked(),
             "model_calls": self.model_calls.get_untracked(),
             "events": self.events.with_untracked(|e| serde_json::to_value(e).unwrap_or_default()),

@@ -75,16 +75,30 @@ pub fn RunControls() -> impl IntoView {
     }
 }
 
-/// Tokens, model calls and elapsed time.
+/// Tokens, model calls and elapsed time, with the budget's limits beside them (the meter).
 #[component]
 fn Counters() -> impl IntoView {
     let run = AppState::get().run;
+    let limit = |l: Option<String>| l.map_or(String::new(), |l| format!(" / {l}"));
+    let budget = move || run.budget.get();
     view! {
         <div id="counters" class="counters" aria-live="off">
-            <span title="model calls"><b id="count-calls">{move || run.model_calls.get()}</b>" calls"</span>
+            <span title="model calls (used / limit)"><b id="count-calls">{move || run.model_calls.get()}</b>
+                <span id="limit-calls">{move || limit(budget().max_calls.map(|n| n.to_string()))}</span>" calls"</span>
             <span title="prompt tokens"><b id="count-in">{move || run.usage.get().prompt_tokens}</b>" tokens in"</span>
             <span title="completion tokens"><b id="count-out">{move || run.usage.get().completion_tokens}</b>" out"</span>
-            <span title="elapsed"><b id="count-time">{move || format!("{:.1}", run.elapsed.get() / 1000.0)}</b>" s"</span>
+            <span title="tokens in and out (used / limit); ~ when the server sent no counts">
+                <b id="count-tokens">{move || {
+                    let s = run.spent.get();
+                    format!("{}{}", if s.estimated { "~" } else { "" }, s.tokens())
+                }}</b>
+                <span id="limit-tokens">{move || limit(budget().max_tokens.map(|n| n.to_string()))}</span>" tokens"</span>
+            {move || run.priced.get().then(|| view! {
+                <span title="cost at the model's list price (used / limit)"><b id="count-cost">{move || format!("${:.4}", run.spent.get().cost)}</b>
+                    {move || limit(budget().max_cost.map(|c| format!("${c:.2}")))}</span>
+            })}
+            <span title="elapsed (used / limit)"><b id="count-time">{move || format!("{:.1}", run.elapsed.get() / 1000.0)}</b>
+                {move || limit(budget().max_seconds.map(|s| format!("{s:.0}")))}" s"</span>
         </div>
     }
 }
@@ -103,6 +117,11 @@ fn StatusLine() -> impl IntoView {
         RunStatus::Failed(e) => view! { <p id="run-error" class="error" role="alert">{e}</p> }.into_any(),
         RunStatus::Done => {
             let summary = run.outcome.with(|o| match o {
+                Some(o) if o.budget_exhausted.is_some() => format!(
+                    "Stopped early, {}. {}",
+                    o.budget_exhausted.map(|e| e.to_string()).unwrap_or_default(),
+                    if o.status.is_applicable() { "The best patch so far is kept." } else { "No patch was made." }
+                ),
                 Some(o) if o.status.is_applicable() => format!(
                     "Done: an applicable patch{}.",
                     if o.validated { ", validated by execution" } else { " (not validated by execution)" }
@@ -196,18 +215,28 @@ fn tries_of(events: &[Event]) -> Vec<Option<usize>> {
 fn event_view(event: Event, app: AppState) -> impl IntoView {
     match event {
         Event::Phase { name } => view! { <li class="ev phase"><h3>{name.title()}</h3></li> }.into_any(),
-        Event::Model { stage, prompt, messages, answer, usage, ms, .. } => {
+        Event::Model { stage, prompt, messages, answer, reasoning, usage, usage_estimated, ms, .. } => {
             let first = one_line(&answer, 140);
+            let about = if usage_estimated { "~" } else { "" };
+            let reasoning = reasoning.map(|r| {
+                view! {
+                    <details class="reasoning">
+                        <summary>{format!("Reasoning ({} characters, not acted on)", r.chars().count())}</summary>
+                        <pre class="text">{r}</pre>
+                    </details>
+                }
+            });
             view! {
                 <li class="ev model">
                     <details>
                         <summary>
                             <span class="badge">{stage.name()}</span>
                             " " <span class="answer-line">{first}</span>
-                            <span class="meta">{format!("{messages} msgs · {}+{} tokens · {ms:.0} ms", usage.prompt_tokens, usage.completion_tokens)}</span>
+                            <span class="meta">{format!("{messages} msgs · {about}{}+{about}{} tokens · {ms:.0} ms", usage.prompt_tokens, usage.completion_tokens)}</span>
                         </summary>
                         <h4>"Sent (last message)"</h4>
                         <pre class="text">{prompt}</pre>
+                        {reasoning}
                         <h4>"Answer"</h4>
                         <pre class="text">{answer}</pre>
                     </details>

@@ -11,6 +11,7 @@
 //! browser tab. Every step is recorded as an [`Event`] and passed to an observer as it happens, so a UI can show the
 //! run live; [`Agent::cancel`] stops a run between steps.
 
+pub mod best_so_far;
 pub mod issue;
 pub mod patch_writer;
 pub mod regression;
@@ -31,6 +32,7 @@ pub use selection::{Selection, TryRecord};
 pub use transcript::{Event, Phase, ReadBy, RunPurpose, ShownUnit, Transcript, TreeNode, Verdict};
 
 use crate::index::Index;
+use crate::llm::budget::Exhausted;
 use crate::llm::{ChatRequest, Llm, LlmError, Message};
 use crate::locate::BugLocation;
 use crate::patch::{ExtractStatus, Extraction};
@@ -157,6 +159,8 @@ pub struct Outcome {
     pub tries: Vec<TryRecord>,
     /// Which try's patch was chosen, and why.
     pub selection: Selection,
+    /// The run's budget ran out before it finished: which limit. The patch is then the best made so far.
+    pub budget_exhausted: Option<Exhausted>,
     /// Everything that happened.
     pub transcript: Transcript,
 }
@@ -174,8 +178,7 @@ impl Runner for NoRunner {
 /// Callback receiving each event as it happens.
 pub type Observer = Box<dyn FnMut(&Event)>;
 
-/// Milliseconds from some fixed origin; supplied by the host (the core reads no clock).
-pub type Clock = Box<dyn Fn() -> f64>;
+pub use crate::llm::budget::Clock;
 
 /// One repair run over a loaded repository.
 pub struct Agent<L, R = NoRunner> {
@@ -225,13 +228,44 @@ impl<L: Llm, R: Runner> Agent<L, R> {
 
     /// Repairs the repository for `issue`: clean the issue, reproduce it (with a runner), then up to
     /// [`AgentConfig::overall_retries`] tries of search, locate, patch and review or tree search, and choose one patch.
+    /// When the model's budget runs out ([`LlmError::BudgetExhausted`]) the run ends early with the best patch so far.
     pub async fn run(mut self, issue: &str) -> Result<Outcome, AgentError> {
+        let mut tries: Vec<TryRecord> = Vec::new();
+        match self.repair(issue, &mut tries).await {
+            Ok(selection) => {
+                let pick = selection.chosen.and_then(|n| tries.iter().find(|t| t.number == n)).or(tries.last());
+                let (status, diff, reason, locations, validated) = match pick {
+                    Some(t) if selection.chosen.is_some() => {
+                        (t.status, t.diff.clone(), t.reason.clone(), t.locations.clone(), t.validated)
+                    }
+                    Some(t) => (t.status, String::new(), t.reason.clone(), t.locations.clone(), false),
+                    None => (ExtractStatus::NoPatch, String::new(), "no try was made".into(), Vec::new(), false),
+                };
+                Ok(Outcome {
+                    status,
+                    diff,
+                    reason,
+                    locations,
+                    validated,
+                    tries,
+                    selection,
+                    budget_exhausted: None,
+                    transcript: self.transcript,
+                })
+            }
+            Err(AgentError::Llm(LlmError::BudgetExhausted(exhausted))) => Ok(self.stop_early(exhausted, tries)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The workflow tries and the choice among them; finished tries are pushed to `tries` as they end, so a run
+    /// stopped midway keeps them.
+    async fn repair(&mut self, issue: &str, tries: &mut Vec<TryRecord>) -> Result<Selection, AgentError> {
         let issue = issue::clean(issue);
         let issue = issue.as_str();
         let ask_first = self.config.mode == Mode::Acr;
-        let reproduction = reproduce::run(&mut self, issue, ask_first).await?;
+        let reproduction = reproduce::run(self, issue, ask_first).await?;
         let total = self.config.overall_retries.max(1);
-        let mut tries: Vec<TryRecord> = Vec::new();
         for number in 1..=total {
             self.emit(Event::Try { number, of: total });
             let record = self.workflow(issue, number, reproduction.as_ref()).await?;
@@ -244,17 +278,32 @@ impl<L: Llm, R: Runner> Agent<L, R> {
                 self.note(format!("try {number} produced no acceptable patch; the workflow starts again"));
             }
         }
-        let selection = selection::select(&mut self, issue, &tries).await?;
+        let selection = selection::select(self, issue, tries).await?;
         self.emit(Event::Selection { chosen: selection.chosen, reason: selection.reason.clone(), tries: tries.len() });
-        let pick = selection.chosen.and_then(|n| tries.iter().find(|t| t.number == n)).or(tries.last());
-        let (status, diff, reason, locations, validated) = match pick {
-            Some(t) if selection.chosen.is_some() => {
-                (t.status, t.diff.clone(), t.reason.clone(), t.locations.clone(), t.validated)
-            }
-            Some(t) => (t.status, String::new(), t.reason.clone(), t.locations.clone(), false),
-            None => (ExtractStatus::NoPatch, String::new(), "no try was made".into(), Vec::new(), false),
+        Ok(selection)
+    }
+
+    /// The outcome of a run whose budget ran out: the best patch so far, and why the run stopped.
+    fn stop_early(mut self, exhausted: Exhausted, tries: Vec<TryRecord>) -> Outcome {
+        let kept = best_so_far::patch(&self.transcript);
+        let (status, diff, reason) = match &kept {
+            Some(k) => (ExtractStatus::ApplicablePatch, k.diff.clone(), String::new()),
+            None => (ExtractStatus::NoPatch, String::new(), format!("{exhausted} before any patch applied")),
         };
-        Ok(Outcome { status, diff, reason, locations, validated, tries, selection, transcript: self.transcript })
+        let kept_note =
+            kept.map_or("no patch was made".to_string(), |k| format!("keeping the best patch so far ({})", k.from));
+        self.note(format!("{exhausted}; the run stops here, {kept_note}"));
+        Outcome {
+            status,
+            diff,
+            reason,
+            locations: best_so_far::locations(&self.transcript),
+            validated: false,
+            tries,
+            selection: Selection::default(),
+            budget_exhausted: Some(exhausted),
+            transcript: self.transcript,
+        }
     }
 
     /// One whole-workflow try: search, then patch and review, or tree search.
@@ -325,6 +374,7 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             answer: response.content.clone(),
             reasoning: response.reasoning,
             usage: response.usage,
+            usage_estimated: response.usage_estimated,
             ms,
         });
         Ok(response.content)

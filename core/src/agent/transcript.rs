@@ -174,11 +174,14 @@ pub enum Event {
         messages: usize,
         /// The answer.
         answer: String,
-        /// Reasoning text the server returned beside the answer, if any.
+        /// The model's thinking, kept apart from the answer and never parsed, if any.
         #[serde(skip_serializing_if = "Option::is_none")]
         reasoning: Option<String>,
         /// Tokens.
         usage: Usage,
+        /// The server sent no token counts: `usage` is estimated.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        usage_estimated: bool,
         /// Wall-clock milliseconds.
         ms: f64,
     },

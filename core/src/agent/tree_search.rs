@@ -94,7 +94,10 @@ pub async fn run<L: Llm, R: Runner>(
             }
             let request = crate::llm::ChatRequest::new(crate::llm::Stage::Patch, messages.clone())
                 .with_temperature(cfg.temperature);
-            let answer = agent.send(&request, kind).await?;
+            let answer = agent
+                .send(&request, kind)
+                .await
+                .inspect_err(|_| keep_partial(agent, &tree, iteration, node, &children))?;
             let extraction = extract_for(agent, &mode, &answer, &options);
             if let Some(problem) = syntax_error(&extraction) {
                 // APR-MCTS: a candidate that does not compile is an error with reward -1. It stays in the tree as a
@@ -115,7 +118,9 @@ pub async fn run<L: Llm, R: Runner>(
             }
             seen.push(extraction.diff.clone());
             let parent = tree.nodes[node].state.run.clone();
-            let (reward, candidate) = evaluate(agent, issue, reproducer, &extraction, parent.as_ref()).await?;
+            let (reward, candidate) = evaluate(agent, issue, reproducer, &extraction, parent.as_ref())
+                .await
+                .inspect_err(|_| keep_partial(agent, &tree, iteration, node, &children))?;
             let is_pass = candidate.verdict == Some(Verdict::Pass);
             let id = tree.add_child(node, candidate, answers::reflection(&answer), reward);
             best.insert(id, extraction);
@@ -322,6 +327,20 @@ async fn rate<L: Llm, R: Runner>(
 fn tail(s: &str) -> String {
     let lines: Vec<&str> = s.lines().collect();
     lines[lines.len().saturating_sub(15)..].join("\n")
+}
+
+/// Records an expansion cut short (the model stopped answering, e.g. its budget ran out), so the candidates it made
+/// stay in the transcript for the best-patch-so-far.
+fn keep_partial<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    tree: &Tree<Candidate>,
+    iteration: usize,
+    node: usize,
+    children: &[(usize, f64)],
+) {
+    if !children.is_empty() {
+        agent.emit(Event::Mcts { iteration, node, children: children.to_vec(), tree: snapshot(tree) });
+    }
 }
 
 fn snapshot(tree: &Tree<Candidate>) -> Vec<TreeNode> {

@@ -5,7 +5,11 @@
 //! [`scripted::ScriptedModel`] answers from a script keyed by the conversation [`Stage`], so every loop can be driven
 //! end to end deterministically in tests and in the playground's offline demo.
 
+pub mod budget;
+pub mod estimate;
 pub mod openai;
+pub mod price;
+pub mod reasoning;
 pub mod scripted;
 
 use std::fmt;
@@ -198,9 +202,13 @@ pub struct ChatResponse {
     pub content: String,
     /// Token counts.
     pub usage: Usage,
-    /// Reasoning text the server returned beside the answer (`reasoning_content`), when it returns any.
+    /// The model's thinking: a `reasoning_content` / `reasoning` field and any `<think>` blocks of the answer
+    /// (see [`reasoning`]). Shown to people, never parsed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
+    /// The server sent no token counts; [`ChatResponse::usage`] is an [`estimate`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub usage_estimated: bool,
 }
 
 /// Why a model call failed.
@@ -228,6 +236,8 @@ pub enum LlmError {
     ScriptExhausted(Stage),
     /// The user stopped the run.
     Cancelled,
+    /// The next request would go over the run's budget; it was not sent.
+    BudgetExhausted(budget::Exhausted),
 }
 
 impl fmt::Display for LlmError {
@@ -241,6 +251,7 @@ impl fmt::Display for LlmError {
             LlmError::Malformed(m) => write!(f, "the model server's answer is not a chat completion: {m}"),
             LlmError::ScriptExhausted(s) => write!(f, "the scripted model has no answer left for stage `{s}`"),
             LlmError::Cancelled => write!(f, "stopped by the user"),
+            LlmError::BudgetExhausted(e) => e.fmt(f),
         }
     }
 }

@@ -101,6 +101,18 @@ impl<T: Transport> OpenAiClient<T> {
     }
 
     async fn chat_once(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        match self.post(request).await {
+            // Servers without JSON mode refuse `response_format` with a 400; the agent reads prose answers too (the
+            // proxy's tolerant extraction), so the request is sent once more without it.
+            Err(LlmError::Http { status: 400, message }) if request.json_mode && mentions_json_mode(&message) => {
+                self.post(&ChatRequest { json_mode: false, ..request.clone() }).await
+            }
+            answer => answer,
+        }
+    }
+
+    /// Sends a request, retrying rate limits and server errors.
+    async fn post(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let body = request_body(&self.endpoint.model, request).to_string();
         let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
         if !self.endpoint.api_key.is_empty() {
@@ -122,9 +134,17 @@ impl<T: Transport> OpenAiClient<T> {
                 attempt += 1;
                 continue;
             }
-            return parse_response(&response);
+            let mut answer = parse_response(&response)?;
+            super::estimate::fill_missing_usage(&mut answer, request);
+            return Ok(answer);
         }
     }
+}
+
+/// Whether a 400's message is about JSON mode (`response_format`), or says nothing more specific.
+fn mentions_json_mode(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    m.contains("response_format") || m.contains("json") || m == "(empty body)"
 }
 
 impl<T: Transport> Llm for OpenAiClient<T> {
@@ -170,20 +190,23 @@ pub fn parse_response(response: &HttpResponse) -> Result<ChatResponse, LlmError>
     if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
         return Err(LlmError::Http { status: response.status, message: shorten(&err.to_string(), 300) });
     }
-    let content = v.pointer("/choices/0/message/content").and_then(Value::as_str).ok_or_else(|| {
-        LlmError::Malformed(format!("no choices[0].message.content in {}", shorten(&response.body, 200)))
-    })?;
+    let choices = v.get("choices").and_then(Value::as_array);
+    let message = match choices.map(Vec::as_slice) {
+        Some([]) => return Err(LlmError::Malformed("the server returned no choices (`choices: []`)".into())),
+        Some([first, ..]) => first.get("message").filter(|m| m.is_object()),
+        None => None,
+    };
+    let message = message
+        .ok_or_else(|| LlmError::Malformed(format!("no choices[0].message in {}", shorten(&response.body, 200))))?;
+    // `content: null` (or absent) is an empty answer, as servers send when the model only thought or was cut off.
+    let content = message.get("content").and_then(Value::as_str).unwrap_or("");
     let count = |k: &str| v.pointer(&format!("/usage/{k}")).and_then(Value::as_u64).unwrap_or(0);
-    let reasoning = ["/choices/0/message/reasoning_content", "/choices/0/message/reasoning"]
+    let reasoning = ["reasoning_content", "reasoning"]
         .iter()
-        .find_map(|p| v.pointer(p).and_then(Value::as_str))
-        .filter(|r| !r.is_empty())
+        .find_map(|k| message.get(*k).and_then(Value::as_str))
         .map(str::to_string);
-    Ok(ChatResponse {
-        content: content.to_string(),
-        usage: Usage { prompt_tokens: count("prompt_tokens"), completion_tokens: count("completion_tokens") },
-        reasoning,
-    })
+    let usage = Usage { prompt_tokens: count("prompt_tokens"), completion_tokens: count("completion_tokens") };
+    Ok(ChatResponse::new(content, usage, reasoning))
 }
 
 /// The `error.message` of an error body, or the body itself, shortened.
@@ -288,6 +311,75 @@ mod tests {
     }
 
     #[test]
+    fn reasoning_of_each_server_shape_is_kept_apart_from_the_answer() {
+        let shapes = [
+            // vLLM / DeepSeek: a separate field.
+            r#"{"choices":[{"message":{"content":"search_class(\"A\")","reasoning_content":"try A"}}]}"#,
+            // Ollama / OpenRouter: `reasoning`.
+            r#"{"choices":[{"message":{"content":"search_class(\"A\")","reasoning":"try A"}}]}"#,
+            // llama.cpp without a reasoning parser: tags in the content.
+            r#"{"choices":[{"message":{"content":"<think>\ntry A\n</think>\n\nsearch_class(\"A\")"}}]}"#,
+            // The template opened the block.
+            r#"{"choices":[{"message":{"content":"try A\n</think>\nsearch_class(\"A\")","reasoning_content":null}}]}"#,
+        ];
+        for body in shapes {
+            let answer = parse_response(&HttpResponse { status: 200, body: body.into(), retry_after: None }).unwrap();
+            assert_eq!(answer.content, "search_class(\"A\")", "{body}");
+            assert_eq!(answer.reasoning.as_deref(), Some("try A"), "{body}");
+        }
+    }
+
+    #[test]
+    fn json_mode_refused_with_400_is_retried_once_without_it() {
+        let refusal = r#"{"error":{"message":"response_format json_object is not supported by this model"}}"#;
+        let canned = Canned::new(vec![status(400, refusal), ok(GOOD)]);
+        let client = OpenAiClient::new(endpoint(), &canned);
+        assert_eq!(block_on(client.chat(&request())).unwrap().content, "hello");
+        let bodies: Vec<Value> =
+            canned.seen.borrow().iter().map(|(_, _, b)| serde_json::from_str(b).unwrap()).collect();
+        assert_eq!(bodies[0]["response_format"]["type"], "json_object");
+        assert!(bodies[1].get("response_format").is_none());
+        // Another 400 (a bad model name) is not retried; neither is a refusal when JSON mode was not asked.
+        let canned = Canned::new(vec![status(400, r#"{"error":{"message":"unknown model m"}}"#)]);
+        let err = block_on(OpenAiClient::new(endpoint(), &canned).chat(&request())).unwrap_err();
+        assert_eq!(err, LlmError::Http { status: 400, message: "unknown model m".into() });
+        let canned = Canned::new(vec![status(400, refusal)]);
+        let plain = ChatRequest::new(Stage::Patch, vec![Message::user("hi")]);
+        assert!(block_on(OpenAiClient::new(endpoint(), &canned).chat(&plain)).is_err());
+    }
+
+    #[test]
+    fn empty_and_null_content_are_empty_answers() {
+        for body in [
+            r#"{"choices":[{"message":{"content":""}}]}"#,
+            r#"{"choices":[{"message":{"content":null,"reasoning_content":"cut off while thinking"}}]}"#,
+        ] {
+            let answer = parse_response(&HttpResponse { status: 200, body: body.into(), retry_after: None }).unwrap();
+            assert_eq!(answer.content, "", "{body}");
+        }
+    }
+
+    #[test]
+    fn retry_after_is_obeyed_within_the_longest_wait() {
+        let wait = |s: f64| Ok(HttpResponse { status: 429, body: "{}".into(), retry_after: Some(s) });
+        let canned = Canned::new(vec![wait(3.0), wait(120.0), status(502, ""), ok(GOOD)]);
+        let client = OpenAiClient::new(endpoint(), &canned);
+        assert_eq!(block_on(client.chat(&request())).unwrap().content, "hello");
+        assert_eq!(*canned.slept.borrow(), vec![3000, 30_000, 4000]);
+    }
+
+    #[test]
+    fn missing_usage_is_estimated_and_marked() {
+        let canned = Canned::new(vec![ok(r#"{"choices":[{"message":{"content":"hello"}}]}"#), ok(GOOD)]);
+        let client = OpenAiClient::new(endpoint(), &canned);
+        let estimated = block_on(client.chat(&request())).unwrap();
+        assert!(estimated.usage_estimated);
+        assert_eq!(estimated.usage, Usage { prompt_tokens: 5, completion_tokens: 2 });
+        let reported = block_on(client.chat(&request())).unwrap();
+        assert!(!reported.usage_estimated);
+    }
+
+    #[test]
     fn rate_limits_are_retried_with_backoff() {
         let canned = Canned::new(vec![status(429, "{}"), status(503, "busy"), ok(GOOD)]);
         let client = OpenAiClient::new(endpoint(), &canned);
@@ -309,7 +401,9 @@ mod tests {
             (status(401, r#"{"error":{"message":"bad key"}}"#), "the API key was refused: bad key"),
             (status(404, "no such model"), "the model server answered HTTP 404: no such model"),
             (ok("<html>"), "the model server's answer is not a chat completion"),
-            (ok(r#"{"choices":[]}"#), "no choices[0].message.content"),
+            (ok(r#"{"choices":[]}"#), "the server returned no choices (`choices: []`)"),
+            (ok(r#"{"choices":[{"text":"completions API"}]}"#), "no choices[0].message in"),
+            (ok(r#"{"object":"list"}"#), "no choices[0].message in"),
             (Err(TransportError::Timeout), "did not answer in time"),
             (Err(TransportError::Failed("connection refused".into())), "could not reach the model server"),
         ];

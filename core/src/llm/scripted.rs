@@ -10,7 +10,7 @@ use std::future::Future;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ChatRequest, ChatResponse, Llm, LlmError, Stage, Usage};
+use super::{ChatRequest, ChatResponse, Llm, LlmError, Stage, Usage, estimate};
 
 /// The script: answers per stage.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,14 +66,13 @@ impl ScriptedModel {
 
 impl Llm for ScriptedModel {
     fn chat(&self, request: &ChatRequest) -> impl Future<Output = Result<ChatResponse, LlmError>> {
-        let answer = self.next(request.stage);
-        let prompt_chars: usize = request.messages.iter().map(|m| m.content.len()).sum();
-        async move {
-            let content = answer?;
-            // Rough counts (4 characters a token) so the UI's counters move in demos.
-            let usage = Usage { prompt_tokens: prompt_chars as u64 / 4, completion_tokens: content.len() as u64 / 4 };
-            Ok(ChatResponse { content, usage, reasoning: None })
-        }
+        let answer = self.next(request.stage).map(|text| {
+            // Scripts hold answers as servers send them, thinking included; usage is estimated so meters move.
+            let mut answer = ChatResponse::new(&text, Usage::default(), None);
+            estimate::fill_missing_usage(&mut answer, request);
+            answer
+        });
+        async move { answer }
     }
 }
 

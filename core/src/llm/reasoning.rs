@@ -1,0 +1,145 @@
+//! Reasoning models: separating what a model thought from what it answered.
+//!
+//! Reasoning models (Qwen3, DeepSeek-R1 and their distillations, served by Ollama, vLLM or llama.cpp) return their
+//! thinking in one of three shapes:
+//!
+//! | shape | example |
+//! |-------|---------|
+//! | a separate field | `"reasoning_content": "..."` (vLLM, DeepSeek) or `"reasoning": "..."` (Ollama, OpenRouter) |
+//! | a tagged block in the content | `"<think>draft...</think>\n\nThe answer"` |
+//! | a block whose opening tag was in the prompt template | `"draft...</think>\n\nThe answer"` |
+//!
+//! and a block cut off by `max_tokens` never closes (`"<think>draft..."`). Thinking often contains draft search calls
+//! and draft edits, so it must never reach the parsers: [`ChatResponse::new`] splits every answer here, once, for
+//! every model, and the parsers only ever see [`ChatResponse::content`]. The thinking is kept in
+//! [`ChatResponse::reasoning`] for the transcript.
+
+use super::{ChatResponse, Usage};
+
+/// Tags that delimit thinking inside an answer's text.
+const TAGS: [(&str, &str); 2] = [("<think>", "</think>"), ("<thinking>", "</thinking>")];
+
+/// An answer's text split into the answer proper and the thinking found in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Separated {
+    /// The text outside every thinking block, trimmed; the text exactly as given when it has no tags.
+    pub answer: String,
+    /// The thinking blocks' text, in order, each trimmed (empty blocks left out).
+    pub thoughts: Vec<String>,
+}
+
+/// Splits thinking blocks out of an answer's text: closed blocks anywhere, a block closed without an opening tag at
+/// the start (the template opened it), and a block left open at the end (the answer was cut off).
+pub fn separate(text: &str) -> Separated {
+    if !TAGS.iter().any(|(open, close)| text.contains(open) || text.contains(close)) {
+        return Separated { answer: text.to_string(), thoughts: Vec::new() };
+    }
+    let mut answer = String::new();
+    let mut thoughts = Vec::new();
+    let mut rest = text;
+    // A closing tag before any opening tag: everything before it is thinking opened by the prompt template.
+    if let Some((close, at)) = first_unopened_close(rest) {
+        thoughts.push(rest[..at].to_string());
+        rest = &rest[at + close.len()..];
+    }
+    loop {
+        let next = TAGS.iter().filter_map(|&(open, close)| rest.find(open).map(|at| (at, open, close))).min();
+        let Some((at, open, close)) = next else {
+            answer.push_str(rest);
+            break;
+        };
+        answer.push_str(&rest[..at]);
+        let inside = &rest[at + open.len()..];
+        match inside.find(close) {
+            Some(end) => {
+                thoughts.push(inside[..end].to_string());
+                rest = &inside[end + close.len()..];
+            }
+            None => {
+                thoughts.push(inside.to_string());
+                break;
+            }
+        }
+    }
+    let thoughts = thoughts.iter().map(|t| t.trim()).filter(|t| !t.is_empty()).map(str::to_string).collect();
+    Separated { answer: answer.trim().to_string(), thoughts }
+}
+
+/// The closing tag that comes first in `text` with no opening tag before it, and where.
+fn first_unopened_close(text: &str) -> Option<(&'static str, usize)> {
+    let first_open = TAGS.iter().filter_map(|(open, _)| text.find(open)).min().unwrap_or(text.len());
+    TAGS.iter()
+        .filter_map(|&(_, close)| text.find(close).map(|at| (close, at)))
+        .filter(|&(_, at)| at < first_open)
+        .min_by_key(|&(_, at)| at)
+}
+
+impl ChatResponse {
+    /// An answer as a server sent it: the text, the usage, and a separate reasoning field if there was one. Thinking
+    /// blocks in the text move to [`ChatResponse::reasoning`] after the field's text, so nothing downstream parses
+    /// them.
+    pub fn new(text: &str, usage: Usage, reasoning_field: Option<String>) -> ChatResponse {
+        let Separated { answer, thoughts } = separate(text);
+        let parts: Vec<String> = reasoning_field
+            .into_iter()
+            .map(|r| r.trim().to_string())
+            .filter(|r| !r.is_empty())
+            .chain(thoughts)
+            .collect();
+        let reasoning = if parts.is_empty() { None } else { Some(parts.join("\n\n")) };
+        ChatResponse { content: answer, usage, reasoning, usage_estimated: false }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_without_thinking_is_untouched() {
+        let s = separate("search_class(\"Cart\")");
+        assert_eq!(s, Separated { answer: "search_class(\"Cart\")".into(), thoughts: vec![] });
+        let r = ChatResponse::new("  keep  my spacing\n", Usage::default(), None);
+        assert_eq!(r.content, "  keep  my spacing\n");
+        assert_eq!(r.reasoning, None);
+    }
+
+    #[test]
+    fn closed_block_is_moved_out() {
+        let s = separate("<think>\nMaybe search_class(\"Draft\")?\n</think>\n\nsearch_class(\"Cart\")");
+        assert_eq!(s.answer, "search_class(\"Cart\")");
+        assert_eq!(s.thoughts, vec!["Maybe search_class(\"Draft\")?"]);
+    }
+
+    #[test]
+    fn block_opened_by_the_template_is_moved_out() {
+        // DeepSeek-R1's chat template ends the prompt with `<think>\n`, so vLLM returns only the closing tag.
+        let s = separate("Let me think about units.\n</think>\n\nThe bug is in total().");
+        assert_eq!(s.answer, "The bug is in total().");
+        assert_eq!(s.thoughts, vec!["Let me think about units."]);
+    }
+
+    #[test]
+    fn block_cut_off_at_the_end_is_all_thinking() {
+        let s = separate("<think>I would write <file>a.py</file><original>x</original><patched>y</patched> but");
+        assert_eq!(s.answer, "");
+        assert_eq!(s.thoughts.len(), 1);
+        assert!(s.thoughts[0].starts_with("I would write <file>"));
+    }
+
+    #[test]
+    fn several_blocks_and_both_tag_names() {
+        let s = separate("<thinking>one</thinking>A <think></think>B<think>two</think> C");
+        assert_eq!(s.answer, "A B C");
+        assert_eq!(s.thoughts, vec!["one", "two"]);
+    }
+
+    #[test]
+    fn field_and_blocks_are_both_kept() {
+        let r = ChatResponse::new("<think>inline</think>answer", Usage::default(), Some("field".into()));
+        assert_eq!(r.content, "answer");
+        assert_eq!(r.reasoning.as_deref(), Some("field\n\ninline"));
+        let empty_field = ChatResponse::new("answer", Usage::default(), Some("  ".into()));
+        assert_eq!(empty_field.reasoning, None);
+    }
+}
