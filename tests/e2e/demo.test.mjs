@@ -110,14 +110,16 @@ test("MCTS mode shows the tree of candidates with visits, values and patches", a
   assert.ok((await page.textContent("#diff")).includes(FIX));
 
   await page.click("#tab-tree");
-  const nodes = page.locator("#mcts .tree-node");
-  // The root and the three distinct candidates of its expansion (the demo script has three patches).
-  assert.equal(await nodes.count(), 4);
+  // The three distinct candidates of the root's expansion (the demo script has three patches) are rated; the
+  // refinements that do not compile are leaves with reward -1.
+  const heads = page.locator("#mcts .node-head");
+  assert.equal(await heads.filter({ hasText: /rated/ }).count(), 3);
+  assert.ok((await heads.filter({ hasText: /error/ }).count()) >= 1);
   const chosen = page.locator("#mcts .tree-node.chosen");
   assert.equal(await chosen.count(), 1);
   const head = await chosen.locator(".node-head").first().textContent();
   assert.match(head, /visits \d+/);
-  assert.match(head, /value 0\.\d\d/);
+  assert.match(head, /value -?\d\.\d\d/);
   assert.match(head, /rated/);
   await chosen.locator("details.node-diff summary").first().click();
   assert.ok((await chosen.locator(".diff").first().textContent()).includes(FIX));
@@ -143,6 +145,21 @@ test("the stop button stops a run between steps", async () => {
   await page.click("#stop-button");
   await page.waitForSelector("#run-status:has-text('Stopped.')", { timeout: 30000 });
   assert.equal(await page.isDisabled("#run-button"), false);
+  assert.deepEqual(errors, []);
+});
+
+test("limits set in the page bound the run: a call budget stops MCTS and keeps its best patch", async () => {
+  const { page, errors } = browser;
+  await loadDemo(page);
+  await page.check("#mode-mcts");
+  await page.click("#run-limits summary");
+  await page.fill("#limit-calls-input", "8");
+  await page.dispatchEvent("#limit-calls-input", "change");
+  assert.equal(await page.textContent("#limit-calls"), " / 8");
+  await page.click("#run-button");
+  await page.waitForSelector("#result-budget", { timeout: 60000 });
+  assert.equal(await page.textContent("#count-calls"), "8");
+  assert.match(await page.textContent("#run-status"), /budget/i);
   assert.deepEqual(errors, []);
 });
 

@@ -106,7 +106,15 @@ impl RunState {
     }
 
     /// Starts a run; any failure to start is shown as the run's status.
-    pub fn start(self, loaded: &Loaded, issue: String, mode: Mode, choice: ModelChoice, runner: Option<PageRunner>) {
+    pub fn start(
+        self,
+        loaded: &Loaded,
+        issue: String,
+        mode: Mode,
+        overall_retries: usize,
+        choice: ModelChoice,
+        runner: Option<PageRunner>,
+    ) {
         self.generation.update(|g| *g += 1);
         self.events.set(Vec::new());
         self.usage.set(Usage::default());
@@ -145,7 +153,7 @@ impl RunState {
         self.priced.set(price.is_some());
         let model = Budgeted::new(model, budget, price, Box::new(browser::now));
         let meter = model.meter();
-        let config = AgentConfig { mode, ..AgentConfig::default() };
+        let config = AgentConfig { mode, overall_retries, ..AgentConfig::default() };
         let (events, usage, calls, spent) = (self.events, self.usage, self.model_calls, self.spent);
         let agent = Agent::new(loaded.repo.clone(), loaded.index.clone(), model, runner, config)
             .with_observer(Box::new(move |e: &Event| {

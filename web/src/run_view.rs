@@ -3,7 +3,7 @@
 //! outputs that open in the explorer, bug locations with their code, patch attempts with per-edit messages,
 //! executions, reviews and MCTS iterations.
 
-use acr_core::agent::{Event, Mode};
+use acr_core::agent::{AgentConfig, Event, Mode};
 use acr_core::locate::BugLocation;
 use leptos::prelude::*;
 use serde_json::json;
@@ -20,6 +20,7 @@ pub fn RunControls() -> impl IntoView {
     let app = AppState::get();
     let run = app.run;
     let mode = RwSignal::new(Mode::Acr);
+    let tries = RwSignal::new(AgentConfig::default().overall_retries);
     let start = move |_| {
         let Some(loaded) = app.loaded.get_untracked() else {
             run.status.set(RunStatus::Failed("Load a repository first (a .zip, or the demo repository).".into()));
@@ -30,6 +31,7 @@ pub fn RunControls() -> impl IntoView {
             &loaded,
             app.issue.get_untracked(),
             mode.get_untracked(),
+            tries.get_untracked(),
             app.settings.choice(),
             app.settings.runner(),
         );
@@ -61,6 +63,7 @@ pub fn RunControls() -> impl IntoView {
                 {mode_button(Mode::Mcts, "MCTS (tree search over patches)", "mode-mcts")}
             </fieldset>
         </div>
+        <Limits tries=tries />
         <p class="muted small" hidden=move || !demo_on_other_repo()>
             "The demo model's answers were written for the demo repository; on this repository it will not find much. "
             "Choose a real model in the settings."
@@ -72,6 +75,50 @@ pub fn RunControls() -> impl IntoView {
             <Counters />
         </div>
         <StatusLine />
+    }
+}
+
+/// The run's limits: whole-workflow tries and the model budget (checked before every call; empty or 0 for none).
+#[component]
+fn Limits(tries: RwSignal<usize>) -> impl IntoView {
+    let run = AppState::get().run;
+    let shown = |v: Option<String>| v.unwrap_or_default();
+    let read = |ev: &leptos::ev::Event| event_target_value(ev).trim().parse::<f64>().ok().filter(|v| *v > 0.0);
+    view! {
+        <details class="limits" id="run-limits">
+            <summary>"Limits"</summary>
+            <div class="row">
+                <label class="small">"Tries "
+                    <input id="limit-tries" type="number" min="1" max="20" prop:value=move || tries.get().to_string()
+                        on:change=move |ev| tries.set(read(&ev).map_or(1, |v| (v as usize).clamp(1, 20)))/>
+                </label>
+                <label class="small">"Model calls "
+                    <input id="limit-calls-input" type="number" min="0"
+                        prop:value=move || shown(run.budget.get().max_calls.map(|n| n.to_string()))
+                        on:change=move |ev| run.budget.update(|b| b.max_calls = read(&ev).map(|v| v as u64))/>
+                </label>
+                <label class="small">"Tokens "
+                    <input id="limit-tokens-input" type="number" min="0"
+                        prop:value=move || shown(run.budget.get().max_tokens.map(|n| n.to_string()))
+                        on:change=move |ev| run.budget.update(|b| b.max_tokens = read(&ev).map(|v| v as u64))/>
+                </label>
+                <label class="small">"Seconds "
+                    <input id="limit-seconds-input" type="number" min="0"
+                        prop:value=move || shown(run.budget.get().max_seconds.map(|n| n.to_string()))
+                        on:change=move |ev| run.budget.update(|b| b.max_seconds = read(&ev))/>
+                </label>
+                <label class="small">"Dollars "
+                    <input id="limit-cost-input" type="number" min="0" step="0.01"
+                        prop:value=move || shown(run.budget.get().max_cost.map(|n| n.to_string()))
+                        on:change=move |ev| run.budget.update(|b| b.max_cost = read(&ev))/>
+                </label>
+            </div>
+            <p class="muted small">
+                "A new conversation per try while no acceptable patch comes out; the budget is checked before every "
+                "model call, so a run goes past it by one answer at most. Empty or 0: no limit. Dollars need a price "
+                "for the model (common OpenAI models have one)."
+            </p>
+        </details>
     }
 }
 

@@ -39,8 +39,10 @@ pub struct Node<S> {
     pub children: Vec<NodeId>,
     /// Times this node was on an evaluated path.
     pub visits: u32,
-    /// Value estimate `V`.
+    /// Value estimate `V`: starts at the node's reward and moves with its children's (it guides the search).
     pub value: f64,
+    /// The reward the node's own evaluation gave (it never changes; it judges the node's candidate).
+    pub reward: f64,
     /// Whether the node has been expanded (it never is twice).
     pub expanded: bool,
     /// The model's reflection that produced this node (text before its first code block).
@@ -68,6 +70,7 @@ impl<S> Tree<S> {
             children: Vec::new(),
             visits: 0,
             value: 0.0,
+            reward: 0.0,
             expanded: false,
             reflection: String::new(),
             state: root,
@@ -86,6 +89,7 @@ impl<S> Tree<S> {
             children: Vec::new(),
             visits: 1,
             value: reward,
+            reward,
             expanded: false,
             reflection,
             state,
@@ -157,11 +161,13 @@ impl<S> Tree<S> {
         }
     }
 
-    /// The node with the highest value among those satisfying `keep`, preferring more visits on ties.
+    /// The best node among those satisfying `keep`: the highest reward of its own, then the highest value, then the
+    /// most visits. The value guides the search and falls when a node's refinements fail; that does not make the
+    /// node's own candidate worse, so the answer is judged by its reward.
     pub fn best_by(&self, keep: impl Fn(&Node<S>) -> bool) -> Option<NodeId> {
         (0..self.nodes.len()).filter(|&i| keep(&self.nodes[i])).max_by(|&a, &b| {
             let (na, nb) = (&self.nodes[a], &self.nodes[b]);
-            na.value.total_cmp(&nb.value).then(na.visits.cmp(&nb.visits))
+            na.reward.total_cmp(&nb.reward).then(na.value.total_cmp(&nb.value)).then(na.visits.cmp(&nb.visits))
         })
     }
 }
@@ -190,6 +196,25 @@ mod tests {
 
     fn tree() -> Tree<&'static str> {
         Tree::new("root", TreePolicy::default(), 7)
+    }
+
+    // Regression: the demo's MCTS run returned a 0.35-rated patch because the 0.85-rated one had three refinements
+    // that did not compile, which pulled its value below its siblings'.
+    #[test]
+    fn the_best_candidate_is_judged_by_its_own_reward_not_its_failed_refinements() {
+        let mut t = tree();
+        let good = t.add_child(0, "good", String::new(), 0.85);
+        let fair = t.add_child(0, "fair", String::new(), 0.35);
+        t.mark_expanded(0);
+        t.backpropagate(0);
+        for _ in 0..3 {
+            let broken = t.add_child(good, "broken", String::new(), -1.0);
+            t.mark_expanded(broken);
+        }
+        t.mark_expanded(good);
+        t.backpropagate(good);
+        assert!(t.nodes[good].value < t.nodes[fair].value, "the search now prefers the other branch");
+        assert_eq!(t.best_by(|n| n.state != "root" && n.state != "broken"), Some(good));
     }
 
     #[test]
