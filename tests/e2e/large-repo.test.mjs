@@ -95,6 +95,25 @@ test("after a reload the same repository is back from the cache, without parsing
   assert.deepEqual(errors, []);
 });
 
+test("a corrupt or old-format cache entry is not trusted: the index is parsed again", async () => {
+  const { page, errors } = browser;
+  const native = nativeStats(tree);
+  for (const [format, json] of [[1, "[{\"entry\": tru"], [999, "[]"]]) {
+    await page.evaluate(async ([format, json]) => {
+      const last = await window.__acrIndexCache.last();
+      await window.__acrIndexCache.put(last.hash, format, json);
+    }, [format, json]);
+    await page.reload();
+    await page.waitForSelector("#status[data-restored='true']", { timeout: 120000 });
+    assert.match(await page.locator("#status").getAttribute("data-origin"), /^Workers\(\d+\)$/, `format ${format}`);
+    assert.equal((await stats(page)).methods, native.methods);
+    // The rebuilt entry replaced the bad one.
+    await page.waitForFunction(() => window.__acrIndexCache.last().then(async (l) =>
+      (await window.__acrIndexCache.get(l.hash))?.json?.startsWith("[{")));
+  }
+  assert.deepEqual(errors, []);
+});
+
 test("a load can be cancelled, and clearing the cache forgets the repository", async () => {
   const { page, errors } = browser;
   await page.click("#index-cache summary");
