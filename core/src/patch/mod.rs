@@ -10,7 +10,7 @@
 //! | blocks out of the answer | [`parse`] |
 //! | one edit into one file | [`apply`] |
 //! | the model's indentation into the file's | `indent` |
-//! | the changed files as a unified diff | [`diff`] |
+//! | the changed files as typed hunks ([`FileDiff`]), and their text | [`diff`] |
 //! | the verdict | [`status`] |
 //!
 //! Files named by `<file>` are found by the one file-name policy of [`crate::paths`] (exact path, then suffix on a
@@ -33,7 +33,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 pub use apply::{Applied, ApplyOptions, EditFailure, IndentGuess, NearLine, Reading, apply_edit};
-pub use diff::{file_diff, repo_diff};
+pub use diff::{FileDiff, Hunk, Line, file_diff, repo_diff};
 pub use parse::{Edit, ParseIssue, is_placeholder, parse_edits, parse_edits_with_issues};
 pub use status::ExtractStatus;
 
@@ -197,8 +197,10 @@ pub struct Extraction {
     pub status: ExtractStatus,
     /// What to tell the model (empty when everything applied cleanly).
     pub reason: String,
-    /// The unified diff of every changed file.
+    /// The unified diff of every changed file, as text (rendered from [`Extraction::changes`]).
     pub diff: String,
+    /// Every changed file's hunks, as values.
+    pub changes: Vec<FileDiff>,
     /// Every parsed edit, in order.
     pub edits: Vec<EditReport>,
     /// New text of every changed file, by path.
@@ -226,6 +228,7 @@ pub fn extract_with_gate(repo: &Repo, answer: &str, options: &ExtractOptions, ga
             status,
             reason,
             diff: String::new(),
+            changes: Vec::new(),
             edits: Vec::new(),
             files: BTreeMap::new(),
             parse_issues,
@@ -276,16 +279,16 @@ pub fn extract_edits(repo: &Repo, edits: &[Edit], options: &ExtractOptions, gate
         }
     }
     let mut files = BTreeMap::new();
-    let mut diff = String::new();
+    let mut changes = Vec::new();
     for (path, text) in working {
-        let old = repo.file(&path).unwrap_or("");
-        if old != text {
-            diff.push_str(&file_diff(&path, old, &text));
+        if let Some(change) = FileDiff::between(&path, repo.file(&path).unwrap_or(""), &text) {
+            changes.push(change);
             files.insert(path, text);
         }
     }
-    let (status, reason) = verdict(&reports, diff.is_empty());
-    Extraction { status, reason, diff, edits: reports, files, parse_issues: Vec::new() }
+    let diff = diff::render(&changes);
+    let (status, reason) = verdict(&reports, changes.is_empty());
+    Extraction { status, reason, diff, changes, edits: reports, files, parse_issues: Vec::new() }
 }
 
 fn unparsed_reason(issues: &[ParseIssue]) -> String {
