@@ -191,6 +191,16 @@ mod tests {
     }
 
     #[test]
+    fn renames_copies_and_header_like_hunk_lines_apply() {
+        let mut tree = files(&[("x.py", "a\n-- b\nc\n"), ("k.py", "k\n")]);
+        let patch = "diff --git a/x.py b/y.py\nrename from x.py\nrename to y.py\n--- a/x.py\n+++ b/y.py\n\
+                     @@ -1,3 +1,3 @@\n a\n--- b\n+++ b\n c\n\
+                     diff --git a/k.py b/k2.py\ncopy from k.py\ncopy to k2.py\n";
+        apply_patch(&mut tree, patch).expect("applies");
+        assert_eq!(tree, files(&[("y.py", "a\n++ b\nc\n"), ("k.py", "k\n"), ("k2.py", "k\n")]));
+    }
+
+    #[test]
     fn a_request_is_checked_then_patched() {
         let request = RunRequest {
             files: files(&[("./m.py", "a\nb\n")]),

@@ -211,19 +211,22 @@ pub fn apply_hunks(hunks: &[Hunk], old: &str) -> Result<String, HunkMismatch> {
     let lines: Vec<&str> = old.split_inclusive('\n').collect();
     let mut out = String::with_capacity(old.len());
     let mut next = 0usize; // first original line not yet copied (0-based)
-    let mut offset: isize = 0; // how far earlier hunks were found from their headers
+    let mut offset: i64 = 0; // how far earlier hunks were found from their headers
     for (k, hunk) in hunks.iter().enumerate() {
         let wanted: Vec<&str> = hunk.lines.iter().filter(|l| l.in_old()).map(Line::text).collect();
         let stated = if hunk.old_len == 0 { hunk.old_start as usize } else { hunk.old_start.max(1) as usize - 1 };
-        let fits =
-            |at: usize| at >= next && at + wanted.len() <= lines.len() && lines[at..at + wanted.len()] == wanted[..];
-        let guess = (stated as isize + offset).max(0) as usize;
+        let fits = |at: usize| {
+            at >= next
+                && at.checked_add(wanted.len()).is_some_and(|end| end <= lines.len() && lines[at..end] == wanted[..])
+        };
+        let guess =
+            usize::try_from((stated as i64).saturating_add(offset).max(0)).unwrap_or(usize::MAX).min(lines.len());
         let at = (0..=lines.len())
             .flat_map(|d| [guess.checked_add(d), guess.checked_sub(d).filter(|_| d > 0)])
             .flatten()
             .find(|&at| fits(at))
             .ok_or(HunkMismatch { hunk: k + 1, line: hunk.old_start })?;
-        offset = at as isize - stated as isize;
+        offset = (at as i64).saturating_sub(stated as i64);
         out.extend(lines[next..at].iter().copied());
         out.extend(hunk.lines.iter().filter(|l| l.in_new()).map(Line::text));
         next = at + wanted.len();
