@@ -1,8 +1,12 @@
 //! The native HTTP transport for the chat-completions client: blocking `ureq`, driven by `pollster`.
 
+use std::io::Read;
 use std::time::Duration;
 
 use acr_core::llm::openai::{HttpResponse, Transport, TransportError};
+
+/// Largest answer body read.
+const MAX_BODY_BYTES: u64 = 32 << 20;
 
 /// A `ureq` agent with a whole-request timeout.
 pub struct UreqTransport {
@@ -32,28 +36,67 @@ impl Transport for UreqTransport {
         for (k, v) in headers {
             request = request.header(k, v);
         }
-        match request.send(body) {
-            Ok(mut response) => {
-                let status = response.status().as_u16();
-                let retry_after = response
-                    .headers()
-                    .get("retry-after")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.trim().parse::<f64>().ok());
-                let body = response
-                    .body_mut()
-                    .with_config()
-                    .limit(32 << 20)
-                    .read_to_string()
-                    .map_err(|e| TransportError::Failed(format!("reading the answer: {e}")))?;
-                Ok(HttpResponse { status, body, retry_after })
-            }
-            Err(ureq::Error::Timeout(_)) => Err(TransportError::Timeout),
-            Err(e) => Err(TransportError::Failed(e.to_string())),
+        let mut response = request.send(body).map_err(transport_error)?;
+        let status = response.status().as_u16();
+        let retry_after = retry_after(&response);
+        let body = response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_string().map_err(reading_error)?;
+        Ok(HttpResponse { status, body, retry_after })
+    }
+
+    /// Reads a successful body in pieces as they arrive; dropping the response when the sink has had enough closes
+    /// the connection, so the server stops generating.
+    async fn post_stream(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &str,
+        sink: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<HttpResponse, TransportError> {
+        let mut request = self.agent.post(url);
+        for (k, v) in headers {
+            request = request.header(k, v);
         }
+        let mut response = request.send(body).map_err(transport_error)?;
+        let status = response.status().as_u16();
+        let retry_after = retry_after(&response);
+        if !(200..300).contains(&status) {
+            let body =
+                response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_string().map_err(reading_error)?;
+            return Ok(HttpResponse { status, body, retry_after });
+        }
+        let mut reader = response.body_mut().with_config().limit(MAX_BODY_BYTES).reader();
+        let mut buffer = vec![0u8; 16 << 10];
+        loop {
+            let n = reader.read(&mut buffer).map_err(|e| reading_error(ureq::Error::from(e)))?;
+            if n == 0 || !sink(&buffer[..n]) {
+                break;
+            }
+        }
+        Ok(HttpResponse { status, body: String::new(), retry_after })
     }
 
     async fn sleep(&self, ms: u64) {
         std::thread::sleep(Duration::from_millis(ms));
+    }
+}
+
+/// The `Retry-After` header in seconds, when present.
+fn retry_after(response: &ureq::http::Response<ureq::Body>) -> Option<f64> {
+    response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok())
+}
+
+/// A failure before any answer.
+fn transport_error(e: ureq::Error) -> TransportError {
+    match e {
+        ureq::Error::Timeout(_) => TransportError::Timeout,
+        e => TransportError::Failed(e.to_string()),
+    }
+}
+
+/// A failure while reading an answer's body.
+fn reading_error(e: ureq::Error) -> TransportError {
+    match e {
+        ureq::Error::Timeout(_) => TransportError::Timeout,
+        e => TransportError::Failed(format!("reading the answer: {e}")),
     }
 }

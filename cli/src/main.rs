@@ -75,6 +75,9 @@ enum Command {
         /// Seconds to wait for each model answer.
         #[arg(long, default_value_t = 300)]
         timeout: u64,
+        /// Ask for streamed answers (server-sent events) and show them on stderr as they arrive.
+        #[arg(long)]
+        stream: bool,
         /// Most model calls in the run (0: no limit).
         #[arg(long, value_name = "N", default_value_t = Budget::default().max_calls.unwrap_or(0))]
         max_calls: u64,
@@ -209,6 +212,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_rounds,
             overall_retries,
             timeout,
+            stream,
             max_calls,
             max_tokens,
             max_seconds,
@@ -233,6 +237,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_rounds,
             overall_retries: usize::from(overall_retries),
             timeout,
+            stream,
             budget: Budget {
                 max_calls: Some(max_calls).filter(|&n| n > 0),
                 max_tokens: Some(max_tokens).filter(|&n| n > 0),
