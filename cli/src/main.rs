@@ -13,6 +13,7 @@ mod write;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use acr_core::llm::budget::Budget;
 use clap::{Parser, Subcommand};
@@ -106,6 +107,9 @@ enum Command {
         /// Address to bind.
         #[arg(long, default_value = "127.0.0.1")]
         host: String,
+        /// Milliseconds between the events of a streamed answer (a slow model, to watch or stop mid-answer).
+        #[arg(long, value_name = "MS", default_value_t = 2)]
+        event_gap_ms: u64,
     },
     /// Index a repository's Python sources and print counts.
     Index {
@@ -246,7 +250,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             },
             prices: price,
         }),
-        Command::ServeModel { script, port, host } => serve_model::run(&script, &host, port),
+        Command::ServeModel { script, port, host, event_gap_ms } => {
+            serve_model::run(&script, &host, port, Duration::from_millis(event_gap_ms))
+        }
         Command::Index { dir, json } => index::run(&dir, json),
         Command::Locate { dir, file, class, method, intended, json } => {
             locate::run(&dir, file.as_deref(), class.as_deref(), method.as_deref(), &intended, json)

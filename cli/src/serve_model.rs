@@ -5,7 +5,8 @@
 //! by the end-to-end tests, and by anyone who wants to try the playground's endpoint settings against a local
 //! server. Unrecognised prompts (such as a connection test) are answered with `ok`. A request with `stream: true` is
 //! answered with server-sent events, the answer cut into small deltas sent a few milliseconds apart, then a chunk
-//! with the `finish_reason`, a usage chunk when `stream_options.include_usage` asks for one, and `data: [DONE]`.
+//! with the `finish_reason`, a usage chunk when `stream_options.include_usage` asks for one, and `data: [DONE]`. A
+//! client that closes the connection mid-answer is reported on stderr (how the tests see that Stop really aborts).
 //!
 //! It is an axum [`Router`] served by the runner's guarded accept loop ([`acr_runner::guard`]): each connection on
 //! its own task, with header, body and idle timeouts and a connection cap, so one stalled client holds up no one.
@@ -38,14 +39,14 @@ const MAX_CONNECTIONS: usize = 64;
 /// Characters of the answer in each streamed delta.
 const DELTA_CHARS: usize = 24;
 
-/// Pause between streamed events, so clients read them as separate pieces.
-const EVENT_GAP: Duration = Duration::from_millis(2);
+/// The script being played, shared by every connection, and the pause between streamed events.
+struct Served {
+    model: Mutex<ScriptedModel>,
+    event_gap: Duration,
+}
 
-/// The script being played, shared by every connection.
-type Model = Arc<Mutex<ScriptedModel>>;
-
-/// Serves `script` on `host:port` until killed.
-pub fn run(script: &Path, host: &str, port: u16) -> anyhow::Result<std::process::ExitCode> {
+/// Serves `script` on `host:port` until killed, pausing `event_gap` between the events of streamed answers.
+pub fn run(script: &Path, host: &str, port: u16, event_gap: Duration) -> anyhow::Result<std::process::ExitCode> {
     let text = std::fs::read_to_string(script).with_context(|| format!("cannot read {}", script.display()))?;
     let model = ScriptedModel::new(Script::from_json(&text).map_err(anyhow::Error::msg)?);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
@@ -59,15 +60,16 @@ pub fn run(script: &Path, host: &str, port: u16) -> anyhow::Result<std::process:
         let addr = listener.local_addr().context("the server has no address")?;
         println!("model server: http://{addr}/v1");
         let guard = Guard { max_connections: MAX_CONNECTIONS, ..Guard::default() };
-        guard::serve(listener, router(model), guard, std::future::pending()).await.context("serving")?;
+        guard::serve(listener, router(model, event_gap), guard, std::future::pending()).await.context("serving")?;
         Ok(std::process::ExitCode::SUCCESS)
     })
 }
 
 /// Every route: `POST …/chat/completions` answers from the script, `OPTIONS` answers CORS preflights, the rest
 /// is a 404; every answer allows any origin.
-pub fn router(model: ScriptedModel) -> Router {
-    Router::new().fallback(handle).with_state(Arc::new(Mutex::new(model))).layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+pub fn router(model: ScriptedModel, event_gap: Duration) -> Router {
+    let served = Arc::new(Served { model: Mutex::new(model), event_gap });
+    Router::new().fallback(handle).with_state(served).layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
 }
 
 /// An answer: one JSON body, or server-sent events (each a `data:` payload) sent one by one.
@@ -77,13 +79,18 @@ enum Reply {
     Events(Vec<String>),
 }
 
-async fn handle(State(model): State<Model>, method: Method, uri: Uri, body: Result<Bytes, BytesRejection>) -> Response {
+async fn handle(
+    State(served): State<Arc<Served>>,
+    method: Method,
+    uri: Uri,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
     let reply = if method == Method::OPTIONS {
         Reply::Json(StatusCode::NO_CONTENT, String::new())
     } else if method == Method::POST && uri.path().ends_with("/chat/completions") {
         match body {
             Ok(bytes) => match std::str::from_utf8(&bytes) {
-                Ok(raw) => answer(&model.lock().unwrap_or_else(PoisonError::into_inner), raw),
+                Ok(raw) => answer(&served.model.lock().unwrap_or_else(PoisonError::into_inner), raw),
                 Err(_) => Reply::Json(StatusCode::BAD_REQUEST, error_body("the body is not UTF-8")),
             },
             Err(rejection) => {
@@ -96,9 +103,13 @@ async fn handle(State(model): State<Model>, method: Method, uri: Uri, body: Resu
     let (mut response, content_type) = match reply {
         Reply::Json(status, text) => ((status, text).into_response(), "application/json"),
         Reply::Events(events) => {
-            let paced = futures::stream::iter(events).then(|data| async move {
-                tokio::time::sleep(EVENT_GAP).await;
-                Ok::<_, Infallible>(format!("data: {data}\n\n"))
+            let (gap, sent) = (served.event_gap, Sent { count: 0, of: events.len() });
+            let paced = futures::stream::iter(events).scan(sent, move |sent, data| {
+                sent.count += 1;
+                async move {
+                    tokio::time::sleep(gap).await;
+                    Some(Ok::<_, Infallible>(format!("data: {data}\n\n")))
+                }
             });
             (Body::from_stream(paced).into_response(), "text/event-stream")
         }
@@ -113,6 +124,20 @@ async fn handle(State(model): State<Model>, method: Method, uri: Uri, body: Resu
         headers.insert(name, HeaderValue::from_static(value));
     }
     response
+}
+
+/// Events of a streamed answer handed to the connection so far; reported when the client leaves before the end.
+struct Sent {
+    count: usize,
+    of: usize,
+}
+
+impl Drop for Sent {
+    fn drop(&mut self) {
+        if self.count < self.of {
+            eprintln!("a client closed a streamed answer after {} of {} events", self.count, self.of);
+        }
+    }
 }
 
 /// One completion.

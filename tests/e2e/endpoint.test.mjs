@@ -92,3 +92,33 @@ test("streamed answers show in the transcript as they arrive and give the same r
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("stop aborts a streamed answer in flight: the server sees the connection close", async (t) => {
+  if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
+  const slow = await serveModel(join(SCRIPTS, "minirepo.json"), ["--event-gap-ms", "300"]);
+  t.after(() => slow.close());
+  const page = await browser.ctx.newPage();
+  await page.goto(server.url);
+  await page.setInputFiles("#zip-input", zipFixture("minirepo"));
+  await page.waitForSelector("#stats");
+  await page.selectOption("#provider", "custom");
+  await page.fill("#base-url", slow.url);
+  await page.fill("#model-name", "scripted");
+  await page.check("#stream");
+  await useRunner(page, "none");
+  await page.fill("#issue", readFileSync(join(SCRIPTS, "minirepo-issue.md"), "utf8"));
+  await page.click("#run-button");
+  await page.waitForSelector("#live-answer", { timeout: 20000 });
+  const stopped = Date.now();
+  await page.click("#stop-button");
+  await page.waitForFunction(() => document.querySelector("#run-status")?.textContent === "Stopped.", null, {
+    timeout: 5000,
+  });
+  assert.ok(Date.now() - stopped < 2000, "the run stops without waiting for the answer to finish");
+  const deadline = Date.now() + 5000;
+  while (!slow.stderr().includes("a client closed a streamed answer") && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.match(slow.stderr(), /a client closed a streamed answer after \d+ of \d+ events/);
+  await page.close();
+});

@@ -31,7 +31,7 @@ export async function serveDist(dir = join(ROOT, "dist")) {
     });
     child.on("exit", (code) => reject(new Error(`serve.py exited with ${code}`)));
   });
-  return { url, close: () => child.kill() };
+  return { url, close: () => child.kill(), stderr: () => stderr };
 }
 
 /** Headless Debian Chromium; page errors are collected so tests can assert there were none. */
@@ -99,9 +99,17 @@ export function acrHas(subcommand) {
   }
 }
 
-/** `acr serve-model --script FILE --port 0`: a scripted chat-completions server; resolves to { url, close }. */
-export async function serveModel(script) {
-  const child = spawn(ACR, ["serve-model", "--script", script, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+/** `acr serve-model --script FILE --port 0 ...extra`: a scripted chat-completions server; resolves to
+ * { url, close, stderr() } (stderr: what the server has reported so far). */
+export async function serveModel(script, extra = []) {
+  const child = spawn(ACR, ["serve-model", "--script", script, "--port", "0", ...extra], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (d) => {
+    stderr += d;
+    process.stderr.write(d);
+  });
   const url = await new Promise((resolve, reject) => {
     let buf = "";
     child.stdout.on("data", (d) => {
@@ -111,7 +119,7 @@ export async function serveModel(script) {
     });
     child.on("exit", (code) => reject(new Error(`acr serve-model exited with ${code}`)));
   });
-  return { url, close: () => child.kill() };
+  return { url, close: () => child.kill(), stderr: () => stderr };
 }
 
 /** Aborts every request that does not go to `origin`; returns the list of URLs that were attempted. */

@@ -31,15 +31,23 @@ pub struct FetchTransport {
     pub stop: Option<Rc<Cell<bool>>>,
 }
 
-/// A request in flight and the watch that aborts it; the watch ends when this is dropped.
+/// A request in flight and the watch that aborts it. Dropped before its body was read to the end (the caller gave
+/// up on it, as a stopped run does), it aborts the request; either way the watch ends.
 struct InFlight {
     response: Response,
+    controller: Option<AbortController>,
+    read: bool,
     ended: Rc<Cell<bool>>,
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
         self.ended.set(true);
+        if !self.read
+            && let Some(c) = &self.controller
+        {
+            c.abort();
+        }
     }
 }
 
@@ -54,7 +62,7 @@ impl FetchTransport {
         }
         let request = builder.body(body.to_string()).map_err(|e| TransportError::Failed(e.to_string()))?;
         let ended = Rc::new(Cell::new(false));
-        if let Some(c) = controller {
+        if let Some(c) = controller.clone() {
             let (ended, stop, started) = (ended.clone(), self.stop.clone(), browser::now());
             leptos::task::spawn_local(async move {
                 while !ended.get() {
@@ -67,7 +75,7 @@ impl FetchTransport {
             });
         }
         let response = request.send().await.map_err(|e| fetch_error(url, &e))?;
-        Ok(InFlight { response, ended })
+        Ok(InFlight { response, controller, read: false, ended })
     }
 }
 
@@ -78,9 +86,10 @@ impl Transport for FetchTransport {
         headers: &[(String, String)],
         body: &str,
     ) -> Result<HttpResponse, TransportError> {
-        let sent = self.send(url, headers, body).await?;
+        let mut sent = self.send(url, headers, body).await?;
         let (status, retry_after) = head(&sent.response);
         let body = sent.response.text().await.map_err(|e| fetch_error(url, &e))?;
+        sent.read = true;
         Ok(HttpResponse { status, body, retry_after })
     }
 
@@ -91,11 +100,12 @@ impl Transport for FetchTransport {
         body: &str,
         sink: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Result<HttpResponse, TransportError> {
-        let sent = self.send(url, headers, body).await?;
+        let mut sent = self.send(url, headers, body).await?;
         let (status, retry_after) = head(&sent.response);
         let stream = sent.response.body().filter(|_| (200..300).contains(&status));
         let Some(stream) = stream else {
             let body = sent.response.text().await.map_err(|e| fetch_error(url, &e))?;
+            sent.read = true;
             return Ok(HttpResponse { status, body, retry_after });
         };
         let reader: ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
@@ -113,6 +123,7 @@ impl Transport for FetchTransport {
                 break;
             }
         }
+        sent.read = true;
         Ok(HttpResponse { status, body: String::new(), retry_after })
     }
 
