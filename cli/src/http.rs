@@ -25,6 +25,25 @@ impl UreqTransport {
     }
 }
 
+impl UreqTransport {
+    /// POSTs and reads the head: the response, its status and its `Retry-After`.
+    fn send(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &str,
+    ) -> Result<(ureq::http::Response<ureq::Body>, u16, Option<f64>), TransportError> {
+        let mut request = self.agent.post(url);
+        for (k, v) in headers {
+            request = request.header(k, v);
+        }
+        let response = request.send(body).map_err(transport_error)?;
+        let status = response.status().as_u16();
+        let retry_after = retry_after(&response);
+        Ok((response, status, retry_after))
+    }
+}
+
 impl Transport for UreqTransport {
     async fn post_json(
         &self,
@@ -32,15 +51,8 @@ impl Transport for UreqTransport {
         headers: &[(String, String)],
         body: &str,
     ) -> Result<HttpResponse, TransportError> {
-        let mut request = self.agent.post(url);
-        for (k, v) in headers {
-            request = request.header(k, v);
-        }
-        let mut response = request.send(body).map_err(transport_error)?;
-        let status = response.status().as_u16();
-        let retry_after = retry_after(&response);
-        let body = response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_string().map_err(reading_error)?;
-        Ok(HttpResponse { status, body, retry_after })
+        let (mut response, status, retry_after) = self.send(url, headers, body)?;
+        Ok(HttpResponse { status, body: read_whole(&mut response)?, retry_after })
     }
 
     /// Reads a successful body in pieces as they arrive; dropping the response when the sink has had enough closes
@@ -52,17 +64,9 @@ impl Transport for UreqTransport {
         body: &str,
         sink: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Result<HttpResponse, TransportError> {
-        let mut request = self.agent.post(url);
-        for (k, v) in headers {
-            request = request.header(k, v);
-        }
-        let mut response = request.send(body).map_err(transport_error)?;
-        let status = response.status().as_u16();
-        let retry_after = retry_after(&response);
+        let (mut response, status, retry_after) = self.send(url, headers, body)?;
         if !(200..300).contains(&status) {
-            let body =
-                response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_string().map_err(reading_error)?;
-            return Ok(HttpResponse { status, body, retry_after });
+            return Ok(HttpResponse { status, body: read_whole(&mut response)?, retry_after });
         }
         let mut reader = response.body_mut().with_config().limit(MAX_BODY_BYTES).reader();
         let mut buffer = vec![0u8; 16 << 10];
@@ -78,6 +82,11 @@ impl Transport for UreqTransport {
     async fn sleep(&self, ms: u64) {
         std::thread::sleep(Duration::from_millis(ms));
     }
+}
+
+/// A whole answer body, up to [`MAX_BODY_BYTES`].
+fn read_whole(response: &mut ureq::http::Response<ureq::Body>) -> Result<String, TransportError> {
+    response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_string().map_err(reading_error)
 }
 
 /// The `Retry-After` header in seconds, when present.

@@ -51,10 +51,8 @@ test("a run over an uploaded zip with a chat-completions endpoint ends with the 
   assert.deepEqual(errors, []);
 });
 
-test("streamed answers show in the transcript as they arrive and give the same repair", async (t) => {
-  if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
-  const streamed = await serveModel(join(SCRIPTS, "minirepo.json")); // a fresh script: each server plays it once
-  t.after(() => streamed.close());
+/** A new page with the minirepo zip loaded, set to stream from the endpoint at `url`, the issue filled in. */
+async function streamingPage(url) {
   const page = await browser.ctx.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
@@ -62,11 +60,19 @@ test("streamed answers show in the transcript as they arrive and give the same r
   await page.setInputFiles("#zip-input", zipFixture("minirepo"));
   await page.waitForSelector("#stats");
   await page.selectOption("#provider", "custom");
-  await page.fill("#base-url", streamed.url);
+  await page.fill("#base-url", url);
   await page.fill("#model-name", "scripted");
   await page.check("#stream");
   await useRunner(page, "none");
   await page.fill("#issue", readFileSync(join(SCRIPTS, "minirepo-issue.md"), "utf8"));
+  return { page, errors };
+}
+
+test("streamed answers show in the transcript as they arrive and give the same repair", async (t) => {
+  if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
+  const streamed = await serveModel(join(SCRIPTS, "minirepo.json")); // a fresh script: each server plays it once
+  t.after(() => streamed.close());
+  const { page, errors } = await streamingPage(streamed.url);
   // Record every answer shown while it was still arriving (the live row is replaced when the answer is complete).
   await page.evaluate(() => {
     window.liveSeen = [];
@@ -97,16 +103,7 @@ test("stop aborts a streamed answer in flight: the server sees the connection cl
   if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
   const slow = await serveModel(join(SCRIPTS, "minirepo.json"), ["--event-gap-ms", "300"]);
   t.after(() => slow.close());
-  const page = await browser.ctx.newPage();
-  await page.goto(server.url);
-  await page.setInputFiles("#zip-input", zipFixture("minirepo"));
-  await page.waitForSelector("#stats");
-  await page.selectOption("#provider", "custom");
-  await page.fill("#base-url", slow.url);
-  await page.fill("#model-name", "scripted");
-  await page.check("#stream");
-  await useRunner(page, "none");
-  await page.fill("#issue", readFileSync(join(SCRIPTS, "minirepo-issue.md"), "utf8"));
+  const { page } = await streamingPage(slow.url);
   await page.click("#run-button");
   await page.waitForSelector("#live-answer", { timeout: 20000 });
   const stopped = Date.now();
