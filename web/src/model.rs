@@ -87,7 +87,8 @@ impl Llm for PlaygroundModel {
     }
 }
 
-/// Runs `call` unless `stop` is set first (checked every 100 ms).
+/// Runs `call` unless `stop` is set first (checked every 100 ms). A call that fails once `stop` is set failed
+/// because of it (the transport aborts its request on stop), so that too is [`LlmError::Cancelled`].
 async fn unless_stopped<T>(call: impl Future<Output = Result<T, LlmError>>, stop: &Cell<bool>) -> Result<T, LlmError> {
     let mut call = pin!(call);
     let mut watch = pin!(async {
@@ -97,7 +98,7 @@ async fn unless_stopped<T>(call: impl Future<Output = Result<T, LlmError>>, stop
     });
     std::future::poll_fn(|cx| {
         if let Poll::Ready(r) = call.as_mut().poll(cx) {
-            return Poll::Ready(r);
+            return Poll::Ready(if r.is_err() && stop.get() { Err(LlmError::Cancelled) } else { r });
         }
         match watch.as_mut().poll(cx) {
             Poll::Ready(()) => Poll::Ready(Err(LlmError::Cancelled)),
