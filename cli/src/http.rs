@@ -1,8 +1,12 @@
 //! The native HTTP transport for the chat-completions client: blocking `ureq`, driven by `pollster`.
 
+use std::io::Read;
 use std::time::Duration;
 
 use acr_core::llm::openai::{HttpResponse, Transport, TransportError};
+
+/// Largest answer body read.
+const MAX_BODY_BYTES: u64 = 32 << 20;
 
 /// A `ureq` agent with a whole-request timeout.
 pub struct UreqTransport {
@@ -21,6 +25,25 @@ impl UreqTransport {
     }
 }
 
+impl UreqTransport {
+    /// POSTs and reads the head: the response, its status and its `Retry-After`.
+    fn send(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &str,
+    ) -> Result<(ureq::http::Response<ureq::Body>, u16, Option<f64>), TransportError> {
+        let mut request = self.agent.post(url);
+        for (k, v) in headers {
+            request = request.header(k, v);
+        }
+        let response = request.send(body).map_err(transport_error)?;
+        let status = response.status().as_u16();
+        let retry_after = retry_after(&response);
+        Ok((response, status, retry_after))
+    }
+}
+
 impl Transport for UreqTransport {
     async fn post_json(
         &self,
@@ -28,32 +51,61 @@ impl Transport for UreqTransport {
         headers: &[(String, String)],
         body: &str,
     ) -> Result<HttpResponse, TransportError> {
-        let mut request = self.agent.post(url);
-        for (k, v) in headers {
-            request = request.header(k, v);
+        let (mut response, status, retry_after) = self.send(url, headers, body)?;
+        Ok(HttpResponse { status, body: read_whole(&mut response)?, retry_after })
+    }
+
+    /// Reads a successful body in pieces as they arrive; dropping the response when the sink has had enough closes
+    /// the connection, so the server stops generating.
+    async fn post_stream(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &str,
+        sink: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<HttpResponse, TransportError> {
+        let (mut response, status, retry_after) = self.send(url, headers, body)?;
+        if !(200..300).contains(&status) {
+            return Ok(HttpResponse { status, body: read_whole(&mut response)?, retry_after });
         }
-        match request.send(body) {
-            Ok(mut response) => {
-                let status = response.status().as_u16();
-                let retry_after = response
-                    .headers()
-                    .get("retry-after")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.trim().parse::<f64>().ok());
-                let body = response
-                    .body_mut()
-                    .with_config()
-                    .limit(32 << 20)
-                    .read_to_string()
-                    .map_err(|e| TransportError::Failed(format!("reading the answer: {e}")))?;
-                Ok(HttpResponse { status, body, retry_after })
+        let mut reader = response.body_mut().with_config().limit(MAX_BODY_BYTES).reader();
+        let mut buffer = vec![0u8; 16 << 10];
+        loop {
+            let n = reader.read(&mut buffer).map_err(|e| reading_error(ureq::Error::from(e)))?;
+            if n == 0 || !sink(&buffer[..n]) {
+                break;
             }
-            Err(ureq::Error::Timeout(_)) => Err(TransportError::Timeout),
-            Err(e) => Err(TransportError::Failed(e.to_string())),
         }
+        Ok(HttpResponse { status, body: String::new(), retry_after })
     }
 
     async fn sleep(&self, ms: u64) {
         std::thread::sleep(Duration::from_millis(ms));
+    }
+}
+
+/// A whole answer body, up to [`MAX_BODY_BYTES`].
+fn read_whole(response: &mut ureq::http::Response<ureq::Body>) -> Result<String, TransportError> {
+    response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_string().map_err(reading_error)
+}
+
+/// The `Retry-After` header in seconds, when present.
+fn retry_after(response: &ureq::http::Response<ureq::Body>) -> Option<f64> {
+    response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok())
+}
+
+/// A failure before any answer.
+fn transport_error(e: ureq::Error) -> TransportError {
+    match e {
+        ureq::Error::Timeout(_) => TransportError::Timeout,
+        e => TransportError::Failed(e.to_string()),
+    }
+}
+
+/// A failure while reading an answer's body.
+fn reading_error(e: ureq::Error) -> TransportError {
+    match e {
+        ureq::Error::Timeout(_) => TransportError::Timeout,
+        e => TransportError::Failed(format!("reading the answer: {e}")),
     }
 }

@@ -13,6 +13,7 @@ mod write;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use acr_core::llm::budget::Budget;
 use clap::{Parser, Subcommand};
@@ -75,6 +76,9 @@ enum Command {
         /// Seconds to wait for each model answer.
         #[arg(long, default_value_t = 300)]
         timeout: u64,
+        /// Ask for streamed answers (server-sent events) and show them on stderr as they arrive.
+        #[arg(long)]
+        stream: bool,
         /// Most model calls in the run (0: no limit).
         #[arg(long, value_name = "N", default_value_t = Budget::default().max_calls.unwrap_or(0))]
         max_calls: u64,
@@ -103,6 +107,9 @@ enum Command {
         /// Address to bind.
         #[arg(long, default_value = "127.0.0.1")]
         host: String,
+        /// Milliseconds between the events of a streamed answer (a slow model, to watch or stop mid-answer).
+        #[arg(long, value_name = "MS", default_value_t = 2)]
+        event_gap_ms: u64,
     },
     /// Index a repository's Python sources and print counts.
     Index {
@@ -209,6 +216,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_rounds,
             overall_retries,
             timeout,
+            stream,
             max_calls,
             max_tokens,
             max_seconds,
@@ -233,6 +241,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_rounds,
             overall_retries: usize::from(overall_retries),
             timeout,
+            stream,
             budget: Budget {
                 max_calls: Some(max_calls).filter(|&n| n > 0),
                 max_tokens: Some(max_tokens).filter(|&n| n > 0),
@@ -241,7 +250,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             },
             prices: price,
         }),
-        Command::ServeModel { script, port, host } => serve_model::run(&script, &host, port),
+        Command::ServeModel { script, port, host, event_gap_ms } => {
+            serve_model::run(&script, &host, port, Duration::from_millis(event_gap_ms))
+        }
         Command::Index { dir, json } => index::run(&dir, json),
         Command::Locate { dir, file, class, method, intended, json } => {
             locate::run(&dir, file.as_deref(), class.as_deref(), method.as_deref(), &intended, json)

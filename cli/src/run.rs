@@ -1,5 +1,6 @@
 //! `acr run`: repair a repository for an issue, natively.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
@@ -10,6 +11,7 @@ use acr_core::llm::budget::{Budget, Budgeted};
 use acr_core::llm::openai::{Endpoint, OpenAiClient};
 use acr_core::llm::price::PriceTable;
 use acr_core::llm::scripted::{Script, ScriptedModel};
+use acr_core::llm::stream::Partial;
 use acr_core::llm::{ChatRequest, ChatResponse, Llm, LlmError};
 use acr_core::runner::{RunError, RunOutcome, RunRequest, Runner};
 use acr_runner::exec::{Containment, ExecLimits, Sandbox};
@@ -50,6 +52,8 @@ pub struct RunArgs {
     pub overall_retries: usize,
     /// Seconds to wait for each model answer.
     pub timeout: u64,
+    /// Ask for streamed answers and echo them on stderr.
+    pub stream: bool,
     /// Limits of the run, checked before each model call.
     pub budget: Budget,
     /// Extra model prices, `MODEL=IN/OUT` dollars per million tokens.
@@ -102,6 +106,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         std::fs::read_to_string(&args.issue).with_context(|| format!("cannot read {}", args.issue.display()))?;
     let repo = crate::load::repo_from_dir(&args.dir)?;
     let index = acr_core::Index::build(&repo);
+    let echo = Echo::default();
     let model = match (&args.script, &args.endpoint) {
         (Some(script), _) => {
             let text = std::fs::read_to_string(script).with_context(|| format!("cannot read {}", script.display()))?;
@@ -115,7 +120,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 None => String::new(),
             };
             let endpoint = Endpoint { base_url: url.clone(), model: args.model.clone(), api_key };
-            CliModel::Remote(OpenAiClient::new(endpoint, UreqTransport::new(Duration::from_secs(args.timeout))))
+            let client = OpenAiClient::new(endpoint, UreqTransport::new(Duration::from_secs(args.timeout)));
+            CliModel::Remote(if args.stream { client.streaming(echo.hook()) } else { client })
         }
         (None, None) => anyhow::bail!("give a model: --endpoint URL (with --model) or --script FILE"),
     };
@@ -144,7 +150,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let model = Budgeted::new(model, args.budget, price, Box::new(move || started.elapsed().as_secs_f64() * 1000.0));
     let agent = Agent::new(Rc::new(repo), Rc::new(index), &model, runner, config)
         .with_clock(Box::new(move || started.elapsed().as_secs_f64() * 1000.0))
-        .with_observer(Box::new(|e| eprintln!("{}", progress_line(e))));
+        .with_observer(Box::new(move |e| {
+            if matches!(e, Event::Model { .. }) {
+                echo.end_answer();
+            }
+            eprintln!("{}", progress_line(e));
+        }));
     let outcome = pollster::block_on(agent.run(&issue)).map_err(|e| anyhow::anyhow!("the run stopped: {e}"))?;
     if let Some(out) = &args.out {
         write_artefacts(out, &outcome)?;
@@ -171,6 +182,48 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         eprintln!("no applicable patch: {}", outcome.reason);
         Ok(ExitCode::from(1))
+    }
+}
+
+/// Streamed answers on stderr as they arrive: the answer's new text after each chunk (thinking is left out: it can
+/// be long, and the transcript keeps it).
+#[derive(Clone, Default)]
+struct Echo {
+    /// The current answer as printed so far.
+    printed: Rc<RefCell<String>>,
+}
+
+impl Echo {
+    /// The client's hook: prints what is new since the last chunk. When the answer so far turns out to have been
+    /// thinking (a `</think>` arrives with no opening tag), the answer is printed again from its new start.
+    fn hook(&self) -> impl Fn(&Partial) + 'static {
+        let printed = self.printed.clone();
+        move |partial| {
+            let mut printed = printed.borrow_mut();
+            let new = match partial.answer.strip_prefix(printed.as_str()) {
+                Some(new) => new,
+                None => {
+                    eprint!("\n  (the text above was thinking)\n");
+                    printed.clear();
+                    &partial.answer
+                }
+            };
+            if new.is_empty() {
+                return;
+            }
+            if printed.is_empty() {
+                eprint!("  > ");
+            }
+            eprint!("{}", new.replace('\n', "\n    "));
+            printed.push_str(new);
+        }
+    }
+
+    /// Ends the echo of one answer with a newline, if anything was echoed.
+    fn end_answer(&self) {
+        if !std::mem::take(&mut *self.printed.borrow_mut()).is_empty() {
+            eprintln!();
+        }
     }
 }
 

@@ -3,13 +3,18 @@
 //! The stage of each request is the stage of the kind of prompt it ends with, recognised from the messages
 //! ([`acr_core::prompt::PromptKind::recognise`]), so the whole agent can be driven over real HTTP without a model:
 //! by the end-to-end tests, and by anyone who wants to try the playground's endpoint settings against a local
-//! server. Unrecognised prompts (such as a connection test) are answered with `ok`.
+//! server. Unrecognised prompts (such as a connection test) are answered with `ok`. A request with `stream: true` is
+//! answered with server-sent events, the answer cut into small deltas sent a few milliseconds apart, then a chunk
+//! with the `finish_reason`, a usage chunk when `stream_options.include_usage` asks for one, and `data: [DONE]`. A
+//! client that closes the connection mid-answer is reported on stderr (how the tests see that Stop really aborts).
 //!
 //! It is an axum [`Router`] served by the runner's guarded accept loop ([`acr_runner::guard`]): each connection on
 //! its own task, with header, body and idle timeouts and a connection cap, so one stalled client holds up no one.
 
+use std::convert::Infallible;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use acr_core::llm::Message;
 use acr_core::llm::scripted::{Script, ScriptedModel};
@@ -17,11 +22,12 @@ use acr_core::prompt::PromptKind;
 use acr_runner::guard::{self, Guard};
 use anyhow::Context;
 use axum::Router;
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use serde_json::{Value, json};
 
 /// Largest request body: a long prompt with a whole file in it fits many times over.
@@ -30,11 +36,17 @@ const MAX_BODY_BYTES: usize = 16 << 20;
 /// Connections open at once (each may hold a body of up to [`MAX_BODY_BYTES`] in memory).
 const MAX_CONNECTIONS: usize = 64;
 
-/// The script being played, shared by every connection.
-type Model = Arc<Mutex<ScriptedModel>>;
+/// Characters of the answer in each streamed delta.
+const DELTA_CHARS: usize = 24;
 
-/// Serves `script` on `host:port` until killed.
-pub fn run(script: &Path, host: &str, port: u16) -> anyhow::Result<std::process::ExitCode> {
+/// The script being played, shared by every connection, and the pause between streamed events.
+struct Served {
+    model: Mutex<ScriptedModel>,
+    event_gap: Duration,
+}
+
+/// Serves `script` on `host:port` until killed, pausing `event_gap` between the events of streamed answers.
+pub fn run(script: &Path, host: &str, port: u16, event_gap: Duration) -> anyhow::Result<std::process::ExitCode> {
     let text = std::fs::read_to_string(script).with_context(|| format!("cannot read {}", script.display()))?;
     let model = ScriptedModel::new(Script::from_json(&text).map_err(anyhow::Error::msg)?);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
@@ -48,37 +60,63 @@ pub fn run(script: &Path, host: &str, port: u16) -> anyhow::Result<std::process:
         let addr = listener.local_addr().context("the server has no address")?;
         println!("model server: http://{addr}/v1");
         let guard = Guard { max_connections: MAX_CONNECTIONS, ..Guard::default() };
-        guard::serve(listener, router(model), guard, std::future::pending()).await.context("serving")?;
+        guard::serve(listener, router(model, event_gap), guard, std::future::pending()).await.context("serving")?;
         Ok(std::process::ExitCode::SUCCESS)
     })
 }
 
 /// Every route: `POST …/chat/completions` answers from the script, `OPTIONS` answers CORS preflights, the rest
 /// is a 404; every answer allows any origin.
-pub fn router(model: ScriptedModel) -> Router {
-    Router::new().fallback(handle).with_state(Arc::new(Mutex::new(model))).layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+pub fn router(model: ScriptedModel, event_gap: Duration) -> Router {
+    let served = Arc::new(Served { model: Mutex::new(model), event_gap });
+    Router::new().fallback(handle).with_state(served).layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
 }
 
-async fn handle(State(model): State<Model>, method: Method, uri: Uri, body: Result<Bytes, BytesRejection>) -> Response {
-    let (status, text) = if method == Method::OPTIONS {
-        (StatusCode::NO_CONTENT, String::new())
+/// An answer: one JSON body, or server-sent events (each a `data:` payload) sent one by one.
+#[derive(Debug)]
+enum Reply {
+    Json(StatusCode, String),
+    Events(Vec<String>),
+}
+
+async fn handle(
+    State(served): State<Arc<Served>>,
+    method: Method,
+    uri: Uri,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let reply = if method == Method::OPTIONS {
+        Reply::Json(StatusCode::NO_CONTENT, String::new())
     } else if method == Method::POST && uri.path().ends_with("/chat/completions") {
         match body {
             Ok(bytes) => match std::str::from_utf8(&bytes) {
-                Ok(raw) => answer(&model.lock().unwrap_or_else(PoisonError::into_inner), raw),
-                Err(_) => (StatusCode::BAD_REQUEST, error_body("the body is not UTF-8")),
+                Ok(raw) => answer(&served.model.lock().unwrap_or_else(PoisonError::into_inner), raw),
+                Err(_) => Reply::Json(StatusCode::BAD_REQUEST, error_body("the body is not UTF-8")),
             },
             Err(rejection) => {
-                (rejection.status(), error_body(&format!("cannot read the body: {}", rejection.body_text())))
+                Reply::Json(rejection.status(), error_body(&format!("cannot read the body: {}", rejection.body_text())))
             }
         }
     } else {
-        (StatusCode::NOT_FOUND, error_body("only POST /v1/chat/completions is served here"))
+        Reply::Json(StatusCode::NOT_FOUND, error_body("only POST /v1/chat/completions is served here"))
     };
-    let mut response = (status, text).into_response();
+    let (mut response, content_type) = match reply {
+        Reply::Json(status, text) => ((status, text).into_response(), "application/json"),
+        Reply::Events(events) => {
+            let (gap, sent) = (served.event_gap, Sent { count: 0, of: events.len() });
+            let paced = futures::stream::iter(events).scan(sent, move |sent, data| {
+                sent.count += 1;
+                async move {
+                    tokio::time::sleep(gap).await;
+                    Some(Ok::<_, Infallible>(format!("data: {data}\n\n")))
+                }
+            });
+            (Body::from_stream(paced).into_response(), "text/event-stream")
+        }
+    };
     let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     for (name, value) in [
-        (header::CONTENT_TYPE, "application/json"),
         (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
         (header::ACCESS_CONTROL_ALLOW_HEADERS, "authorization, content-type"),
         (header::ACCESS_CONTROL_ALLOW_METHODS, "POST, GET, OPTIONS"),
@@ -88,31 +126,78 @@ async fn handle(State(model): State<Model>, method: Method, uri: Uri, body: Resu
     response
 }
 
-/// One completion: (HTTP status, JSON body).
-fn answer(model: &ScriptedModel, raw: &str) -> (StatusCode, String) {
+/// Events of a streamed answer handed to the connection so far; reported when the client leaves before the end.
+struct Sent {
+    count: usize,
+    of: usize,
+}
+
+impl Drop for Sent {
+    fn drop(&mut self) {
+        if self.count < self.of {
+            eprintln!("a client closed a streamed answer after {} of {} events", self.count, self.of);
+        }
+    }
+}
+
+/// One completion.
+fn answer(model: &ScriptedModel, raw: &str) -> Reply {
     let Ok(body) = serde_json::from_str::<Value>(raw) else {
-        return (StatusCode::BAD_REQUEST, error_body("the body is not JSON"));
+        return Reply::Json(StatusCode::BAD_REQUEST, error_body("the body is not JSON"));
     };
     let messages: Vec<Message> = match serde_json::from_value(body["messages"].clone()) {
         Ok(m) => m,
-        Err(e) => return (StatusCode::BAD_REQUEST, error_body(&format!("bad messages: {e}"))),
+        Err(e) => return Reply::Json(StatusCode::BAD_REQUEST, error_body(&format!("bad messages: {e}"))),
     };
     let content = match PromptKind::recognise(&messages) {
         Some(kind) => match model.next(kind.stage()) {
             Ok(text) => text,
-            Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, error_body(&e.to_string())),
+            Err(e) => return Reply::Json(StatusCode::INTERNAL_SERVER_ERROR, error_body(&e.to_string())),
         },
         None => "ok".to_string(),
     };
     let prompt_chars: usize = messages.iter().map(|m| m.content.len()).sum();
+    let usage = json!({"prompt_tokens": prompt_chars / 4, "completion_tokens": content.len() / 4});
+    if body["stream"] == true {
+        let include_usage = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+        return Reply::Events(stream_events(&body["model"], &content, include_usage.then_some(usage)));
+    }
     let reply = json!({
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "model": body["model"],
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": prompt_chars / 4, "completion_tokens": content.len() / 4},
+        "usage": usage,
     });
-    (StatusCode::OK, reply.to_string())
+    Reply::Json(StatusCode::OK, reply.to_string())
+}
+
+/// A streamed completion's `data:` payloads: the role, the answer in deltas, the finish, the usage if asked, `[DONE]`.
+fn stream_events(model: &Value, content: &str, usage: Option<Value>) -> Vec<String> {
+    let chunk = |delta: Value, finish: Value| {
+        json!({
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion.chunk",
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        })
+        .to_string()
+    };
+    let chars: Vec<char> = content.chars().collect();
+    let mut events = vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)];
+    events.extend(chars.chunks(DELTA_CHARS).map(|piece| {
+        let piece: String = piece.iter().collect();
+        chunk(json!({"content": piece}), Value::Null)
+    }));
+    events.push(chunk(json!({}), json!("stop")));
+    if let Some(usage) = usage {
+        events.push(
+            json!({"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "choices": [], "usage": usage})
+                .to_string(),
+        );
+    }
+    events.push("[DONE]".into());
+    events
 }
 
 fn error_body(message: &str) -> String {
@@ -134,14 +219,33 @@ mod tests {
         let model = ScriptedModel::new(Script { repeat_last: true, ..script });
         for (kind, messages) in acr_core::prompt::samples() {
             let body = json!({"model": "m", "messages": messages}).to_string();
-            let (status, reply) = answer(&model, &body);
+            let Reply::Json(status, reply) = answer(&model, &body) else { panic!("a JSON answer") };
             assert_eq!(status, StatusCode::OK, "{kind:?}: {reply}");
             let reply: Value = serde_json::from_str(&reply).unwrap();
             let content = reply["choices"][0]["message"]["content"].as_str().unwrap_or_default();
             assert_eq!(content, format!("answer for {}", kind.stage()), "{kind:?}");
         }
-        let (_, ping) =
+        let ping =
             answer(&model, &json!({"messages": [{"role": "user", "content": "Reply with the word: ok"}]}).to_string());
-        assert!(ping.contains("\"content\":\"ok\""), "{ping}");
+        assert!(matches!(&ping, Reply::Json(_, p) if p.contains("\"content\":\"ok\"")), "{ping:?}");
+    }
+
+    /// A streamed answer reads back, through the client's stream reader, as the whole answer and its usage.
+    #[test]
+    fn streamed_answers_read_back_whole() {
+        let content = "é".repeat(30) + "<think>x</think>done";
+        for include_usage in [false, true] {
+            let usage = include_usage.then(|| json!({"prompt_tokens": 7, "completion_tokens": 3}));
+            let events = stream_events(&json!("m"), &content, usage);
+            assert_eq!(events.len(), 1 + 3 + 1 + usize::from(include_usage) + 1, "role, 3 deltas, finish, usage, done");
+            let mut reader = acr_core::llm::stream::StreamReader::new();
+            for data in &events {
+                reader.push(format!("data: {data}\n\n").as_bytes()).unwrap();
+            }
+            let answer = reader.finish().unwrap();
+            assert_eq!(answer.content, "é".repeat(30) + "done");
+            assert_eq!(answer.reasoning.as_deref(), Some("x"), "a think block cut across deltas is split off");
+            assert_eq!(answer.usage.prompt_tokens, if include_usage { 7 } else { 0 });
+        }
     }
 }

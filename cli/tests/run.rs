@@ -184,6 +184,26 @@ fn a_reasoning_models_drafts_are_kept_but_not_applied() {
 }
 
 #[test]
+fn streamed_answers_give_the_same_repair_and_show_as_they_arrive() {
+    let server = ModelServer::start("demo-reasoning.json");
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = acr_run(&server, &["--stream"], out.path());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "acr run --stream failed:\n{stderr}");
+    let diff = String::from_utf8_lossy(&run.stdout);
+    assert!(diff.contains("+            total += item.price_cents * units"), "{diff}");
+    assert!(!diff.contains("+ units"), "the drafted edit was applied: {diff}");
+    let echoed =
+        "  > The issue is about `Cart.total()`. I will read the class and the method first.\n    \n    search_class";
+    assert!(stderr.contains(echoed), "the answers are echoed as they arrive:\n{stderr}");
+    assert!(stderr.contains("(the text above was thinking)\n  > `Cart` keeps"), "{stderr}");
+    let models = of_kind(&events(out.path()), "model").into_iter().cloned().collect::<Vec<_>>();
+    assert!(models.iter().all(|e| e["usage_estimated"].is_null()), "usage came from the final chunk: {models:?}");
+    assert!(models.iter().all(|e| !e["answer"].as_str().unwrap().contains("think>")));
+    assert!(models.iter().any(|e| e["reasoning"].is_string()), "thinking kept apart");
+}
+
+#[test]
 fn a_call_budget_stops_the_run_and_keeps_the_best_patch() {
     let server = ModelServer::start("demo-mcts.json");
     let out = tempfile::tempdir().expect("temp dir");

@@ -50,3 +50,72 @@ test("a run over an uploaded zip with a chat-completions endpoint ends with the 
   await page.screenshot({ path: join(OUT, "endpoint-run.png") });
   assert.deepEqual(errors, []);
 });
+
+/** A new page with the minirepo zip loaded, set to stream from the endpoint at `url`, the issue filled in. */
+async function streamingPage(url) {
+  const page = await browser.ctx.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(server.url);
+  await page.setInputFiles("#zip-input", zipFixture("minirepo"));
+  await page.waitForSelector("#stats");
+  await page.selectOption("#provider", "custom");
+  await page.fill("#base-url", url);
+  await page.fill("#model-name", "scripted");
+  await page.check("#stream");
+  await useRunner(page, "none");
+  await page.fill("#issue", readFileSync(join(SCRIPTS, "minirepo-issue.md"), "utf8"));
+  return { page, errors };
+}
+
+test("streamed answers show in the transcript as they arrive and give the same repair", async (t) => {
+  if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
+  const streamed = await serveModel(join(SCRIPTS, "minirepo.json")); // a fresh script: each server plays it once
+  t.after(() => streamed.close());
+  const { page, errors } = await streamingPage(streamed.url);
+  // Record every answer shown while it was still arriving (the live row is replaced when the answer is complete).
+  await page.evaluate(() => {
+    window.liveSeen = [];
+    new MutationObserver((records) => {
+      for (const r of records)
+        for (const n of r.addedNodes)
+          if (n.nodeType === 1 && n.id === "live-answer") window.liveSeen.push(n.textContent);
+    }).observe(document.body, { childList: true, subtree: true });
+  });
+  await page.click("#run-button");
+  await page.waitForSelector("#run-status.ok, #run-error", { timeout: 60000 });
+  assert.match(await page.textContent("#run-status"), /an applicable patch/);
+  assert.ok((await page.textContent("#diff")).includes("self.lines = [] if lines is None else lines"));
+  assert.equal(await page.textContent("#count-calls"), "4");
+  const live = await page.evaluate(() => window.liveSeen);
+  assert.ok(live.length >= 4, `a live row for each answer: ${JSON.stringify(live)}`);
+  assert.ok(live.every((text) => text.includes("answering")), JSON.stringify(live));
+  assert.equal(await page.locator("#live-answer").count(), 0, "no live row once the run is over");
+  await page.click("#tab-transcript");
+  const metas = await page.locator("#transcript .ev.model .meta").allTextContents();
+  assert.equal(metas.length, 4);
+  assert.ok(metas.every((m) => !m.includes("~")), `usage from the final chunk, not estimated: ${metas}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("stop aborts a streamed answer in flight: the server sees the connection close", async (t) => {
+  if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
+  const slow = await serveModel(join(SCRIPTS, "minirepo.json"), ["--event-gap-ms", "300"]);
+  t.after(() => slow.close());
+  const { page } = await streamingPage(slow.url);
+  await page.click("#run-button");
+  await page.waitForSelector("#live-answer", { timeout: 20000 });
+  const stopped = Date.now();
+  await page.click("#stop-button");
+  await page.waitForFunction(() => document.querySelector("#run-status")?.textContent === "Stopped.", null, {
+    timeout: 5000,
+  });
+  assert.ok(Date.now() - stopped < 2000, "the run stops without waiting for the answer to finish");
+  const deadline = Date.now() + 5000;
+  while (!slow.stderr().includes("a client closed a streamed answer") && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.match(slow.stderr(), /a client closed a streamed answer after \d+ of \d+ events/);
+  await page.close();
+});

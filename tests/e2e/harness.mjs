@@ -108,9 +108,17 @@ export function acrHas(subcommand) {
   }
 }
 
-/** `acr serve-model --script FILE --port 0`: a scripted chat-completions server; resolves to { url, close }. */
-export async function serveModel(script) {
-  const child = spawn(ACR, ["serve-model", "--script", script, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+/** `acr serve-model --script FILE --port 0 ...extra`: a scripted chat-completions server; resolves to
+ * { url, close, stderr() } (stderr: what the server has reported so far). */
+export async function serveModel(script, extra = []) {
+  const child = spawn(ACR, ["serve-model", "--script", script, "--port", "0", ...extra], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (d) => {
+    stderr += d;
+    process.stderr.write(d);
+  });
   const url = await new Promise((resolve, reject) => {
     let buf = "";
     child.stdout.on("data", (d) => {
@@ -129,6 +137,7 @@ export async function serveModel(script) {
       process.off("exit", stop);
       stop();
     },
+    stderr: () => stderr,
   };
 }
 

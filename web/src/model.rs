@@ -3,7 +3,8 @@
 //!
 //! [`PlaygroundModel`] also yields to the browser before every call, so the transcript and counters repaint
 //! between model answers even when the answers are instant (the demo model), and it paces the demo model a little
-//! so its run can be watched.
+//! so its run can be watched. With streaming chosen, a remote model's answers are streamed and each piece is handed
+//! to the run's live view as it arrives.
 
 use std::cell::Cell;
 use std::future::Future;
@@ -13,6 +14,7 @@ use std::task::Poll;
 
 use acr_core::llm::openai::{Endpoint, OpenAiClient, Retry};
 use acr_core::llm::scripted::{Script, ScriptedModel};
+use acr_core::llm::stream::Partial;
 use acr_core::llm::{ChatRequest, ChatResponse, Llm, LlmError};
 
 use crate::browser;
@@ -30,7 +32,12 @@ pub enum ModelChoice {
     /// The offline scripted model.
     Demo,
     /// An OpenAI-compatible chat-completions server.
-    Remote(Endpoint),
+    Remote {
+        /// Where and which model.
+        endpoint: Endpoint,
+        /// Ask for streamed answers (`stream: true`).
+        stream: bool,
+    },
 }
 
 /// Which model answers.
@@ -49,13 +56,16 @@ pub struct PlaygroundModel {
 }
 
 impl PlaygroundModel {
-    /// Builds the model for a choice; setting `stop` abandons the call in flight.
-    pub fn new(choice: &ModelChoice, stop: Rc<Cell<bool>>) -> Result<Self, String> {
+    /// Builds the model for a choice; setting `stop` abandons the call in flight and aborts its request. A streamed
+    /// answer is handed to `live` piece by piece.
+    pub fn new(choice: &ModelChoice, stop: Rc<Cell<bool>>, live: impl Fn(&Partial) + 'static) -> Result<Self, String> {
         let backend = match choice {
             ModelChoice::Demo => Backend::Demo(ScriptedModel::new(demo_script()?)),
-            ModelChoice::Remote(endpoint) => {
+            ModelChoice::Remote { endpoint, stream } => {
                 check_endpoint(endpoint)?;
-                Backend::Remote(OpenAiClient::new(endpoint.clone(), FetchTransport::default()))
+                let transport = FetchTransport { timeout_ms: None, stop: Some(stop.clone()) };
+                let client = OpenAiClient::new(endpoint.clone(), transport);
+                Backend::Remote(if *stream { client.streaming(live) } else { client })
             }
         };
         Ok(PlaygroundModel { backend, stop })
@@ -77,7 +87,8 @@ impl Llm for PlaygroundModel {
     }
 }
 
-/// Runs `call` unless `stop` is set first (checked every 100 ms).
+/// Runs `call` unless `stop` is set first (checked every 100 ms). A call that fails once `stop` is set failed
+/// because of it (the transport aborts its request on stop), so that too is [`LlmError::Cancelled`].
 async fn unless_stopped<T>(call: impl Future<Output = Result<T, LlmError>>, stop: &Cell<bool>) -> Result<T, LlmError> {
     let mut call = pin!(call);
     let mut watch = pin!(async {
@@ -87,7 +98,7 @@ async fn unless_stopped<T>(call: impl Future<Output = Result<T, LlmError>>, stop
     });
     std::future::poll_fn(|cx| {
         if let Poll::Ready(r) = call.as_mut().poll(cx) {
-            return Poll::Ready(r);
+            return Poll::Ready(if r.is_err() && stop.get() { Err(LlmError::Cancelled) } else { r });
         }
         match watch.as_mut().poll(cx) {
             Poll::Ready(()) => Poll::Ready(Err(LlmError::Cancelled)),
@@ -119,11 +130,11 @@ pub fn check_endpoint(endpoint: &Endpoint) -> Result<(), String> {
 
 /// Sends one tiny request to check the settings; returns what to tell the user.
 pub async fn test_connection(choice: &ModelChoice) -> Result<String, String> {
-    let ModelChoice::Remote(endpoint) = choice else {
+    let ModelChoice::Remote { endpoint, .. } = choice else {
         return Ok("The demo model is built into the page and needs no connection.".into());
     };
     check_endpoint(endpoint)?;
-    let transport = FetchTransport { timeout_ms: Some(30_000) };
+    let transport = FetchTransport { timeout_ms: Some(30_000), stop: None };
     let mut client = OpenAiClient::new(endpoint.clone(), transport);
     client.retry = Retry { retries: 0, ..Retry::default() };
     let started = browser::now();

@@ -10,6 +10,7 @@ use acr_core::agent::{Agent, AgentConfig, AgentError, Event, Mode, Outcome};
 use acr_core::llm::Usage;
 use acr_core::llm::budget::{Budget, Budgeted, Spent};
 use acr_core::llm::price::PriceTable;
+use acr_core::llm::stream::Partial;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::json;
@@ -18,6 +19,9 @@ use crate::browser;
 use crate::model::{self, ModelChoice, PlaygroundModel};
 use crate::runners::PageRunner;
 use crate::state::Loaded;
+
+/// Shortest time between two repaints of a streamed answer, in milliseconds.
+const LIVE_REPAINT_MS: f64 = 100.0;
 
 /// Where a run stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,6 +80,8 @@ pub struct RunState {
     pub generation: RwSignal<u32>,
     /// What was asked.
     pub meta: RwSignal<RunMeta>,
+    /// The answer arriving now, when the model streams (cleared when the answer is complete).
+    pub live: RwSignal<Option<Partial>>,
     cancel: StoredValue<Option<Rc<Cell<bool>>>, LocalStorage>,
     abandon: StoredValue<Option<Rc<Cell<bool>>>, LocalStorage>,
 }
@@ -95,6 +101,7 @@ impl RunState {
             outcome: RwSignal::new(None),
             generation: RwSignal::new(0),
             meta: RwSignal::new(RunMeta::default()),
+            live: RwSignal::new(None),
             cancel: StoredValue::new_local(None),
             abandon: StoredValue::new_local(None),
         }
@@ -128,7 +135,9 @@ impl RunState {
             mode: if mode == Mode::Mcts { "mcts" } else { "acr" }.into(),
             model: match &choice {
                 ModelChoice::Demo => "demo model (scripted)".into(),
-                ModelChoice::Remote(e) => format!("{} at {}", e.model, e.base_url),
+                ModelChoice::Remote { endpoint: e, stream } => {
+                    format!("{} at {}{}", e.model, e.base_url, if *stream { ", streamed" } else { "" })
+                }
             },
             runner: runner.as_ref().map(PageRunner::place).unwrap_or_default(),
         });
@@ -138,7 +147,17 @@ impl RunState {
             return;
         }
         let stop = Rc::new(Cell::new(false));
-        let model = match PlaygroundModel::new(&choice, stop.clone()) {
+        self.live.set(None);
+        let (live, last_shown) = (self.live, Cell::new(f64::NEG_INFINITY));
+        let show_live = move |partial: &Partial| {
+            // The first piece of each answer at once, then at most ten repaints a second however fast chunks come.
+            let now = browser::now();
+            if live.with_untracked(Option::is_none) || now - last_shown.get() >= LIVE_REPAINT_MS {
+                last_shown.set(now);
+                live.set(Some(partial.clone()));
+            }
+        };
+        let model = match PlaygroundModel::new(&choice, stop.clone(), show_live) {
             Ok(m) => m,
             Err(e) => {
                 self.status.set(RunStatus::Failed(e));
@@ -147,17 +166,18 @@ impl RunState {
         };
         let price = match &choice {
             ModelChoice::Demo => None,
-            ModelChoice::Remote(e) => PriceTable::default().lookup(&e.model),
+            ModelChoice::Remote { endpoint, .. } => PriceTable::default().lookup(&endpoint.model),
         };
         let budget = self.budget.get_untracked();
         self.priced.set(price.is_some());
         let model = Budgeted::new(model, budget, price, Box::new(browser::now));
         let meter = model.meter();
         let config = AgentConfig { mode, overall_retries, ..AgentConfig::default() };
-        let (events, usage, calls, spent) = (self.events, self.usage, self.model_calls, self.spent);
+        let (events, usage, calls, spent, live) = (self.events, self.usage, self.model_calls, self.spent, self.live);
         let agent = Agent::new(loaded.repo.clone(), loaded.index.clone(), model, runner, config)
             .with_observer(Box::new(move |e: &Event| {
                 if let Event::Model { usage: u, .. } = e {
+                    live.set(None);
                     usage.update(|t| *t += *u);
                     calls.update(|c| *c += 1);
                     spent.set(meter.get());
@@ -182,6 +202,7 @@ impl RunState {
                 Err(AgentError::Llm(e)) => state.status.set(RunStatus::Failed(model::explain(&e))),
                 Err(e) => state.status.set(RunStatus::Failed(e.to_string())),
             }
+            state.live.set(None);
             state.cancel.set_value(None);
             state.abandon.set_value(None);
         });

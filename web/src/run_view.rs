@@ -4,6 +4,7 @@
 //! executions, reviews and MCTS iterations.
 
 use acr_core::agent::{AgentConfig, Event, Mode};
+use acr_core::llm::stream::Partial;
 use acr_core::locate::BugLocation;
 use leptos::prelude::*;
 use serde_json::json;
@@ -239,7 +240,28 @@ pub fn TranscriptView() -> impl IntoView {
                     }
                 }
             />
+            {move || run.live.get().map(live_view)}
         </ol>
+    }
+}
+
+/// The answer a streaming model is writing now: its text so far, and its thinking so far, collapsed.
+fn live_view(partial: Partial) -> impl IntoView {
+    let reasoning = (!partial.reasoning.is_empty()).then(|| {
+        view! {
+            <details class="reasoning">
+                <summary>{format!("Reasoning so far ({} characters, not acted on)", partial.reasoning.chars().count())}</summary>
+                <pre class="text">{partial.reasoning}</pre>
+            </details>
+        }
+    });
+    view! {
+        <li id="live-answer" class="ev model live" aria-live="polite">
+            <span class="badge">"answering"</span>
+            <span class="meta">{format!("{} chunks", partial.chunks)}</span>
+            {reasoning}
+            <pre class="text">{partial.answer}</pre>
+        </li>
     }
 }
 

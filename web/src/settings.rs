@@ -111,6 +111,8 @@ pub struct Settings {
     pub model: RwSignal<String>,
     /// The API key (memory only unless `remember`).
     pub api_key: RwSignal<String>,
+    /// Ask for streamed answers and show them as they arrive.
+    pub stream: RwSignal<bool>,
     /// Save the settings in `localStorage`.
     pub remember: RwSignal<bool>,
     /// Where executions happen.
@@ -141,6 +143,7 @@ struct Saved {
     base_url: String,
     model: String,
     api_key: String,
+    stream: bool,
     runner: Option<RunnerKind>,
     package_index: String,
     runner_url: String,
@@ -158,6 +161,7 @@ impl Settings {
             base_url: RwSignal::new(saved.base_url),
             model: RwSignal::new(saved.model),
             api_key: RwSignal::new(saved.api_key),
+            stream: RwSignal::new(saved.stream),
             remember: RwSignal::new(remember),
             runner_kind: RwSignal::new(saved.runner.unwrap_or_default()),
             requirements: RwSignal::new(String::new()),
@@ -198,6 +202,7 @@ impl Settings {
                 base_url: self.base_url.get(),
                 model: self.model.get(),
                 api_key: self.api_key.get(),
+                stream: self.stream.get(),
                 runner: Some(self.runner_kind.get()),
                 package_index: self.package_index.get(),
                 runner_url: self.runner_url.get(),
@@ -213,11 +218,14 @@ impl Settings {
     pub fn choice(&self) -> ModelChoice {
         match self.provider.get_untracked() {
             Provider::Demo => ModelChoice::Demo,
-            _ => ModelChoice::Remote(Endpoint {
-                base_url: self.base_url.get_untracked().trim().to_string(),
-                model: self.model.get_untracked().trim().to_string(),
-                api_key: self.api_key.get_untracked().trim().to_string(),
-            }),
+            _ => ModelChoice::Remote {
+                endpoint: Endpoint {
+                    base_url: self.base_url.get_untracked().trim().to_string(),
+                    model: self.model.get_untracked().trim().to_string(),
+                    api_key: self.api_key.get_untracked().trim().to_string(),
+                },
+                stream: self.stream.get_untracked(),
+            },
         }
     }
 
@@ -310,6 +318,8 @@ pub fn SettingsView(settings: Settings) -> impl IntoView {
                 <label for="api-key">"API key"</label>
                 <input id="api-key" type="password" autocomplete="off" placeholder="not needed for local servers" bind:value=settings.api_key />
             </div>
+            <label class="check"><input id="stream" type="checkbox" bind:checked=settings.stream />
+                " Stream answers (show them in the transcript as they arrive)"</label>
         </div>
         <div class="row">
             <label class="check"><input id="remember" type="checkbox" bind:checked=settings.remember />

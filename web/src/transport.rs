@@ -3,9 +3,19 @@
 //!
 //! A browser reports a refused connection, a wrong host and a CORS refusal the same way (`TypeError: Failed to
 //! fetch`) and hides which one it was, so the message names all three and what to check for each.
+//!
+//! Streamed answers are read from the response's `ReadableStream` piece by piece. Every request has an
+//! `AbortController` watched every 100 ms: the time limit or the run's stop flag aborts the request in flight, so a
+//! stopped run also stops the server's generation (it sees the connection close).
+
+use std::cell::Cell;
+use std::rc::Rc;
 
 use acr_core::llm::openai::{HttpResponse, Transport, TransportError};
-use gloo_net::http::Request;
+use gloo_net::http::{Request, Response};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, ReadableStreamDefaultReader};
 
 use crate::browser;
 
@@ -13,10 +23,60 @@ use crate::browser;
 const TIMEOUT_MS: u32 = 300_000;
 
 /// [`Transport`] over the browser's `fetch`.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct FetchTransport {
     /// Time limit per request in milliseconds (default five minutes).
     pub timeout_ms: Option<u32>,
+    /// When set, the request in flight is aborted (the run's stop button).
+    pub stop: Option<Rc<Cell<bool>>>,
+}
+
+/// A request in flight and the watch that aborts it. Dropped before its body was read to the end (the caller gave
+/// up on it, as a stopped run does), it aborts the request; either way the watch ends.
+struct InFlight {
+    response: Response,
+    controller: Option<AbortController>,
+    read: bool,
+    ended: Rc<Cell<bool>>,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.ended.set(true);
+        if !self.read
+            && let Some(c) = &self.controller
+        {
+            c.abort();
+        }
+    }
+}
+
+impl FetchTransport {
+    /// Sends the request with an abort watch: the time limit or the stop flag aborts it, until it has been read.
+    async fn send(&self, url: &str, headers: &[(String, String)], body: &str) -> Result<InFlight, TransportError> {
+        let timeout = f64::from(self.timeout_ms.unwrap_or(TIMEOUT_MS));
+        let controller = AbortController::new().ok();
+        let mut builder = Request::post(url).abort_signal(controller.as_ref().map(|c| c.signal()).as_ref());
+        for (k, v) in headers {
+            builder = builder.header(k, v);
+        }
+        let request = builder.body(body.to_string()).map_err(|e| TransportError::Failed(e.to_string()))?;
+        let ended = Rc::new(Cell::new(false));
+        if let Some(c) = controller.clone() {
+            let (ended, stop, started) = (ended.clone(), self.stop.clone(), browser::now());
+            leptos::task::spawn_local(async move {
+                while !ended.get() {
+                    if browser::now() - started > timeout || stop.as_ref().is_some_and(|s| s.get()) {
+                        c.abort();
+                        break;
+                    }
+                    browser::sleep_ms(100).await;
+                }
+            });
+        }
+        let response = request.send().await.map_err(|e| fetch_error(url, &e))?;
+        Ok(InFlight { response, controller, read: false, ended })
+    }
 }
 
 impl Transport for FetchTransport {
@@ -26,30 +86,66 @@ impl Transport for FetchTransport {
         headers: &[(String, String)],
         body: &str,
     ) -> Result<HttpResponse, TransportError> {
-        let timeout = self.timeout_ms.unwrap_or(TIMEOUT_MS);
-        let controller = web_sys::AbortController::new().ok();
-        let mut builder = Request::post(url).abort_signal(controller.as_ref().map(|c| c.signal()).as_ref());
-        for (k, v) in headers {
-            builder = builder.header(k, v);
-        }
-        let request = builder.body(body.to_string()).map_err(|e| TransportError::Failed(e.to_string()))?;
-        // Abort the request once the time limit passes; the timer is harmless when the answer came first.
-        if let Some(c) = controller.clone() {
-            leptos::task::spawn_local(async move {
-                browser::sleep_ms(timeout).await;
-                c.abort();
-            });
-        }
-        let response = request.send().await.map_err(|e| fetch_error(url, &e))?;
-        let retry_after = response.headers().get("retry-after").and_then(|v| v.trim().parse::<f64>().ok());
-        let status = response.status();
-        let body = response.text().await.map_err(|e| fetch_error(url, &e))?;
+        let mut sent = self.send(url, headers, body).await?;
+        let (status, retry_after) = head(&sent.response);
+        let body = sent.response.text().await.map_err(|e| fetch_error(url, &e))?;
+        sent.read = true;
         Ok(HttpResponse { status, body, retry_after })
+    }
+
+    async fn post_stream(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &str,
+        sink: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<HttpResponse, TransportError> {
+        let mut sent = self.send(url, headers, body).await?;
+        let (status, retry_after) = head(&sent.response);
+        let stream = sent.response.body().filter(|_| (200..300).contains(&status));
+        let Some(stream) = stream else {
+            let body = sent.response.text().await.map_err(|e| fetch_error(url, &e))?;
+            sent.read = true;
+            return Ok(HttpResponse { status, body, retry_after });
+        };
+        let reader: ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
+        loop {
+            let chunk = JsFuture::from(reader.read()).await.map_err(|e| read_error(url, e))?;
+            let done = js_sys::Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true);
+            if done {
+                break;
+            }
+            let value = js_sys::Reflect::get(&chunk, &"value".into()).unwrap_or_default();
+            let bytes = value.dyn_into::<js_sys::Uint8Array>().map(|a| a.to_vec()).unwrap_or_default();
+            if !sink(&bytes) {
+                // Enough: closing the stream closes the connection, and the server stops generating.
+                let _ = reader.cancel();
+                break;
+            }
+        }
+        sent.read = true;
+        Ok(HttpResponse { status, body: String::new(), retry_after })
     }
 
     async fn sleep(&self, ms: u64) {
         browser::sleep_ms(u32::try_from(ms).unwrap_or(u32::MAX)).await;
     }
+}
+
+/// The status and the `Retry-After` header of a response.
+fn head(response: &Response) -> (u16, Option<f64>) {
+    let retry_after = response.headers().get("retry-after").and_then(|v| v.trim().parse::<f64>().ok());
+    (response.status(), retry_after)
+}
+
+/// A failure while reading a streamed body: aborted (time limit or stop) or the connection broke.
+fn read_error(url: &str, e: wasm_bindgen::JsValue) -> TransportError {
+    let name = js_sys::Reflect::get(&e, &"name".into()).ok().and_then(|n| n.as_string()).unwrap_or_default();
+    if name == "AbortError" {
+        return TransportError::Timeout;
+    }
+    let message = js_sys::Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or(name);
+    TransportError::Failed(format!("the answer from {url} broke off while streaming: {message}"))
 }
 
 /// Turns a gloo-net error into a transport error with advice.

@@ -11,6 +11,8 @@ pub mod openai;
 pub mod price;
 pub mod reasoning;
 pub mod scripted;
+pub mod sse;
+pub mod stream;
 
 use std::fmt;
 use std::future::Future;

@@ -2,12 +2,17 @@
 //!
 //! [`OpenAiClient`] builds the request body, sends it through a [`Transport`] (implemented by the CLI with a native
 //! HTTP client and by the playground with fetch), retries rate limits and server errors with exponential back-off,
-//! and turns every failure into an [`LlmError`] that says what went wrong.
+//! and turns every failure into an [`LlmError`] that says what went wrong. With [`OpenAiClient::streaming`] it asks
+//! for a streamed answer (`stream: true`) and reads it with [`super::stream::StreamReader`] as it arrives, telling a
+//! hook what has arrived so far.
 
+use std::fmt;
 use std::future::Future;
+use std::rc::Rc;
 
 use serde_json::{Value, json};
 
+use super::stream::{Partial, StreamReader};
 use super::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
 
 /// A raw HTTP answer.
@@ -41,6 +46,25 @@ pub trait Transport {
     ) -> impl Future<Output = Result<HttpResponse, TransportError>>;
     /// Waits for `ms` milliseconds.
     fn sleep(&self, ms: u64) -> impl Future<Output = ()>;
+
+    /// POSTs like [`Transport::post_json`] but hands a successful (2xx) body to `sink` piece by piece as it arrives,
+    /// and stops reading when `sink` returns `false`; the returned body is then empty. Other statuses come back whole,
+    /// as from `post_json`. The default reads the whole body first, for transports that cannot stream.
+    fn post_stream(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &str,
+        sink: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> impl Future<Output = Result<HttpResponse, TransportError>> {
+        async move {
+            let mut response = self.post_json(url, headers, body).await?;
+            if (200..300).contains(&response.status) {
+                sink(std::mem::take(&mut response.body).as_bytes());
+            }
+            Ok(response)
+        }
+    }
 }
 
 /// Where and how to reach a model.
@@ -78,6 +102,16 @@ impl Default for Retry {
     }
 }
 
+/// Told what has arrived so far of a streamed answer, after each chunk that added text.
+#[derive(Clone)]
+pub struct PartialHook(pub Rc<dyn Fn(&Partial)>);
+
+impl fmt::Debug for PartialHook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PartialHook")
+    }
+}
+
 /// A chat-completions client over a transport.
 #[derive(Debug, Clone)]
 pub struct OpenAiClient<T> {
@@ -85,13 +119,22 @@ pub struct OpenAiClient<T> {
     pub endpoint: Endpoint,
     /// Retry policy.
     pub retry: Retry,
+    /// Ask for streamed answers, and who to tell as they arrive.
+    stream: Option<PartialHook>,
     transport: T,
 }
 
 impl<T: Transport> OpenAiClient<T> {
     /// A client with the default retry policy.
     pub fn new(endpoint: Endpoint, transport: T) -> Self {
-        OpenAiClient { endpoint, retry: Retry::default(), transport }
+        OpenAiClient { endpoint, retry: Retry::default(), stream: None, transport }
+    }
+
+    /// The same client asking for streamed answers (`stream: true` with `stream_options.include_usage`), telling
+    /// `hook` what has arrived after each chunk that added text. The answers returned are the same as unstreamed.
+    pub fn streaming(mut self, hook: impl Fn(&Partial) + 'static) -> Self {
+        self.stream = Some(PartialHook(Rc::new(hook)));
+        self
     }
 
     /// Lists nothing and sends one tiny request: a connection test for the settings panel.
@@ -101,26 +144,57 @@ impl<T: Transport> OpenAiClient<T> {
     }
 
     async fn chat_once(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        match self.post(request).await {
-            // Servers without JSON mode refuse `response_format` with a 400; the agent reads prose answers too (the
-            // proxy's tolerant extraction), so the request is sent once more without it.
-            Err(LlmError::Http { status: 400, message }) if request.json_mode && mentions_json_mode(&message) => {
-                self.post(&ChatRequest { json_mode: false, ..request.clone() }).await
+        let mut options = Options { stream: self.stream.is_some(), usage_chunk: self.stream.is_some() };
+        loop {
+            match self.post(request, options).await {
+                // Servers without JSON mode refuse `response_format` with a 400; the agent reads prose answers too
+                // (the proxy's tolerant extraction), so the request is sent once more without it.
+                Err(LlmError::Http { status: 400, message }) if request.json_mode && mentions_json_mode(&message) => {
+                    return self.post(&ChatRequest { json_mode: false, ..request.clone() }, options).await;
+                }
+                // Servers that do not know `stream_options` may refuse it; the usage is estimated instead.
+                Err(LlmError::Http { status: 400, message })
+                    if options.usage_chunk && message.to_ascii_lowercase().contains("stream_options") =>
+                {
+                    options.usage_chunk = false;
+                }
+                answer => return answer,
             }
-            answer => answer,
         }
     }
 
     /// Sends a request, retrying rate limits and server errors.
-    async fn post(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let body = request_body(&self.endpoint.model, request).to_string();
+    async fn post(&self, request: &ChatRequest, options: Options) -> Result<ChatResponse, LlmError> {
+        let mut body = request_body(&self.endpoint.model, request);
+        if options.stream {
+            body["stream"] = json!(true);
+            if options.usage_chunk {
+                body["stream_options"] = json!({ "include_usage": true });
+            }
+        }
+        let body = body.to_string();
         let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
         if !self.endpoint.api_key.is_empty() {
             headers.push(("Authorization".to_string(), format!("Bearer {}", self.endpoint.api_key)));
         }
         let mut attempt = 0;
         loop {
-            let outcome = self.transport.post_json(&self.endpoint.chat_url(), &headers, &body).await;
+            let mut reader = StreamReader::new();
+            let outcome = match &self.stream {
+                None => self.transport.post_json(&self.endpoint.chat_url(), &headers, &body).await,
+                Some(hook) => {
+                    let mut sink = |bytes: &[u8]| match reader.push(bytes) {
+                        Ok(changed) => {
+                            if changed {
+                                (hook.0)(&reader.partial());
+                            }
+                            true
+                        }
+                        Err(_) => false,
+                    };
+                    self.transport.post_stream(&self.endpoint.chat_url(), &headers, &body, &mut sink).await
+                }
+            };
             let response = match outcome {
                 Ok(r) => r,
                 Err(TransportError::Timeout) => return Err(LlmError::Timeout),
@@ -134,11 +208,23 @@ impl<T: Transport> OpenAiClient<T> {
                 attempt += 1;
                 continue;
             }
-            let mut answer = parse_response(&response)?;
+            let mut answer = match &self.stream {
+                Some(_) if (200..300).contains(&response.status) => reader.finish()?,
+                _ => parse_response(&response)?,
+            };
             super::estimate::fill_missing_usage(&mut answer, request);
             return Ok(answer);
         }
     }
+}
+
+/// How a request is sent.
+#[derive(Debug, Clone, Copy)]
+struct Options {
+    /// `stream: true`.
+    stream: bool,
+    /// `stream_options: {include_usage: true}`.
+    usage_chunk: bool,
 }
 
 /// Whether a 400's message is about JSON mode (`response_format`), or says nothing more specific.
@@ -231,6 +317,7 @@ fn shorten(s: &str, max: usize) -> String {
 mod tests {
     use std::cell::RefCell;
     use std::collections::VecDeque;
+    use std::rc::Rc;
 
     use super::*;
     use crate::llm::{Message, Stage};
@@ -327,6 +414,39 @@ mod tests {
             assert_eq!(answer.content, "search_class(\"A\")", "{body}");
             assert_eq!(answer.reasoning.as_deref(), Some("try A"), "{body}");
         }
+    }
+
+    #[test]
+    fn streamed_answers_are_read_as_they_arrive_and_estimated_without_a_usage_chunk() {
+        let sse = "data: {\"choices\":[{\"delta\":{\"reasoning\":\"hm\"}}]}\n\n\
+                   data: {\"choices\":[{\"delta\":{\"content\":\"hel\"}}]}\n\n\
+                   data: {\"choices\":[{\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\n\
+                   data: [DONE]\n\n";
+        let canned = Canned::new(vec![ok(sse)]);
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let hook = seen.clone();
+        let client = OpenAiClient::new(endpoint(), &canned).streaming(move |p| hook.borrow_mut().push(p.clone()));
+        let answer = block_on(client.chat(&request())).unwrap();
+        assert_eq!((answer.content.as_str(), answer.reasoning.as_deref()), ("hello", Some("hm")));
+        assert!(answer.usage_estimated, "no usage chunk came");
+        assert_eq!(seen.borrow().len(), 1, "the canned transport hands over the body in one piece");
+        assert_eq!(seen.borrow()[0].answer, "hello");
+        let body: Value = serde_json::from_str(&canned.seen.borrow()[0].2).unwrap();
+        assert_eq!(body["stream"], true);
+        assert_eq!(body["stream_options"]["include_usage"], true);
+    }
+
+    #[test]
+    fn stream_options_refused_with_400_is_retried_without_it() {
+        let refusal = r#"{"error":{"message":"Unrecognized request argument supplied: stream_options"}}"#;
+        let done = "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n";
+        let canned = Canned::new(vec![status(400, refusal), ok(done)]);
+        let client = OpenAiClient::new(endpoint(), &canned).streaming(|_| {});
+        let plain = ChatRequest::new(Stage::Patch, vec![Message::user("hi")]);
+        assert_eq!(block_on(client.chat(&plain)).unwrap().content, "ok");
+        let second: Value = serde_json::from_str(&canned.seen.borrow()[1].2).unwrap();
+        assert_eq!(second["stream"], true);
+        assert!(second.get("stream_options").is_none());
     }
 
     #[test]
