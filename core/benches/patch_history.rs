@@ -48,11 +48,16 @@ fn hunks(old: &str, new: &str) -> Vec<Hunk> {
     let diff = TextDiff::from_lines(old, new);
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
     let mut out: Vec<Hunk> = Vec::new();
+    // The ranges are rebuilt from running positions: `similar` can report an insertion that follows an equal run at
+    // the run's start rather than its end, which would put the new lines one line too early.
+    let (mut old_at, mut new_at) = (0usize, 0usize);
     for op in diff.ops() {
+        let o = old_at..old_at + op.old_range().len();
+        let n = new_at..new_at + op.new_range().len();
+        (old_at, new_at) = (o.end, n.end);
         if op.tag() == DiffTag::Equal {
             continue;
         }
-        let (o, n) = (op.old_range(), op.new_range());
         let lines: Vec<String> =
             new_lines[n.clone()].iter().map(|l| l.trim_end_matches(['\n', '\r']).to_string()).collect();
         // Changes closer than 7 lines would overlap through their context: merge them.
@@ -148,6 +153,7 @@ fn main() {
     let mut counts: BTreeMap<&str, Count> = BTreeMap::new();
     let mut wrong_examples: Vec<String> = Vec::new();
     let mut found_any = false;
+    let shown: usize = std::env::var("ACR_HISTORY_SHOWN").ok().and_then(|n| n.parse().ok()).unwrap_or(6);
     for name in REPOS {
         let dir = root.join(name).join("repo");
         let Some(log) = git(&dir, &["log", "--no-merges", "--format=%H", "-n", &commits.to_string()]) else {
@@ -219,12 +225,15 @@ fn main() {
                     } else if all {
                         c.wrong += 1;
                         wrong_examples.push(format!("{name} {commit} {path} ({variant})"));
-                        if std::env::var("ACR_HISTORY_VERBOSE").is_ok() && wrong_examples.len() <= 6 {
+                        if std::env::var("ACR_HISTORY_VERBOSE").is_ok() && wrong_examples.len() <= shown {
                             let d = TextDiff::from_lines(new.as_str(), result);
                             println!(
                                 "wrong ({variant}) {name} {commit} {path}, child -> ours:\n{}",
                                 d.unified_diff().context_radius(1)
                             );
+                            if std::env::var("ACR_HISTORY_ANSWERS").is_ok() {
+                                println!("answer:\n{answer}");
+                            }
                         }
                     } else {
                         c.refused += 1;
