@@ -435,3 +435,26 @@ fn a_file_is_gated_once_after_all_the_edits_that_touch_it() {
     assert!(ex.edits[0].message().contains("would break the program's syntax"), "{}", ex.edits[0].message());
     assert_eq!(ex.files["m.py"], "def f():\n    x = load()\n    return x + 1\n");
 }
+
+#[test]
+fn tabs_written_after_an_unindented_original_become_the_files_spaces() {
+    // six's setup.py: the original holds no indented line, so its lines agree with the file as written, but the
+    // patched lines indent with tabs that the space-indented file never uses.
+    let text = "from setuptools import setup\n\nimport six\n\nsetup(\n    name=\"six\",\n)\n";
+    let a = apply(
+        text,
+        "from setuptools import setup",
+        "try:\n\tfrom setuptools import setup\nexcept ImportError:\n\tfrom distutils.core import setup",
+    )
+    .unwrap();
+    assert!(
+        a.text.starts_with(
+            "try:\n    from setuptools import setup\nexcept ImportError:\n    from distutils.core import setup\n\n"
+        ),
+        "{}",
+        a.text
+    );
+    // A file with no indented line gives no evidence: the model's tabs stay.
+    let a = apply("import six\n", "import six", "if six:\n\tpass").unwrap();
+    assert_eq!(a.text, "if six:\n\tpass\n");
+}
