@@ -42,6 +42,8 @@ struct Hunk {
     old_start: usize,
     old_end: usize,
     new: Vec<String>,
+    /// The new lines with their line endings.
+    raw: String,
 }
 
 fn hunks(old: &str, new: &str) -> Vec<Hunk> {
@@ -65,12 +67,16 @@ fn hunks(old: &str, new: &str) -> Vec<Hunk> {
             && o.start < last.old_end + 7
         {
             let between = old.split_inclusive('\n').skip(last.old_end).take(o.start - last.old_end);
-            last.new.extend(between.map(|l| l.trim_end_matches(['\n', '\r']).to_string()));
+            for l in between {
+                last.raw.push_str(l);
+                last.new.push(l.trim_end_matches(['\n', '\r']).to_string());
+            }
+            last.raw.extend(new_lines[n.clone()].iter().copied());
             last.new.extend(lines);
             last.old_end = o.end;
             continue;
         }
-        out.push(Hunk { old_start: o.start, old_end: o.end, new: lines });
+        out.push(Hunk { old_start: o.start, old_end: o.end, new: lines, raw: new_lines[n].concat() });
     }
     out
 }
@@ -85,8 +91,12 @@ fn write_edit(old_lines: &[&str], h: &Hunk, variant: &str, context: usize, file:
     if ctx == 0 && h.old_start == h.old_end {
         return None;
     }
-    let from = h.old_start.saturating_sub(ctx);
-    let to = (h.old_end + ctx).min(old_lines.len());
+    let (mut from, mut to) = (h.old_start.saturating_sub(ctx), (h.old_end + ctx).min(old_lines.len()));
+    // Context that is only blank lines is widened until it holds a line of code, as a model's would.
+    let blank = |from: usize, to: usize| old_lines[from..to].iter().all(|l| l.trim().is_empty());
+    while ctx > 0 && blank(from, to) && (from > 0 || to < old_lines.len()) {
+        (from, to) = (from.saturating_sub(1), (to + 1).min(old_lines.len()));
+    }
     let strip = |l: &&str| l.trim_end_matches(['\n', '\r']).to_string();
     let mut original: Vec<String> = old_lines[from..to].iter().map(strip).collect();
     let mut patched: Vec<String> = old_lines[from..h.old_start].iter().map(strip).collect();
@@ -188,11 +198,18 @@ fn main() {
                 let repo = Repo::from_files([(path, old.as_bytes())]);
                 for (vi, variant) in VARIANTS.iter().enumerate() {
                     let mut answer = String::new();
+                    // The child's file, or when a hunk cannot be written in this variant (a minimal answer to a
+                    // hunk that only adds lines), the parent's with the written hunks applied.
+                    let mut expected = String::new();
+                    let mut copied = 0usize;
                     for (i, h) in hs.iter().enumerate() {
                         let context = 1 + (i + vi + commit.len()) % 3;
                         let Some((o, p)) = write_edit(&old_lines, h, variant, context, &old) else {
                             continue;
                         };
+                        expected.extend(old_lines[copied..h.old_start].iter().copied());
+                        expected.push_str(&h.raw);
+                        copied = h.old_end;
                         answer.push_str(&format!(
                             "<file>{path}</file>\n<original>\n{o}\n</original>\n<patched>\n{p}\n</patched>\n"
                         ));
@@ -200,6 +217,7 @@ fn main() {
                     if answer.is_empty() {
                         continue;
                     }
+                    expected.extend(old_lines[copied..].iter().copied());
                     let ex = patch::extract(&repo, &answer, &ExtractOptions::default());
                     let applied = ex.edits.iter().filter(|e| matches!(e.outcome, Outcome::Applied(_))).count();
                     let all = applied == ex.edits.len();
@@ -220,13 +238,13 @@ fn main() {
                         } else {
                             c.refused += 1;
                         }
-                    } else if all && same(result, &new) {
+                    } else if all && same(result, &expected) {
                         c.right += 1;
                     } else if all {
                         c.wrong += 1;
                         wrong_examples.push(format!("{name} {commit} {path} ({variant})"));
                         if std::env::var("ACR_HISTORY_VERBOSE").is_ok() && wrong_examples.len() <= shown {
-                            let d = TextDiff::from_lines(new.as_str(), result);
+                            let d = TextDiff::from_lines(expected.as_str(), result);
                             println!(
                                 "wrong ({variant}) {name} {commit} {path}, child -> ours:\n{}",
                                 d.unified_diff().context_radius(1)
