@@ -458,3 +458,29 @@ fn tabs_written_after_an_unindented_original_become_the_files_spaces() {
     let a = apply("import six\n", "import six", "if six:\n\tpass").unwrap();
     assert_eq!(a.text, "if six:\n\tpass\n");
 }
+
+#[test]
+fn blank_lines_removed_or_added_at_the_ends_of_an_edit_are_kept() {
+    // itsdangerous' serializer.py: the original starts with the two blank lines before a class, the patched text
+    // with one before new code; trimming both lost the change and left three blank lines.
+    let text = "import typing as t\n\n\nclass P:\n    pass\n";
+    let answer =
+        "<file>m.py</file>\n<original>\n\n\nclass P:\n</original>\n<patched>\n\nX = 1\n\n\nclass P:\n</patched>\n";
+    let edits = parse::parse_edits(answer);
+    let a = apply_edit(text, &edits[0], &ApplyOptions::default(), &mut Gate::new()).unwrap();
+    assert_eq!(a.text, "import typing as t\n\nX = 1\n\n\nclass P:\n    pass\n");
+    // Blank lines the file does not have are matched as AutoCodeRover matches them: without them.
+    let answer = "<file>m.py</file>\n<original>\n\nimport typing as t\n</original>\n<patched>\nimport os\n</patched>\n";
+    let a = apply_edit(text, &parse::parse_edits(answer)[0], &ApplyOptions::default(), &mut Gate::new()).unwrap();
+    assert!(a.text.starts_with("import os\n\n\nclass P:"), "{}", a.text);
+}
+
+#[test]
+fn a_patched_text_of_blank_lines_keeps_that_many() {
+    // attrs' exceptions.py: an import between one blank line and two is replaced by two blank lines.
+    let text = "from __future__ import annotations\n\nfrom typing import ClassVar\n\n\nclass FrozenError(AttributeError):\n    pass\n";
+    let answer =
+        "<file>m.py</file>\n<original>\n\nfrom typing import ClassVar\n\n\n</original>\n<patched>\n\n\n</patched>\n";
+    let a = apply_edit(text, &parse::parse_edits(answer)[0], &ApplyOptions::default(), &mut Gate::new()).unwrap();
+    assert_eq!(a.text, "from __future__ import annotations\n\n\nclass FrozenError(AttributeError):\n    pass\n");
+}
