@@ -10,7 +10,7 @@
 //! | variant | the edit as written |
 //! |---|---|
 //! | exact | copied with its indentation |
-//! | dedented | the block's common indentation removed |
+//! | dedented | the indentation common to the original and patched lines removed |
 //! | indented | 4 more spaces on every line |
 //! | stripped | trailing whitespace removed (compared with the child's file modulo trailing whitespace) |
 //! | tabs | each leading run of 4 spaces written as a tab |
@@ -107,7 +107,9 @@ fn write_edit(old_lines: &[&str], h: &Hunk, variant: &str, context: usize, file:
     }
     match variant {
         "dedented" => {
-            let cut = original.iter().filter(|l| !l.trim().is_empty()).map(|l| leading(l)).min().unwrap_or(0);
+            // The indentation both blocks share, so the patched lines keep their places relative to the original's.
+            let written = original.iter().chain(patched.iter()).filter(|l| !l.trim().is_empty());
+            let cut = written.map(|l| leading(l)).min().unwrap_or(0);
             for l in original.iter_mut().chain(patched.iter_mut()) {
                 let n = leading(l).min(cut);
                 *l = l[n..].to_string();
