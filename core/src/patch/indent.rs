@@ -112,10 +112,11 @@ impl Indenter {
     }
 }
 
-/// Whether the model indents with a character the file never indents with while the file indents with the other
-/// one (tabs written into a space-indented file, or spaces into a tab-indented one). The matched lines can agree
-/// as written and still say nothing about this, when they hold no indented line (a block at column 0): the patched
-/// lines would then keep the model's characters. A file with no indented line at all gives no evidence.
+/// Whether the model indents with a character the file's style does not use: tabs in a file with no tab-indented
+/// line (a file with no indented line at all is taken as space-indented, PEP 8's default, as [`file_style`] does),
+/// or spaces in a tab-indented file with no space-indented line. The matched lines can agree as written and still
+/// say nothing about this, when they hold no indented line (a block at column 0): the patched lines would then keep
+/// the model's characters.
 fn writes_foreign_chars(model: &[&str], file: &[&str]) -> bool {
     let uses = |lines: &mut dyn Iterator<Item = &str>| {
         lines.filter(|l| !l.trim().is_empty()).fold((false, false), |(tab, space), l| {
@@ -125,7 +126,7 @@ fn writes_foreign_chars(model: &[&str], file: &[&str]) -> bool {
     };
     let (file_tab, file_space) = uses(&mut file.iter().copied());
     let (model_tab, model_space) = uses(&mut model.iter().copied());
-    (model_tab && !file_tab && file_space) || (model_space && !file_space && file_tab)
+    (model_tab && !file_tab) || (model_space && !file_space && file_tab)
 }
 
 /// A shift that turns `from` into `to` by adding or removing a prefix.
