@@ -85,7 +85,7 @@ fn leading(l: &str) -> usize {
     l.len() - l.trim_start_matches([' ', '\t']).len()
 }
 
-/// The edit's original and patched text for one variant, or `None` when the variant does not apply to the hunk.
+/// The edit's original text and patched block body for one variant, or `None` when the variant does not apply to the hunk.
 fn write_edit(old_lines: &[&str], h: &Hunk, variant: &str, context: usize, file: &str) -> Option<(String, String)> {
     let ctx = if variant == "minimal" { 0 } else { context };
     if ctx == 0 && h.old_start == h.old_end {
@@ -148,7 +148,9 @@ fn write_edit(old_lines: &[&str], h: &Hunk, variant: &str, context: usize, file:
         }
         _ => {}
     }
-    Some((original.join("\n"), patched.join("\n")))
+    // The patched block's body: no line at all is an empty block (`<patched>\n\n</patched>` is one blank line).
+    let patched = if patched.is_empty() { String::new() } else { format!("{}\n", patched.join("\n")) };
+    Some((original.join("\n"), patched))
 }
 
 #[derive(Default)]
@@ -213,7 +215,7 @@ fn main() {
                         expected.push_str(&h.raw);
                         copied = h.old_end;
                         answer.push_str(&format!(
-                            "<file>{path}</file>\n<original>\n{o}\n</original>\n<patched>\n{p}\n</patched>\n"
+                            "<file>{path}</file>\n<original>\n{o}\n</original>\n<patched>\n{p}</patched>\n"
                         ));
                     }
                     if answer.is_empty() {
