@@ -441,18 +441,22 @@ mod tests {
 
     #[test]
     fn blank_lines_the_two_blocks_do_not_share_are_kept() {
-        // Two blank lines before the class in the original, one in the patched text: one is removed.
-        let edits = parse_edits(
-            "<file>f.py</file>\n<original>\n\n\nclass A:\n</original>\n<patched>\n\nx = 1\n\n\nclass A:\n\n</patched>",
-        );
-        assert_eq!(edits[0].original, "\nclass A:");
-        assert_eq!(edits[0].patched, "x = 1\n\n\nclass A:\n");
-        // The newline after an opening tag and before a closing one is layout, written or not.
-        let edits = parse_edits("<file>f.py</file><original>a = 1</original><patched>\na = 2\n</patched>");
-        assert_eq!((edits[0].original.as_str(), edits[0].patched.as_str()), ("a = 1", "a = 2"));
-        // A patched text of two blank lines in place of a line between one blank line and two: one blank goes.
-        let edits = parse_edits("<file>f.py</file><original>\n\nX = 1\n\n\n</original><patched>\n\n\n</patched>");
-        assert_eq!((edits[0].original.as_str(), edits[0].patched.as_str()), ("X = 1\n", ""));
+        let cases = [
+            // Two blank lines before the class in the original, one in the patched text: one is removed.
+            (
+                "<original>\n\n\nclass A:\n</original>\n<patched>\n\nx = 1\n\n\nclass A:\n\n</patched>",
+                "\nclass A:",
+                "x = 1\n\n\nclass A:\n",
+            ),
+            // The newline after an opening tag and before a closing one is layout, written or not.
+            ("<original>a = 1</original><patched>\na = 2\n</patched>", "a = 1", "a = 2"),
+            // Two blank lines in place of a line between one blank line and two: one blank goes with the line.
+            ("<original>\n\nX = 1\n\n\n</original><patched>\n\n\n</patched>", "X = 1\n", ""),
+        ];
+        for (blocks, original, patched) in cases {
+            let edits = parse_edits(&format!("<file>f.py</file>\n{blocks}"));
+            assert_eq!((edits[0].original.as_str(), edits[0].patched.as_str()), (original, patched), "{blocks}");
+        }
     }
 
     #[test]
