@@ -41,6 +41,7 @@ fn problem(p: &CoreProblem) -> SyntaxProblem {
 fn failure(f: &FileOrEditFailure) -> EditFailure {
     match f {
         FileOrEditFailure::FileNotFound { similar } => EditFailure::FileNotFound(similar.clone()),
+        FileOrEditFailure::NotAPath { error } => EditFailure::NotAPath(error.to_string()),
         FileOrEditFailure::FileNotLoaded { reason, .. } => EditFailure::FileNotLoaded(convert::skip_reason(reason)),
         FileOrEditFailure::Edit { failure } => match failure {
             CoreFailure::EmptyOriginal => EditFailure::EmptyOriginal,

@@ -12,6 +12,7 @@
 //! | index | [`index`] | tree-sitter-python tables of classes, methods, functions and base classes |
 //! | search | [`api`], [`call`], [`search`] | the table of the nine search APIs, one checked [`call::SearchCall`] value, and the answers with ACR's model-facing text |
 //! | protocol | [`prompt`], [`answers`], [`proxy`] | every request as a [`prompt::Prompt`]; every answer read into typed values; whether a search answer's deterministic reading stands or the proxy model rewrites it |
+//! | file names | [`paths`] | one policy for which file a name from the model means (exact, `/`-boundary suffix, tails, case), with one ambiguity value |
 //! | locate | [`locate`] | six-tier resolution of a bug location to code, with class and ancestor context |
 //! | patch | [`patch`] | `<file>/<original>/<patched>` answers parsed, matched, re-indented, gated and diffed, with a status |
 //! | gate | [`gate`] | the syntax gate: tree-sitter-python plus CPython's indentation rules |
@@ -31,6 +32,7 @@ pub mod llm;
 pub mod locate;
 pub mod mcts;
 pub mod patch;
+pub mod paths;
 pub mod prompt;
 pub mod proxy;
 pub mod python;

@@ -10,9 +10,10 @@
 //! 5. the method (or function) anywhere;
 //! 6. the whole file.
 //!
-//! A tier needs the fields it uses; tiers whose fields are absent are skipped. File names match case-insensitively
-//! by path suffix on `/` boundaries, so `models.py`, `requests/models.py` and `/testbed/requests/models.py` all name
-//! `requests/models.py`. [`Query::new`] cleans the fields first: empty or placeholder values (`None`, `N/A`) mean
+//! A tier needs the fields it uses; tiers whose fields are absent are skipped. File names are read by the one
+//! policy of [`crate::paths`], so `models.py`, `requests/models.py` and `/testbed/requests/models.py` all name
+//! `requests/models.py`; a name that fits several files (or only ends a file's name) is reported in the tier's detail, in the policy's
+//! words ([`crate::paths::PathMatch::note`]). [`Query::new`] cleans the fields first: empty or placeholder values (`None`, `N/A`) mean
 //! absent, `def`/`class` keywords and argument lists are dropped, and `Class.method` written in one field is split.
 //!
 //! When the hit is a method of a class, the whole class comes back as context, together with the nearest
@@ -29,6 +30,7 @@ use std::hash::{Hash, Hasher};
 use serde::Serialize;
 
 use crate::index::{DefKind, Index, Span};
+use crate::paths::{self, PathError};
 use crate::repo::Repo;
 
 /// A location as the model named it, cleaned up by [`Query::new`].
@@ -460,31 +462,12 @@ fn push_code(out: &mut String, l: &BugLocation) {
     }
 }
 
-/// Whether `path` is named by `wanted` (lower-cased): equal, or one is a suffix of the other on a `/` boundary.
-fn suffix_match(path_lower: &str, wanted_lower: &str) -> bool {
-    let ends = |long: &str, short: &str| {
-        long.len() > short.len()
-            && long.ends_with(short)
-            && long.as_bytes().get(long.len() - short.len() - 1) == Some(&b'/')
-    };
-    ends(path_lower, wanted_lower) || ends(wanted_lower, path_lower)
-}
-
-/// Paths from `paths` that `wanted` names: the exact (case-insensitive) match if there is one, otherwise every
-/// suffix match, in the order given.
-pub fn match_files<'a>(paths: impl Iterator<Item = &'a str>, wanted: &str) -> Vec<&'a str> {
-    let wanted = wanted.to_lowercase();
-    let mut exact = Vec::new();
-    let mut suffix = Vec::new();
-    for p in paths {
-        let lower = p.to_lowercase();
-        if lower == wanted {
-            exact.push(p);
-        } else if suffix_match(&lower, &wanted) {
-            suffix.push(p);
-        }
-    }
-    if exact.is_empty() { suffix } else { exact }
+/// The paths of `paths` that `wanted` names, by the one policy of [`crate::paths`], with its note (several files,
+/// or only part of a name) when there is one.
+fn files_named<'a>(paths: &[&'a str], wanted: &str) -> Result<(Vec<&'a str>, Option<String>), PathError> {
+    let m = paths::find(paths, wanted)?;
+    let note = m.note(wanted, paths);
+    Ok((m.positions.into_iter().map(|i| paths[i]).collect(), note))
 }
 
 /// The text of lines `start..=end` (1-based, inclusive) with their line endings.
@@ -508,8 +491,8 @@ enum TierResult {
     Miss(String),
     /// Definitions found, with an optional remark.
     Hits(Vec<Hit>, Option<String>),
-    /// Whole files found (repository paths).
-    Files(Vec<String>),
+    /// Whole files found (repository paths), with the policy's note on the name when there is one.
+    Files(Vec<String>, Option<String>),
 }
 
 /// A candidate before it becomes a [`BugLocation`].
@@ -535,21 +518,28 @@ impl Resolver<'_> {
         }
     }
 
-    /// Indexed files the query's file names.
-    fn indexed_files(&self, wanted: &str) -> Vec<u32> {
-        let paths = self.index.files.iter().map(|f| f.path.as_str());
-        let matched: HashSet<&str> = match_files(paths, wanted).into_iter().collect();
-        (0..self.index.files.len() as u32).filter(|&i| matched.contains(self.index.path(i))).collect()
+    /// Indexed files the query's file names, with the policy's note (none when it names none).
+    fn indexed_files(&self, wanted: &str) -> (Vec<u32>, Option<String>) {
+        let paths: Vec<&str> = self.index.files.iter().map(|f| f.path.as_str()).collect();
+        match paths::find(&paths, wanted) {
+            Ok(m) => {
+                let note = m.note(wanted, &paths);
+                (m.positions.into_iter().map(|i| i as u32).collect(), note)
+            }
+            Err(_) => (Vec::new(), None),
+        }
     }
 
     /// Why a file name found no indexed file.
     fn file_miss(&self, wanted: &str) -> String {
-        let in_repo = match_files(self.repo.files().map(|(p, _)| p), wanted);
-        match in_repo.first() {
-            Some(p) => {
-                format!("`{wanted}` names {p}, which is not indexed (test files and non-Python files are left out)")
-            }
-            None => format!("no file matches `{wanted}`"),
+        let in_repo: Vec<&str> = self.repo.files().map(|(p, _)| p).collect();
+        match files_named(&in_repo, wanted) {
+            Ok((found, _)) => format!(
+                "`{}` names {}, which is not indexed (test files and non-Python files are left out)",
+                paths::preview(wanted),
+                found[0]
+            ),
+            Err(e) => e.to_string(),
         }
     }
 
@@ -621,7 +611,7 @@ impl Resolver<'_> {
                 if !hits.is_empty() {
                     // The file, when it holds some of the definitions, picks among same-named classes.
                     if let Some(f) = file {
-                        let files = self.indexed_files(f);
+                        let (files, _) = self.indexed_files(f);
                         let narrowed: Vec<Hit> =
                             hits.iter().filter(|h| files.contains(&h.span.file)).cloned().collect();
                         if !narrowed.is_empty() && narrowed.len() < hits.len() {
@@ -641,7 +631,7 @@ impl Resolver<'_> {
                 let (Some(f), Some(name)) = (file, if tier == Tier::MethodInFile { method } else { class }) else {
                     return TierResult::Skip;
                 };
-                let files = self.indexed_files(f);
+                let (files, ambiguity) = self.indexed_files(f);
                 if files.is_empty() {
                     return TierResult::Miss(self.file_miss(f));
                 }
@@ -653,7 +643,7 @@ impl Resolver<'_> {
                     let what = if tier == Tier::MethodInFile { "method or function" } else { "class" };
                     return TierResult::Miss(format!("{} defines no {what} `{name}`", names.join(", ")));
                 }
-                TierResult::Hits(hits, None)
+                TierResult::Hits(hits, ambiguity)
             }
             Tier::ClassAnywhere => {
                 let Some(c) = class else {
@@ -701,11 +691,13 @@ impl Resolver<'_> {
                 let Some(f) = file else {
                     return TierResult::Skip;
                 };
-                let matched = match_files(self.repo.files().map(|(p, _)| p), f);
-                if matched.is_empty() {
-                    return TierResult::Miss(format!("no file matches `{f}`"));
+                let in_repo: Vec<&str> = self.repo.files().map(|(p, _)| p).collect();
+                match files_named(&in_repo, f) {
+                    Ok((matched, ambiguity)) => {
+                        TierResult::Files(matched.into_iter().map(str::to_string).collect(), ambiguity)
+                    }
+                    Err(e) => TierResult::Miss(e.to_string()),
                 }
-                TierResult::Files(matched.into_iter().map(str::to_string).collect())
             }
         }
     }
@@ -744,7 +736,7 @@ pub fn resolve(index: &Index, repo: &Repo, query: &Query, intended_behavior: &st
         let outcome = match r.tier(tier, query) {
             TierResult::Skip => Outcome::Skipped,
             TierResult::Miss(reason) => Outcome::Missed { reason },
-            TierResult::Files(paths) => {
+            TierResult::Files(paths, ambiguity) => {
                 for p in &paths {
                     let text = repo.file(p).unwrap_or_default();
                     let lines = text.lines().count().max(1) as u32;
@@ -759,7 +751,7 @@ pub fn resolve(index: &Index, repo: &Repo, query: &Query, intended_behavior: &st
                     });
                 }
                 tier_hit = Some(tier);
-                Outcome::Found { count: locations.len(), detail: None }
+                Outcome::Found { count: locations.len(), detail: ambiguity }
             }
             TierResult::Hits(found, detail) => {
                 hits = found;

@@ -8,8 +8,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use diffy::patch_set::{FileMode, FileOperation, ParseOptions, PatchKind, PatchSet};
-
+use crate::patch::diff::{apply_hunks, parse_patch};
 use crate::repo::normalize_path;
 use crate::runner::{RunError, RunRequest};
 
@@ -72,7 +71,8 @@ pub fn checked_files(files: &BTreeMap<String, String>) -> Result<BTreeMap<String
     Ok(clean)
 }
 
-/// Applies a unified diff (plain or `git diff` style, one or more files) to the files in memory.
+/// Applies a unified diff (plain or `git diff` style, one or more files) to the files in memory, read by the core's
+/// one diff parser ([`parse_patch`]) and applied hunk by hunk ([`apply_hunks`]), as the patch layer writes them.
 ///
 /// Creations, deletions, modifications, renames and copies are supported; binary patches, symlinks and submodules
 /// are refused. A hunk that does not match is a [`SnapshotError::PatchDoesNotApply`].
@@ -80,26 +80,15 @@ pub fn apply_patch(files: &mut BTreeMap<String, String>, patch: &str) -> Result<
     if patch.trim().is_empty() {
         return Ok(());
     }
-    let git = patch.starts_with("diff --git ") || patch.contains("\ndiff --git ");
-    let options = if git { ParseOptions::gitdiff() } else { ParseOptions::unidiff() };
-    let mut seen = 0usize;
-    for file_patch in PatchSet::parse(patch, options) {
-        let file_patch = file_patch.map_err(|e| SnapshotError::BadPatch(e.to_string()))?;
-        seen += 1;
-        for mode in [file_patch.old_mode(), file_patch.new_mode()].into_iter().flatten() {
-            if matches!(mode, FileMode::Symlink | FileMode::Gitlink) {
-                return Err(SnapshotError::BadPatch("symlinks and submodules cannot be patched".into()));
-            }
-        }
-        let PatchKind::Text(hunks) = file_patch.patch() else {
-            return Err(SnapshotError::BadPatch("binary patches are not supported".into()));
-        };
+    let parsed = parse_patch(patch).map_err(|e| SnapshotError::BadPatch(e.to_string()))?;
+    for file in parsed {
         let apply = |path: &str, base: &str| {
-            diffy::apply(base, hunks)
+            apply_hunks(&file.hunks, base)
                 .map_err(|e| SnapshotError::PatchDoesNotApply { path: path.to_string(), message: e.to_string() })
         };
-        match file_patch.operation() {
-            FileOperation::Create(raw) => {
+        match (&file.old_path, &file.new_path) {
+            (None, None) => return Err(SnapshotError::BadPatch("a file is both created and deleted".into())),
+            (None, Some(raw)) => {
                 let path = resolve(raw, files)?;
                 if files.contains_key(&path) {
                     return Err(does_not_apply(&path, "the patch creates a file that already exists"));
@@ -107,35 +96,23 @@ pub fn apply_patch(files: &mut BTreeMap<String, String>, patch: &str) -> Result<
                 let text = apply(&path, "")?;
                 files.insert(path, text);
             }
-            FileOperation::Delete(raw) => {
+            (Some(raw), None) => {
                 let path = resolve(raw, files)?;
                 if files.remove(&path).is_none() {
                     return Err(does_not_apply(&path, "the patch deletes a file that is not in the snapshot"));
                 }
             }
-            FileOperation::Modify { original, modified } => {
-                let from = resolve(original, files)?;
-                let to = resolve(modified, files)?;
-                let base = files.get(&from).ok_or_else(|| does_not_apply(&from, "no such file in the snapshot"))?;
-                let text = apply(&from, base)?;
-                files.remove(&from);
-                files.insert(to, text);
-            }
-            FileOperation::Rename { from, to } | FileOperation::Copy { from, to } => {
-                let keep = matches!(file_patch.operation(), FileOperation::Copy { .. });
+            (Some(from), Some(to)) => {
                 let from = resolve(from, files)?;
                 let to = resolve(to, files)?;
                 let base = files.get(&from).ok_or_else(|| does_not_apply(&from, "no such file in the snapshot"))?;
                 let text = apply(&from, base)?;
-                if !keep {
+                if !file.copy {
                     files.remove(&from);
                 }
                 files.insert(to, text);
             }
         }
-    }
-    if seen == 0 {
-        return Err(SnapshotError::BadPatch("no file header (`--- a/...` / `+++ b/...`) found in the patch".into()));
     }
     Ok(())
 }
@@ -211,6 +188,16 @@ mod tests {
         let link = "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+/etc/passwd\n";
         assert!(matches!(apply_patch(&mut tree, link), Err(SnapshotError::BadPatch(_))));
         assert!(!tree.contains_key("l"));
+    }
+
+    #[test]
+    fn renames_copies_and_header_like_hunk_lines_apply() {
+        let mut tree = files(&[("x.py", "a\n-- b\nc\n"), ("k.py", "k\n")]);
+        let patch = "diff --git a/x.py b/y.py\nrename from x.py\nrename to y.py\n--- a/x.py\n+++ b/y.py\n\
+                     @@ -1,3 +1,3 @@\n a\n--- b\n+++ b\n c\n\
+                     diff --git a/k.py b/k2.py\ncopy from k.py\ncopy to k2.py\n";
+        apply_patch(&mut tree, patch).expect("applies");
+        assert_eq!(tree, files(&[("y.py", "a\n++ b\nc\n"), ("k.py", "k\n"), ("k2.py", "k\n")]));
     }
 
     #[test]

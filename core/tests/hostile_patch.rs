@@ -32,13 +32,15 @@ fn an_unmatched_long_line_against_a_long_file_is_refused_with_near_lines() {
 }
 
 #[test]
-fn a_huge_file_name_is_not_found() {
+fn a_huge_file_name_is_refused_with_a_clear_message() {
     let name = "n".repeat(200_000);
     let ex = extract(
         &[("a.py", "x = 1\n"), ("b.py", "y = 1\n"), ("c.py", "z = 1\n")],
         &format!("<file>{name}</file><original>x = 1</original><patched>x = 2</patched>"),
     );
-    assert_eq!(failure(&ex), &FileOrEditFailure::FileNotFound { similar: vec![] });
+    let FileOrEditFailure::NotAPath { error } = failure(&ex) else { panic!("{:?}", ex.edits) };
+    assert!(error.to_string().contains("is not a file path: it is 200000 bytes long"), "{error}");
+    assert!(ex.reason.len() < 400, "the reason quotes only the start of the name: {}", ex.reason);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Diffs for people: a unified diff parsed into files, hunks and numbered lines, shown unified or side by side with
 //! Python colouring, with copy and download buttons.
 
+use acr_core::patch::diff::{Hunk as CoreHunk, Line, parse_patch};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -51,82 +52,45 @@ pub struct FileDiff {
     pub hunks: Vec<Hunk>,
 }
 
-/// Parses a unified diff (as `git diff` or the core writes it). Lines it does not understand are skipped.
+/// Reads a unified diff (as `git diff` or the core writes it) with the core's one parser
+/// ([`acr_core::patch::diff::parse_patch`]) and numbers its lines for display; text the parser refuses shows as no
+/// files.
 pub fn parse(diff: &str) -> Vec<FileDiff> {
-    let mut files: Vec<FileDiff> = Vec::new();
-    let (mut old, mut new) = (0u32, 0u32);
-    // Lines still expected in the current hunk, from its header; inside a hunk, `--- x` is a removed line.
-    let (mut left_old, mut left_new) = (0u32, 0u32);
-    for raw in diff.lines() {
-        let in_hunk = left_old > 0 || left_new > 0;
-        if in_hunk || raw.starts_with('\\') {
-            let Some(hunk) = files.last_mut().and_then(|f| f.hunks.last_mut()) else { continue };
-            let (kind, text) = match raw.chars().next() {
-                Some('+') => (LineKind::Added, &raw[1..]),
-                Some('-') => (LineKind::Removed, &raw[1..]),
-                Some(' ') => (LineKind::Context, &raw[1..]),
-                Some('\\') => (LineKind::Note, raw),
-                None => (LineKind::Context, ""),
-                _ => {
-                    (left_old, left_new) = (0, 0);
-                    continue;
-                }
-            };
-            let (o, n) = match kind {
-                LineKind::Context => (Some(old), Some(new)),
-                LineKind::Removed => (Some(old), None),
-                LineKind::Added => (None, Some(new)),
-                LineKind::Note => (None, None),
-            };
-            old += u32::from(o.is_some());
-            new += u32::from(n.is_some());
-            left_old = left_old.saturating_sub(u32::from(o.is_some()));
-            left_new = left_new.saturating_sub(u32::from(n.is_some()));
-            hunk.lines.push(DiffLine { kind, old: o, new: n, text: text.to_string() });
-        } else if let Some(rest) = raw.strip_prefix("diff --git ") {
-            let path = rest.split(" b/").last().unwrap_or(rest).to_string();
-            files.push(FileDiff { path, hunks: Vec::new() });
-        } else if let Some(rest) = raw.strip_prefix("+++ ") {
-            let path = rest.trim().strip_prefix("b/").unwrap_or(rest.trim()).to_string();
-            match files.last_mut() {
-                Some(f) if f.hunks.is_empty() => f.path = path,
-                _ => files.push(FileDiff { path, hunks: Vec::new() }),
-            }
-        } else if raw.starts_with("--- ") {
-            if files.last().is_none_or(|f| !f.hunks.is_empty()) {
-                files.push(FileDiff { path: String::new(), hunks: Vec::new() });
-            }
-        } else if raw.starts_with("@@") {
-            let h = hunk_header(raw);
-            (old, left_old, new, left_new) = h;
-            if files.is_empty() {
-                files.push(FileDiff { path: String::new(), hunks: Vec::new() });
-            }
-            if let Some(f) = files.last_mut() {
-                f.hunks.push(Hunk { header: raw.to_string(), lines: Vec::new() });
-            }
-        }
-    }
+    let Ok(files) = parse_patch(diff) else { return Vec::new() };
     files
+        .into_iter()
+        .map(|f| {
+            let path = match (&f.new_path, &f.old_path) {
+                (Some(p), _) => p.strip_prefix("b/").unwrap_or(p),
+                (None, Some(p)) => p.strip_prefix("a/").unwrap_or(p),
+                (None, None) => "",
+            };
+            FileDiff { path: path.to_string(), hunks: f.hunks.iter().map(numbered).collect() }
+        })
+        .collect()
 }
 
-/// The old start and count and the new start and count of a `@@ -a,b +c,d @@` header (counts default to 1).
-fn hunk_header(header: &str) -> (u32, u32, u32, u32) {
-    let (mut old, mut new) = ((1, 1), (1, 1));
-    let range = |p: &str| {
-        let mut it = p.split(',');
-        let start = it.next().and_then(|n| n.parse::<u32>().ok())?;
-        let count = it.next().map_or(Some(1), |n| n.parse::<u32>().ok())?;
-        Some((start, count))
-    };
-    for part in header.split_whitespace().skip(1).take(2) {
-        if let Some(r) = part.strip_prefix('-').and_then(range) {
-            old = r;
-        } else if let Some(r) = part.strip_prefix('+').and_then(range) {
-            new = r;
+/// A core hunk as numbered display lines, with a note after a line that has no final newline.
+fn numbered(hunk: &CoreHunk) -> Hunk {
+    let (mut old, mut new) = (hunk.old_start, hunk.new_start);
+    let mut lines = Vec::with_capacity(hunk.lines.len());
+    for line in &hunk.lines {
+        let (kind, o, n) = match line {
+            Line::Context(_) => (LineKind::Context, Some(old), Some(new)),
+            Line::Removed(_) => (LineKind::Removed, Some(old), None),
+            Line::Added(_) => (LineKind::Added, None, Some(new)),
+        };
+        old += u32::from(o.is_some());
+        new += u32::from(n.is_some());
+        let raw = line.text();
+        let text = raw.strip_suffix('\n').map_or(raw, |t| t.strip_suffix('\r').unwrap_or(t));
+        lines.push(DiffLine { kind, old: o, new: n, text: text.to_string() });
+        if !raw.ends_with('\n') {
+            let note = "\\ No newline at end of file".to_string();
+            lines.push(DiffLine { kind: LineKind::Note, old: None, new: None, text: note });
         }
     }
-    (old.0, old.1, new.0, new.1)
+    Hunk { header: hunk.header(), lines }
 }
 
 /// Pairs a hunk's lines for a side-by-side view: context on both sides, removed runs beside the added runs that
@@ -335,7 +299,7 @@ fn split_hunk(hunk: &Hunk) -> impl IntoView + use<> {
 mod tests {
     use super::*;
 
-    const DIFF: &str = "diff --git a/inventory/cart.py b/inventory/cart.py\n--- a/inventory/cart.py\n+++ b/inventory/cart.py\n@@ -24,4 +24,5 @@\n         total = 0\n-            total += item.price_cents\n+            total += item.price_cents * units\n+            pass\n         return total\n";
+    const DIFF: &str = "diff --git a/inventory/cart.py b/inventory/cart.py\n--- a/inventory/cart.py\n+++ b/inventory/cart.py\n@@ -24,3 +24,4 @@\n         total = 0\n-            total += item.price_cents\n+            total += item.price_cents * units\n+            pass\n         return total\n";
 
     #[test]
     fn lines_are_numbered() {

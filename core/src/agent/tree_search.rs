@@ -20,7 +20,8 @@ use super::{Agent, AgentError, Event, Phase, RunPurpose, Verdict};
 use crate::answers;
 use crate::index::DefKind;
 use crate::llm::{Llm, Message};
-use crate::mcts::{BugType, Tree, TreePolicy, classify, parse_hunks};
+use crate::mcts::{BugType, Tree, TreePolicy, classify};
+use crate::patch::diff::FileDiff;
 use crate::patch::{self, Edit, EditFailure, ExtractOptions, ExtractStatus, Extraction, FileOrEditFailure};
 use crate::prompt::{Prompt, text::INFILL_MASK};
 use crate::runner::{RunOutcome, Runner};
@@ -28,8 +29,10 @@ use crate::runner::{RunOutcome, Runner};
 /// A node's candidate.
 #[derive(Debug, Clone, Default)]
 pub struct Candidate {
-    /// The diff against the original program (empty at the root).
+    /// The diff against the original program as text, for prompts and runs (empty at the root).
     pub diff: String,
+    /// The same changes as values (MCTS reads the bug's shape from them).
+    pub changes: Vec<FileDiff>,
     /// What validation made of it (`None` at the root).
     pub verdict: Option<Verdict>,
     /// The validation run, when there was one (the root's is the reproducer on the original program).
@@ -104,6 +107,7 @@ pub async fn run<L: Llm, R: Runner>(
                 // leaf that is never expanded, so its parent's value falls.
                 let candidate = Candidate {
                     diff: String::new(),
+                    changes: Vec::new(),
                     verdict: Some(Verdict::Error),
                     run: None,
                     feedback: format!("it does not compile: {problem}"),
@@ -146,6 +150,7 @@ pub async fn run<L: Llm, R: Runner>(
                 status: ExtractStatus::NoPatch,
                 reason: "the tree search produced no applicable candidate".into(),
                 diff: String::new(),
+                changes: Vec::new(),
                 edits: Vec::new(),
                 files: BTreeMap::new(),
                 parse_issues: Vec::new(),
@@ -157,25 +162,23 @@ pub async fn run<L: Llm, R: Runner>(
 
 /// Chooses the prompt mode from a node's candidate.
 fn mode_for<L: Llm, R: Runner>(agent: &Agent<L, R>, candidate: &Candidate) -> Mode {
-    if candidate.diff.is_empty() {
+    let Some((file, first)) = candidate.changes.iter().find_map(|d| Some((d.path.clone(), d.hunks.first()?))) else {
         return Mode::Patch;
-    }
-    let hunks = parse_hunks(&candidate.diff);
+    };
+    let removed = first.removed_lines();
     let function_at = |file: &str, line: u32| innermost_function(agent, file, line);
-    match classify(&hunks, function_at) {
-        BugType::SL | BugType::SH if !hunks[0].removed.is_empty() => {
-            let h = &hunks[0];
-            let (start, end) = (h.removed[0], *h.removed.last().expect("non-empty"));
-            let window = innermost_function(agent, &h.file, start)
+    match classify(&candidate.changes, function_at) {
+        BugType::SL | BugType::SH if !removed.is_empty() => {
+            let (start, end) = (removed[0], *removed.last().expect("non-empty"));
+            let window = innermost_function(agent, &file, start)
                 .filter(|&(s, e)| s <= start && end <= e)
                 .unwrap_or((start.saturating_sub(5).max(1), end + 5));
-            Mode::Infill { file: h.file.clone(), start, end, window }
+            Mode::Infill { file, start, end, window }
         }
         BugType::SF => {
-            let h = &hunks[0];
-            let line = h.removed.first().copied().unwrap_or(h.anchor);
-            match innermost_function(agent, &h.file, line) {
-                Some((start, end)) => Mode::Function { file: h.file.clone(), start, end },
+            let line = removed.first().copied().unwrap_or(first.anchor());
+            match innermost_function(agent, &file, line) {
+                Some((start, end)) => Mode::Function { file, start, end },
                 None => Mode::Refine,
             }
         }
@@ -306,11 +309,13 @@ async fn evaluate<L: Llm, R: Runner>(
                 (rate(agent, issue, &diff, &feedback).await?, feedback)
             }
         };
-        return Ok((reward, Candidate { diff, verdict: Some(verdict), run: Some(run), feedback }));
+        let changes = extraction.changes.clone();
+        return Ok((reward, Candidate { diff, changes, verdict: Some(verdict), run: Some(run), feedback }));
     }
     let score = rate(agent, issue, &diff, "No execution was available; judge from the code alone.").await?;
     let feedback = format!("the model rated it {:.0}/100", score * 100.0);
-    Ok((score, Candidate { diff, verdict: Some(Verdict::Rated), run: None, feedback }))
+    let changes = extraction.changes.clone();
+    Ok((score, Candidate { diff, changes, verdict: Some(Verdict::Rated), run: None, feedback }))
 }
 
 /// Asks the model for a 0-100 rating; unreadable answers count as 0.

@@ -244,11 +244,15 @@ fn fields_are_cleaned() {
 #[test]
 fn file_names_match_by_suffix_on_path_boundaries() {
     let paths = ["pkg/models.py", "pkg/dup/models.py", "pkg/othermodels.py"];
-    assert_eq!(match_files(paths.iter().copied(), "models.py"), vec!["pkg/models.py", "pkg/dup/models.py"]);
-    assert_eq!(match_files(paths.iter().copied(), "Pkg/Models.py"), vec!["pkg/models.py"]);
-    assert_eq!(match_files(paths.iter().copied(), "dup/models.py"), vec!["pkg/dup/models.py"]);
-    assert!(match_files(paths.iter().copied(), "odels.py").is_empty());
-    assert_eq!(match_files(paths.iter().copied(), "/srv/repo/pkg/othermodels.py"), vec!["pkg/othermodels.py"]);
+    let named = |wanted| files_named(&paths, wanted).map(|(found, _)| found);
+    let (found, ambiguity) = files_named(&paths, "models.py").unwrap();
+    assert_eq!(found, vec!["pkg/models.py", "pkg/dup/models.py"]);
+    assert_eq!(ambiguity.unwrap(), "`models.py` names 2 files (pkg/models.py, pkg/dup/models.py)");
+    assert_eq!(named("Pkg/Models.py").unwrap(), vec!["pkg/models.py"]);
+    assert_eq!(named("dup/models.py").unwrap(), vec!["pkg/dup/models.py"]);
+    assert_eq!(named("odels.py").unwrap(), vec!["pkg/models.py", "pkg/dup/models.py", "pkg/othermodels.py"]);
+    assert!(named("x.txt").is_err());
+    assert_eq!(named("/srv/repo/pkg/othermodels.py").unwrap(), vec!["pkg/othermodels.py"]);
 }
 
 #[test]

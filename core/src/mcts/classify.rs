@@ -1,4 +1,5 @@
-//! Bug types from a diff, as APR-MCTS uses them to pick a prompt mode.
+//! Bug types from a candidate's changes (the typed [`FileDiff`]s of the patch layer, never re-read text), as
+//! APR-MCTS uses them to pick a prompt mode.
 //!
 //! - **SL**, single line: one hunk that removes at most one line and adds at most one.
 //! - **SH**, single hunk: one hunk in one file.
@@ -9,6 +10,8 @@
 //! whole function; OT with the plain patch prompt.
 
 use serde::Serialize;
+
+use crate::patch::diff::{FileDiff, Hunk};
 
 /// A bug's shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -23,65 +26,19 @@ pub enum BugType {
     OT,
 }
 
-/// One hunk of a unified diff: the file and the original lines it touches.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hunk {
-    /// Path of the original file (without `a/`).
-    pub file: String,
-    /// Line numbers (1-based, in the original) of removed lines.
-    pub removed: Vec<u32>,
-    /// Number of added lines.
-    pub added: u32,
-    /// The original line the hunk's changes are anchored at (where additions go when nothing is removed).
-    pub anchor: u32,
-}
-
-/// Reads the hunks of a unified diff (as `git diff` and the patch layer write them). Lines it does not understand
-/// are ignored.
-pub fn parse_hunks(diff: &str) -> Vec<Hunk> {
-    let mut hunks = Vec::new();
-    let mut file = String::new();
-    let mut old_line = 0u32;
-    for line in diff.lines() {
-        if let Some(path) = line.strip_prefix("--- ") {
-            file = path.trim().trim_start_matches("a/").to_string();
-        } else if line.starts_with("+++ ") {
-            continue;
-        } else if let Some(rest) = line.strip_prefix("@@ -") {
-            let start = rest.split([',', ' ']).next().and_then(|n| n.parse().ok()).unwrap_or(0);
-            old_line = start;
-            hunks.push(Hunk { file: file.clone(), removed: Vec::new(), added: 0, anchor: start });
-        } else if let Some(h) = hunks.last_mut() {
-            match line.as_bytes().first() {
-                Some(b'-') => {
-                    h.removed.push(old_line);
-                    old_line += 1;
-                }
-                Some(b'+') => {
-                    if h.added == 0 && h.removed.is_empty() {
-                        h.anchor = old_line;
-                    }
-                    h.added += 1;
-                }
-                Some(b' ') | None => old_line += 1,
-                _ => {}
-            }
-        }
-    }
-    hunks
-}
-
-/// Classifies a diff. `function_at(file, line)` gives the `(start, end)` of the innermost function containing a line
-/// of the original file, if any (the index answers it).
-pub fn classify(hunks: &[Hunk], function_at: impl Fn(&str, u32) -> Option<(u32, u32)>) -> BugType {
-    match hunks {
+/// Classifies a candidate's changes. `function_at(file, line)` gives the `(start, end)` of the innermost function
+/// containing a line of the original file, if any (the index answers it).
+pub fn classify(diffs: &[FileDiff], function_at: impl Fn(&str, u32) -> Option<(u32, u32)>) -> BugType {
+    let hunks: Vec<(&str, &Hunk)> = diffs.iter().flat_map(|d| d.hunks.iter().map(|h| (d.path.as_str(), h))).collect();
+    match hunks.as_slice() {
         [] => BugType::OT,
-        [h] if h.removed.len() <= 1 && h.added <= 1 => BugType::SL,
+        [(_, h)] if h.removed_lines().len() <= 1 && h.added() <= 1 => BugType::SL,
         [_] => BugType::SH,
         _ => {
-            let mut lines = hunks.iter().flat_map(|h| {
-                let touched: Vec<u32> = if h.removed.is_empty() { vec![h.anchor] } else { h.removed.clone() };
-                touched.into_iter().map(move |l| (h.file.as_str(), l))
+            let mut lines = hunks.iter().flat_map(|(file, h)| {
+                let removed = h.removed_lines();
+                let touched: Vec<u32> = if removed.is_empty() { vec![h.anchor()] } else { removed };
+                touched.into_iter().map(move |l| (*file, l))
             });
             let Some((file, first)) = lines.next() else { return BugType::OT };
             let Some(func) = function_at(file, first) else { return BugType::OT };
@@ -94,6 +51,7 @@ pub fn classify(hunks: &[Hunk], function_at: impl Fn(&str, u32) -> Option<(u32, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::patch::diff::parse_patch;
 
     const ONE_LINE: &str = "\
 diff --git a/m.py b/m.py
@@ -123,27 +81,59 @@ diff --git a/m.py b/m.py
         [(2, 12), (20, 30)].into_iter().find(|&(s, e)| (s..=e).contains(&line))
     }
 
+    /// The patch text read by the one parser, as typed diffs.
+    fn typed(text: &str) -> Vec<FileDiff> {
+        parse_patch(text)
+            .expect("a patch")
+            .into_iter()
+            .map(|f| FileDiff { path: f.new_path.unwrap_or_default().trim_start_matches("b/").into(), hunks: f.hunks })
+            .collect()
+    }
+
     #[test]
     fn hunks_record_removed_lines_and_anchors() {
-        let h = parse_hunks(TWO_HUNKS);
+        let d = typed(TWO_HUNKS);
+        let h = &d[0].hunks;
         assert_eq!(h.len(), 2);
-        assert_eq!(h[0], Hunk { file: "m.py".into(), removed: vec![3], added: 1, anchor: 2 });
-        assert_eq!((h[1].removed.len(), h[1].added, h[1].anchor), (0, 1, 10));
+        assert_eq!((h[0].removed_lines(), h[0].added(), d[0].path.as_str()), (vec![3], 1, "m.py"));
+        assert_eq!((h[1].removed_lines().len(), h[1].added(), h[1].anchor()), (0, 1, 10));
     }
 
     #[test]
     fn shapes_are_classified() {
-        assert_eq!(classify(&parse_hunks(ONE_LINE), funcs), BugType::SL);
-        let mut big = parse_hunks(ONE_LINE);
-        big[0].added = 3;
+        assert_eq!(classify(&typed(ONE_LINE), funcs), BugType::SL);
+        let mut big = typed(ONE_LINE);
+        big[0].hunks[0].lines.push(crate::patch::diff::Line::Added("    c = 4\n".into()));
         assert_eq!(classify(&big, funcs), BugType::SH);
-        assert_eq!(classify(&parse_hunks(TWO_HUNKS), funcs), BugType::SF);
-        let mut apart = parse_hunks(TWO_HUNKS);
-        apart[1].anchor = 25;
+        assert_eq!(classify(&typed(TWO_HUNKS), funcs), BugType::SF);
+        let mut apart = typed(TWO_HUNKS);
+        apart[0].hunks[1].old_start = 24;
         assert_eq!(classify(&apart, funcs), BugType::OT, "two functions");
-        apart[1].anchor = 10;
-        apart[1].file = "other.py".into();
-        assert_eq!(classify(&apart, funcs), BugType::OT, "two files");
+        let mut two_files = typed(TWO_HUNKS);
+        let second = FileDiff { path: "other.py".into(), hunks: vec![two_files[0].hunks.pop().expect("two")] };
+        two_files.push(second);
+        assert_eq!(classify(&two_files, funcs), BugType::OT, "two files");
         assert_eq!(classify(&[], funcs), BugType::OT);
+    }
+
+    /// Regression: a removed line that starts with `-- ` is written `--- …` in the hunk. The old text reader took
+    /// it for a file header and lost the removed line, so a one-line fix read as a pure addition and was refined
+    /// instead of masked.
+    #[test]
+    fn a_removed_line_that_looks_like_a_file_header_stays_in_its_hunk() {
+        let old = "def f():\n    a = 1\n-- a SQL comment\n++ b\n    return a\n";
+        let new = "def f():\n    a = 1\n-- another comment\n++ b\n    return a\n";
+        let diff = FileDiff::between("q.py", old, new).expect("a change");
+        assert!(diff.to_string().contains("\n--- a SQL comment\n"), "{diff}");
+        assert_eq!(classify(std::slice::from_ref(&diff), funcs), BugType::SL);
+        let old2 = "x\n-- a\n++ b\ny\n";
+        let new2 = "x\n+++ c\ny\n";
+        let two_lines = FileDiff::between("q.py", old2, new2).expect("a change");
+        assert!(two_lines.to_string().contains("\n--- a\n-++ b\n++++ c\n"), "{two_lines}");
+        for d in [diff, two_lines] {
+            let read = typed(&d.to_string());
+            assert_eq!(read, vec![d.clone()], "the text reads back as the same hunks");
+            assert_eq!(classify(&read, funcs), classify(std::slice::from_ref(&d), funcs));
+        }
     }
 }

@@ -10,11 +10,12 @@
 //! | blocks out of the answer | [`parse`] |
 //! | one edit into one file | [`apply`] |
 //! | the model's indentation into the file's | `indent` |
-//! | the changed files as a unified diff | [`diff`] |
+//! | the changed files as typed hunks ([`FileDiff`]), and their text | [`diff`] |
 //! | the verdict | [`status`] |
 //!
-//! Files named by `<file>` are found the way AutoCodeRover finds them (exact path first, then by name), except that
-//! when several files fit, each is tried and the first whose text contains the original wins. Edits to test files
+//! Files named by `<file>` are found by the one file-name policy of [`crate::paths`] (exact path, then suffix on a
+//! `/` boundary, then shorter tails, then ignoring case); when several files fit, each is tried and the first whose
+//! text contains the original wins, and the edit's notes name the [`Ambiguity`]. Edits to test files
 //! ([`is_test_file`]) are dropped, as current AutoCodeRover does.
 
 pub mod apply;
@@ -32,13 +33,14 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 pub use apply::{Applied, ApplyOptions, EditFailure, IndentGuess, NearLine, Reading, apply_edit};
-pub use diff::{file_diff, repo_diff};
+pub use diff::{FileDiff, Hunk, Line, file_diff, repo_diff};
 pub use parse::{Edit, ParseIssue, is_placeholder, parse_edits, parse_edits_with_issues};
 pub use status::ExtractStatus;
 
 use apply::Gating;
 
 use crate::gate::Gate;
+use crate::paths::{self, Ambiguity, PathError};
 use crate::repo::{Repo, SkipReason, is_test_file, normalize_path};
 
 /// A known bug location: a file and a 1-based line. Used to choose among several matches.
@@ -101,6 +103,11 @@ pub enum FileOrEditFailure {
         /// Loaded paths with the most similar names (at most three).
         similar: Vec<String>,
     },
+    /// The name cannot be a repository path (too long, `..` leaving the root...); it was not compared with any file.
+    NotAPath {
+        /// Why.
+        error: PathError,
+    },
     /// The file exists but was not loaded (not UTF-8, binary, too large...).
     FileNotLoaded {
         /// The stored path.
@@ -126,6 +133,7 @@ impl std::fmt::Display for FileOrEditFailure {
                 "no file with this path or name exists in the repository; did you mean {}?",
                 similar.join(", ")
             ),
+            FileOrEditFailure::NotAPath { error } => error.fmt(f),
             FileOrEditFailure::FileNotLoaded { path, reason } => {
                 write!(f, "{path} cannot be edited: {reason}")
             }
@@ -151,7 +159,7 @@ pub struct EditReport {
 impl EditReport {
     /// A one-line account for people and for the model.
     pub fn message(&self) -> String {
-        let path = self.path.as_deref().unwrap_or(&self.file);
+        let path = self.shown_path();
         match &self.outcome {
             Outcome::Applied(a) => {
                 let mut m = if a.changed {
@@ -175,6 +183,13 @@ impl EditReport {
     }
 }
 
+impl EditReport {
+    /// The repository path, or the name as written (its start, when long), for messages.
+    fn shown_path(&self) -> String {
+        self.path.clone().unwrap_or_else(|| paths::preview(&self.file))
+    }
+}
+
 /// The result of extracting a patch from an answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Extraction {
@@ -182,8 +197,10 @@ pub struct Extraction {
     pub status: ExtractStatus,
     /// What to tell the model (empty when everything applied cleanly).
     pub reason: String,
-    /// The unified diff of every changed file.
+    /// The unified diff of every changed file, as text (rendered from [`Extraction::changes`]).
     pub diff: String,
+    /// Every changed file's hunks, as values.
+    pub changes: Vec<FileDiff>,
     /// Every parsed edit, in order.
     pub edits: Vec<EditReport>,
     /// New text of every changed file, by path.
@@ -211,6 +228,7 @@ pub fn extract_with_gate(repo: &Repo, answer: &str, options: &ExtractOptions, ga
             status,
             reason,
             diff: String::new(),
+            changes: Vec::new(),
             edits: Vec::new(),
             files: BTreeMap::new(),
             parse_issues,
@@ -261,16 +279,16 @@ pub fn extract_edits(repo: &Repo, edits: &[Edit], options: &ExtractOptions, gate
         }
     }
     let mut files = BTreeMap::new();
-    let mut diff = String::new();
+    let mut changes = Vec::new();
     for (path, text) in working {
-        let old = repo.file(&path).unwrap_or("");
-        if old != text {
-            diff.push_str(&file_diff(&path, old, &text));
+        if let Some(change) = FileDiff::between(&path, repo.file(&path).unwrap_or(""), &text) {
+            changes.push(change);
             files.insert(path, text);
         }
     }
-    let (status, reason) = verdict(&reports, diff.is_empty());
-    Extraction { status, reason, diff, edits: reports, files, parse_issues: Vec::new() }
+    let diff = diff::render(&changes);
+    let (status, reason) = verdict(&reports, changes.is_empty());
+    Extraction { status, reason, diff, changes, edits: reports, files, parse_issues: Vec::new() }
 }
 
 fn unparsed_reason(issues: &[ParseIssue]) -> String {
@@ -294,7 +312,7 @@ fn verdict(reports: &[EditReport], diff_empty: bool) -> (ExtractStatus, String) 
             if only_failed && matches!(r.outcome, Outcome::Applied(_)) {
                 continue;
             }
-            let path = r.path.as_deref().unwrap_or(&r.file);
+            let path = r.shown_path();
             let text = match &r.outcome {
                 Outcome::Failed { failure } => failure.to_string(),
                 _ => r.message(),
@@ -387,6 +405,9 @@ fn apply_one(
                 Outcome::Failed { failure: FileOrEditFailure::FileNotLoaded { path, reason } },
             );
         }
+        Resolved::Refused(error) => {
+            return report(None, Outcome::Failed { failure: FileOrEditFailure::NotAPath { error } });
+        }
         Resolved::Missing(similar) => {
             return report(None, Outcome::Failed { failure: FileOrEditFailure::FileNotFound { similar } });
         }
@@ -405,12 +426,8 @@ fn apply_one(
         match apply::apply_gated(text, edit, &apply_options, gate, gating) {
             Ok(mut applied) => {
                 if sources.len() > 1 {
-                    applied.notes.push(format!(
-                        "`{}` names {} files ({}); used {path}, the first that contains the original",
-                        edit.file,
-                        sources.len(),
-                        sources.join(", ")
-                    ));
+                    let ambiguity = Ambiguity { name: edit.file.trim().to_string(), candidates: sources.clone() };
+                    applied.notes.push(format!("{ambiguity}; used {path}, the first that contains the original"));
                 }
                 let text = std::mem::take(&mut applied.text);
                 working.insert(path.clone(), text);
@@ -436,60 +453,27 @@ fn apply_one(
 
 /// Where a `<file>` path leads.
 enum Resolved {
-    /// Loaded files that fit, best first.
+    /// Loaded files that fit, in repository order.
     Files(Vec<String>),
     /// The file exists but was skipped at load time.
     NotLoaded(String, SkipReason),
+    /// The name cannot be a path.
+    Refused(PathError),
     /// Nothing fits; the most similar loaded paths.
     Missing(Vec<String>),
 }
 
-/// The longest `<file>` name looked up, in bytes (longer names are not paths: nothing is found for them).
-const MAX_PATH_BYTES: usize = 4096;
-/// The longest file name compared with the repository's names for suggestions.
-const MAX_NAME_BYTES: usize = 255;
-
+/// The files `raw` names by the [`crate::paths`] policy: loaded files first, then files skipped at load time.
 fn resolve(repo: &Repo, raw: &str) -> Resolved {
-    if raw.len() > MAX_PATH_BYTES {
-        return Resolved::Missing(Vec::new());
+    let loaded: Vec<&str> = repo.files().map(|(p, _)| p).collect();
+    match paths::find(&loaded, raw) {
+        Ok(m) => return Resolved::Files(m.positions.iter().map(|&i| loaded[i].to_string()).collect()),
+        Err(e @ PathError::NotAPath { .. }) => return Resolved::Refused(e),
+        Err(PathError::NoMatch { .. }) => {}
     }
-    let trimmed = raw.trim().trim_start_matches("./").trim_start_matches('/');
-    let Some(clean) = normalize_path(trimmed) else {
-        return Resolved::Missing(Vec::new());
-    };
-    let components: Vec<&str> = clean.split('/').collect();
-    // The path itself, then shorter and shorter tails of it (an absolute testbed path names a repository path).
-    for skip in 0..components.len() {
-        let tail = components[skip..].join("/");
-        if repo.file(&tail).is_some() {
-            return Resolved::Files(vec![tail]);
-        }
-        let suffix = format!("/{tail}");
-        let found: Vec<String> =
-            repo.files().map(|(p, _)| p).filter(|p| p.ends_with(&suffix)).map(str::to_string).collect();
-        if !found.is_empty() {
-            return Resolved::Files(found);
-        }
-        if let Some(s) =
-            repo.skipped().iter().find(|s| normalize_path(&s.path).is_some_and(|p| p == tail || p.ends_with(&suffix)))
-        {
-            return Resolved::NotLoaded(s.path.clone(), s.reason.clone());
-        }
+    let skipped: Vec<&str> = repo.skipped().iter().map(|s| s.path.as_str()).collect();
+    if let Some(s) = paths::find(&skipped, raw).ok().and_then(|m| repo.skipped().get(m.positions[0])) {
+        return Resolved::NotLoaded(s.path.clone(), s.reason.clone());
     }
-    let name = components.last().copied().unwrap_or("");
-    if name.len() > MAX_NAME_BYTES {
-        return Resolved::Missing(Vec::new());
-    }
-    let mut scored: Vec<(f32, &str)> = repo
-        .files()
-        .map(|(p, _)| p)
-        .map(|p| {
-            let base = p.rsplit('/').next().unwrap_or(p);
-            let base = if base.len() > MAX_NAME_BYTES { "" } else { base };
-            (similar::TextDiff::from_chars(name, base).ratio(), p)
-        })
-        .filter(|(r, _)| *r >= 0.7)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    Resolved::Missing(scored.into_iter().take(3).map(|(_, p)| p.to_string()).collect())
+    Resolved::Missing(paths::similar_paths(&loaded, raw))
 }

@@ -47,12 +47,13 @@ impl<'a> Searcher<'a> {
     }
 
     /// `search_class_in_file(class_name, file_name)`: the full code of the classes with this name in the files
-    /// whose path ends with `file_name`.
+    /// `file_name` names.
     pub fn search_class_in_file(&self, class_name: &str, file_name: &str) -> SearchOutput {
-        let files: HashSet<FileId> = self.files_matching(file_name).into_iter().collect();
-        if files.is_empty() {
-            return SearchOutput::miss(format!("Could not find file {file_name} in the codebase."));
-        }
+        let named = match self.files_named(file_name) {
+            Ok(named) => named,
+            Err(miss) => return miss,
+        };
+        let files: HashSet<FileId> = named.files.iter().copied().collect();
         let Some(spans) = self.class_spans(class_name) else {
             return SearchOutput::miss(format!("Could not find class {class_name} in the codebase."));
         };
@@ -62,7 +63,7 @@ impl<'a> Searcher<'a> {
         }
         let mut text = format!("Found {} classes with name {class_name} in file {file_name}.\n", spans.len());
         push_results(&mut text, 1, spans.iter().map(|s| self.full_class_block(s, class_name)));
-        SearchOutput::found(text, self.class_hits(&spans, class_name))
+        named.note(SearchOutput::found(text, self.class_hits(&spans, class_name)))
     }
 
     /// `get_class_full_snippet(class_name)`: the full code of the first two classes with this name.

@@ -91,13 +91,14 @@ impl<'a> Searcher<'a> {
         SearchOutput::found(text, self.text_hits(&hits))
     }
 
-    /// `search_code_in_file(code_str, file_name)`: occurrences of the literal text in the files whose path ends
-    /// with `file_name`; past three hits, the enclosing methods and their hit counts.
+    /// `search_code_in_file(code_str, file_name)`: occurrences of the literal text in the files
+    /// `file_name` names; past three hits, the enclosing methods and their hit counts.
     pub fn search_code_in_file(&self, code_str: &str, file_name: &str) -> SearchOutput {
-        let files = self.files_matching(file_name);
-        if files.is_empty() {
-            return SearchOutput::miss(format!("Could not find file {file_name} in the codebase."));
-        }
+        let named = match self.files_named(file_name) {
+            Ok(named) => named,
+            Err(miss) => return miss,
+        };
+        let files = named.files.clone();
         if code_str.is_empty() {
             return SearchOutput::miss("The code to search for is empty.");
         }
@@ -113,16 +114,17 @@ impl<'a> Searcher<'a> {
         } else {
             push_results(&mut text, 1, hits.iter().map(|h| self.text_block(h)));
         }
-        SearchOutput::found(text, self.text_hits(&hits))
+        named.note(SearchOutput::found(text, self.text_hits(&hits)))
     }
 
     /// `get_code_around_line(file_name, line_no, window)`: lines `line_no - window ..= line_no + window` of each
-    /// file whose path ends with `file_name` and has that line.
+    /// file `file_name` names that has that line.
     pub fn get_code_around_line(&self, file_name: &str, line_no: u32, window: u32) -> SearchOutput {
-        let files = self.files_matching(file_name);
-        if files.is_empty() {
-            return SearchOutput::miss(format!("Could not find file {file_name} in the codebase."));
-        }
+        let named = match self.files_named(file_name) {
+            Ok(named) => named,
+            Err(miss) => return miss,
+        };
+        let files = named.files.clone();
         let mut blocks = Vec::new();
         let mut hits = Vec::new();
         for file in files {
@@ -142,6 +144,6 @@ impl<'a> Searcher<'a> {
         }
         let mut text = format!("Found {} code snippets around line {line_no}.\n", hits.len());
         push_results(&mut text, 1, blocks);
-        SearchOutput::found(text, hits)
+        named.note(SearchOutput::found(text, hits))
     }
 }

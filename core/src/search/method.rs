@@ -90,13 +90,14 @@ impl<'a> Searcher<'a> {
         SearchOutput::found(text, self.def_hits(&units))
     }
 
-    /// `search_method_in_file(method_name, file_name)`: functions and methods with this name in the files whose
-    /// path ends with `file_name`, all shown in full.
+    /// `search_method_in_file(method_name, file_name)`: functions and methods with this name in the files
+    /// `file_name` names, all shown in full.
     pub fn search_method_in_file(&self, method_name: &str, file_name: &str) -> SearchOutput {
-        let files: HashSet<FileId> = self.files_matching(file_name).into_iter().collect();
-        if files.is_empty() {
-            return SearchOutput::miss(format!("Could not find file {file_name} in the codebase."));
-        }
+        let named = match self.files_named(file_name) {
+            Ok(named) => named,
+            Err(miss) => return miss,
+        };
+        let files: HashSet<FileId> = named.files.iter().copied().collect();
         let units = self.functions_named(method_name);
         if units.is_empty() {
             return SearchOutput::miss(format!("The method {method_name} does not appear in the codebase."));
@@ -107,7 +108,7 @@ impl<'a> Searcher<'a> {
         }
         let mut text = format!("Found {} methods with name `{method_name}` in file {file_name}.\n", units.len());
         push_results(&mut text, 1, units.iter().map(|u| self.def_block(u)));
-        SearchOutput::found(text, self.def_hits(&units))
+        named.note(SearchOutput::found(text, self.def_hits(&units)))
     }
 
     /// `search_method_in_class(method_name, class_name)`: methods with this name in every class with this name;

@@ -11,7 +11,11 @@
 //!
 //! Where this departs from ACR (all in the direction of finding more, or of saying less that is wrong):
 //!
-//! - file names match case-insensitively by suffix (`rst.py`, `io/ascii/RST.py`);
+//! - file names are read by the one policy of [`crate::paths`]: exact, then suffix on a `/` boundary (ACR matched
+//!   any suffix, so `t.py` found `cart.py`), then shorter tails, then ignoring case (`rst.py`, `io/ascii/RST.py`);
+//!   ACR's any-suffix match is the policy's last resort. When a name fits several files the answer covers all of
+//!   them, as ACR's did, and ends with a note saying so (the [`crate::paths::Ambiguity`]), as it does when the name
+//!   only ends the files' names; a name that cannot be a path is refused with the policy's reason;
 //! - `search_code_in_file` searches for the string it was given (ACR dropped one trailing `)` first);
 //! - `search_class` shows each class's own signature, including `async` methods (ACR showed the first class of
 //!   that name in the file for every entry, and skipped `async def`);
@@ -33,6 +37,7 @@ mod method;
 mod source;
 
 use std::cell::OnceCell;
+use std::fmt::Write as _;
 
 use serde::Serialize;
 
@@ -41,6 +46,7 @@ pub use crate::call::{CallError, SearchCall};
 pub use code::CODE_CONTEXT_LINES;
 
 use crate::index::{DefKind, FileId, Index};
+use crate::paths::{self, PathError};
 use crate::repo::Repo;
 use source::LineTable;
 
@@ -106,11 +112,28 @@ pub struct Searcher<'a> {
     files: Vec<SourceFile<'a>>,
 }
 
-/// A file's text, lower-cased path (for suffix matching) and lazily built line table.
+/// A file's text and lazily built line table.
 struct SourceFile<'a> {
     text: &'a str,
-    lower_path: String,
     lines: OnceCell<LineTable>,
+}
+
+/// The files a file-scoped call names ([`Searcher::files_named`]).
+struct NamedFiles {
+    /// In index order; never empty.
+    files: Vec<FileId>,
+    /// What to tell the model about the match (several files, or only part of a name), when anything.
+    note: Option<String>,
+}
+
+impl NamedFiles {
+    /// `output` with the ambiguity sentence after it, when the call found something in several files.
+    fn note(&self, mut output: SearchOutput) -> SearchOutput {
+        if let (true, Some(note)) = (output.ok, &self.note) {
+            let _ = write!(output.text, "\n\nNote: {note}; the results above cover all of them.");
+        }
+        output
+    }
 }
 
 impl<'a> Searcher<'a> {
@@ -120,11 +143,7 @@ impl<'a> Searcher<'a> {
         let files = index
             .files
             .iter()
-            .map(|f| SourceFile {
-                text: repo.file(&f.path).unwrap_or(""),
-                lower_path: f.path.to_lowercase(),
-                lines: OnceCell::new(),
-            })
+            .map(|f| SourceFile { text: repo.file(&f.path).unwrap_or(""), lines: OnceCell::new() })
             .collect();
         Searcher { index, files }
     }
@@ -164,21 +183,25 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Files whose path ends with `name`, ignoring case, in index order. A leading `./` or `/` is ignored; an
-    /// empty name matches nothing.
+    /// The indexed files `name` names by the [`crate::paths`] policy, in index order (none when it names none).
     pub fn files_matching(&self, name: &str) -> Vec<FileId> {
-        let name = name.trim();
-        let name = name.trim_start_matches("./").trim_start_matches('/');
-        if name.is_empty() {
-            return Vec::new();
+        self.files_named(name).map(|n| n.files).unwrap_or_default()
+    }
+
+    /// The indexed files `name` names, or the failed output to answer with: ACR's sentence when no file fits, the
+    /// policy's reason when the name cannot be a path.
+    fn files_named(&self, name: &str) -> Result<NamedFiles, SearchOutput> {
+        let paths: Vec<&str> = self.index.files.iter().map(|f| f.path.as_str()).collect();
+        match paths::find(&paths, name) {
+            Ok(m) => Ok(NamedFiles {
+                note: m.note(name, &paths),
+                files: m.positions.into_iter().map(|i| i as FileId).collect(),
+            }),
+            Err(PathError::NoMatch { .. }) => {
+                Err(SearchOutput::miss(format!("Could not find file {name} in the codebase.")))
+            }
+            Err(e) => Err(SearchOutput::miss(format!("{e}."))),
         }
-        let wanted = name.replace('\\', "/").to_lowercase();
-        self.files
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.lower_path.ends_with(&wanted))
-            .map(|(i, _)| i as FileId)
-            .collect()
     }
 
     /// The class and function a line of a file belongs to, as ACR reports it for text hits: the outermost method

@@ -284,3 +284,41 @@ fn multibyte_text_never_splits_characters() {
     let res = s.search_code_in_file("ü", "u.py");
     assert_eq!(res.results[2].func.as_deref(), Some("f"));
 }
+
+#[test]
+fn file_names_follow_the_path_policy() {
+    let repo = Repo::from_files([
+        ("pkg/a/util.py", "def f():\n    return 1\n"),
+        ("pkg/b/util.py", "def f():\n    return 2\n"),
+        ("cart.py", "def f():\n    return 3\n"),
+        ("t.py", "def g():\n    return 4\n"),
+    ]);
+    let index = Index::build(&repo);
+    let searcher = Searcher::new(&index, &repo);
+    // A suffix counts on a folder boundary: `t.py` is not `cart.py` (ACR's raw suffix said it was too).
+    let out = searcher.search_method_in_file("f", "t.py");
+    assert_eq!((out.ok, out.text.as_str()), (false, "There is no method with name `f` in file t.py."));
+    // Part of a name is the last resort, and the answer says so.
+    let out = searcher.search_method_in_file("f", "art.py");
+    assert!(
+        out.ok && out.text.ends_with("\n\nNote: no file is called `art.py`; 1 path only ends with it (cart.py); the results above cover all of them."),
+        "{}",
+        out.text
+    );
+    // A name that fits several files answers from all of them and says so, in the policy's words.
+    let out = searcher.search_method_in_file("f", "util.py");
+    assert_eq!(out.results.len(), 2, "{}", out.text);
+    assert!(
+        out.text.ends_with(
+            "\n\nNote: `util.py` names 2 files (pkg/a/util.py, pkg/b/util.py); the results above cover all of them."
+        ),
+        "{}",
+        out.text
+    );
+    assert!(!searcher.search_method_in_file("f", "a/util.py").text.contains("Note:"));
+    // A name that cannot be a path is refused with the reason, quoting only its start.
+    let huge = "x".repeat(200_000);
+    let out = searcher.search_code_in_file("return", &huge);
+    assert!(!out.ok && out.text.len() < 300, "{}", out.text);
+    assert!(out.text.contains("is not a file path: it is 200000 bytes long"), "{}", out.text);
+}
