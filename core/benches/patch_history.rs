@@ -1,254 +1,26 @@
-//! The patch core against real history: commits of small, long-lived Python projects, each file's change written
-//! as an answer in the ways models write them, applied to the parent's file and compared with the child's.
-//!
-//! `cargo bench -p acr-core --bench patch_history` reads the bare git mirrors under `/work/.mirror` (`ACR_MIRRORS`
-//! names another folder) at run time: six, itsdangerous, attrs and click. Nothing of them is copied into the
-//! project. Without the mirrors it skips with a message. For each of the latest `ACR_HISTORY_COMMITS` (default
-//! 120) non-merge commits of each repository and each modified `.py` file, every hunk becomes one edit with 1-3
-//! lines of context, in these variants:
-//!
-//! | variant | the edit as written |
-//! |---|---|
-//! | exact | copied with its indentation |
-//! | dedented | the block's common indentation removed |
-//! | indented | 4 more spaces on every line |
-//! | stripped | trailing whitespace removed (compared with the child's file modulo trailing whitespace) |
-//! | tabs | each leading run of 4 spaces written as a tab |
-//! | minimal | no context lines (hunks that only add lines are left out) |
-//! | near miss | one identifier of the original changed to a token absent from the file: must never apply |
-//!
-//! Printed per variant: answers, right file, refused (an edit did not apply), wrong (every edit applied and the
-//! file differs from the child's; for near misses, any edit applied). Test files are left out (the core drops edits
-//! to them on purpose). `ACR_HISTORY_VERBOSE=1` prints the refusals of exact answers and the first wrong files.
+//! The patch core against real history: every one of the latest `ACR_HISTORY_COMMITS` (default 120) non-merge
+//! commits of six, itsdangerous, attrs and click (see `core/tests/patch_history/harness.rs` for how answers are
+//! written). `cargo bench -p acr-core --bench patch_history`; skips with a message without the mirrors.
+//! `ACR_HISTORY_VERBOSE=1` prints the refusals of exact answers and the first wrong files (`ACR_HISTORY_SHOWN=N`
+//! more of them, `ACR_HISTORY_ANSWERS=1` with their answers). `core/tests/patch_history.rs` runs a slice.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use acr_core::Repo;
-use acr_core::patch::{self, ExtractOptions, Outcome};
-use similar::{DiffTag, TextDiff};
-
-const REPOS: [&str; 4] = ["benjaminp+six", "pallets+itsdangerous", "python-attrs+attrs", "pallets+click"];
-const VARIANTS: [&str; 7] = ["exact", "dedented", "indented", "stripped", "tabs", "minimal", "near miss"];
-
-fn git(dir: &Path, args: &[&str]) -> Option<String> {
-    let out = Command::new("git").arg("--git-dir").arg(dir).args(args).output().ok()?;
-    out.status.success().then(|| String::from_utf8(out.stdout).ok()).flatten()
-}
-
-/// One hunk: old lines `[old_start, old_end)` become `new`, with the file's lines for context.
-struct Hunk {
-    old_start: usize,
-    old_end: usize,
-    new: Vec<String>,
-}
-
-fn hunks(old: &str, new: &str) -> Vec<Hunk> {
-    let diff = TextDiff::from_lines(old, new);
-    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
-    let mut out: Vec<Hunk> = Vec::new();
-    for op in diff.ops() {
-        if op.tag() == DiffTag::Equal {
-            continue;
-        }
-        let (o, n) = (op.old_range(), op.new_range());
-        let lines: Vec<String> =
-            new_lines[n.clone()].iter().map(|l| l.trim_end_matches(['\n', '\r']).to_string()).collect();
-        // Changes closer than 7 lines would overlap through their context: merge them.
-        if let Some(last) = out.last_mut()
-            && o.start < last.old_end + 7
-        {
-            let between = old.split_inclusive('\n').skip(last.old_end).take(o.start - last.old_end);
-            last.new.extend(between.map(|l| l.trim_end_matches(['\n', '\r']).to_string()));
-            last.new.extend(lines);
-            last.old_end = o.end;
-            continue;
-        }
-        out.push(Hunk { old_start: o.start, old_end: o.end, new: lines });
-    }
-    out
-}
-
-fn leading(l: &str) -> usize {
-    l.len() - l.trim_start_matches([' ', '\t']).len()
-}
-
-/// The edit's original and patched text for one variant, or `None` when the variant does not apply to the hunk.
-fn write_edit(old_lines: &[&str], h: &Hunk, variant: &str, context: usize, file: &str) -> Option<(String, String)> {
-    let ctx = if variant == "minimal" { 0 } else { context };
-    if ctx == 0 && h.old_start == h.old_end {
-        return None;
-    }
-    let from = h.old_start.saturating_sub(ctx);
-    let to = (h.old_end + ctx).min(old_lines.len());
-    let strip = |l: &&str| l.trim_end_matches(['\n', '\r']).to_string();
-    let mut original: Vec<String> = old_lines[from..to].iter().map(strip).collect();
-    let mut patched: Vec<String> = old_lines[from..h.old_start].iter().map(strip).collect();
-    patched.extend(h.new.iter().cloned());
-    patched.extend(old_lines[h.old_end..to].iter().map(strip));
-    if original.iter().all(|l| l.trim().is_empty()) {
-        return None;
-    }
-    match variant {
-        "dedented" => {
-            let cut = original.iter().filter(|l| !l.trim().is_empty()).map(|l| leading(l)).min().unwrap_or(0);
-            for l in original.iter_mut().chain(patched.iter_mut()) {
-                let n = leading(l).min(cut);
-                *l = l[n..].to_string();
-            }
-        }
-        "indented" => {
-            for l in original.iter_mut().chain(patched.iter_mut()) {
-                if !l.trim().is_empty() {
-                    *l = format!("    {l}");
-                }
-            }
-        }
-        "stripped" => {
-            for l in original.iter_mut().chain(patched.iter_mut()) {
-                *l = l.trim_end().to_string();
-            }
-        }
-        "tabs" => {
-            for l in original.iter_mut().chain(patched.iter_mut()) {
-                let spaces = l.len() - l.trim_start_matches(' ').len();
-                *l = format!("{}{}{}", "\t".repeat(spaces / 4), " ".repeat(spaces % 4), &l[spaces..]);
-            }
-        }
-        "near miss" => {
-            let word = original
-                .iter()
-                .flat_map(|l| l.split(|c: char| !c.is_alphanumeric() && c != '_'))
-                .find(|w| w.len() >= 3 && w.starts_with(|c: char| c.is_alphabetic() || c == '_'))?;
-            let word = word.to_string();
-            let absent = "zq_absent_name";
-            if file.contains(absent) {
-                return None;
-            }
-            let line = original.iter_mut().find(|l| l.contains(&word))?;
-            *line = line.replacen(&word, absent, 1);
-        }
-        _ => {}
-    }
-    Some((original.join("\n"), patched.join("\n")))
-}
-
-#[derive(Default)]
-struct Count {
-    answers: usize,
-    right: usize,
-    refused: usize,
-    wrong: usize,
-}
+#[path = "../tests/patch_history/harness.rs"]
+mod harness;
 
 fn main() {
-    let root = std::env::var("ACR_MIRRORS").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from("/work/.mirror"));
+    let root = harness::mirrors();
     let commits: usize = std::env::var("ACR_HISTORY_COMMITS").ok().and_then(|n| n.parse().ok()).unwrap_or(120);
-    let mut counts: BTreeMap<&str, Count> = BTreeMap::new();
-    let mut wrong_examples: Vec<String> = Vec::new();
-    let mut found_any = false;
-    for name in REPOS {
-        let dir = root.join(name).join("repo");
-        let Some(log) = git(&dir, &["log", "--no-merges", "--format=%H", "-n", &commits.to_string()]) else {
-            println!("SKIP {name}: no mirror at {}", dir.display());
-            continue;
-        };
-        found_any = true;
-        for commit in log.lines() {
-            let Some(changed) =
-                git(&dir, &["diff-tree", "--no-commit-id", "-r", "--name-status", &format!("{commit}^"), commit])
-            else {
-                continue;
-            };
-            for line in changed.lines() {
-                // Test files are left out: the patch core drops edits to them on purpose.
-                let Some(path) =
-                    line.strip_prefix("M\t").filter(|p| p.ends_with(".py") && !acr_core::repo::is_test_file(p))
-                else {
-                    continue;
-                };
-                let (Some(old), Some(new)) = (
-                    git(&dir, &["show", &format!("{commit}^:{path}")]),
-                    git(&dir, &["show", &format!("{commit}:{path}")]),
-                ) else {
-                    continue;
-                };
-                if old.len() > 300_000 || old == new {
-                    continue;
-                }
-                let hs = hunks(&old, &new);
-                let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
-                let repo = Repo::from_files([(path, old.as_bytes())]);
-                for (vi, variant) in VARIANTS.iter().enumerate() {
-                    let mut answer = String::new();
-                    for (i, h) in hs.iter().enumerate() {
-                        let context = 1 + (i + vi + commit.len()) % 3;
-                        let Some((o, p)) = write_edit(&old_lines, h, variant, context, &old) else {
-                            continue;
-                        };
-                        answer.push_str(&format!(
-                            "<file>{path}</file>\n<original>\n{o}\n</original>\n<patched>\n{p}\n</patched>\n"
-                        ));
-                    }
-                    if answer.is_empty() {
-                        continue;
-                    }
-                    let ex = patch::extract(&repo, &answer, &ExtractOptions::default());
-                    let applied = ex.edits.iter().filter(|e| matches!(e.outcome, Outcome::Applied(_))).count();
-                    let all = applied == ex.edits.len();
-                    let result = ex.files.get(path).map_or(old.as_str(), String::as_str);
-                    let same = |a: &str, b: &str| {
-                        if *variant == "stripped" {
-                            a.lines().map(str::trim_end).eq(b.lines().map(str::trim_end))
-                        } else {
-                            a == b
-                        }
-                    };
-                    let c = counts.entry(variant).or_default();
-                    c.answers += 1;
-                    if *variant == "near miss" {
-                        if applied > 0 {
-                            c.wrong += 1;
-                            wrong_examples.push(format!("{name} {commit} {path} near miss applied"));
-                        } else {
-                            c.refused += 1;
-                        }
-                    } else if all && same(result, &new) {
-                        c.right += 1;
-                    } else if all {
-                        c.wrong += 1;
-                        wrong_examples.push(format!("{name} {commit} {path} ({variant})"));
-                        if std::env::var("ACR_HISTORY_VERBOSE").is_ok() && wrong_examples.len() <= 6 {
-                            let d = TextDiff::from_lines(new.as_str(), result);
-                            println!(
-                                "wrong ({variant}) {name} {commit} {path}, child -> ours:\n{}",
-                                d.unified_diff().context_radius(1)
-                            );
-                        }
-                    } else {
-                        c.refused += 1;
-                        if std::env::var("ACR_HISTORY_VERBOSE").is_ok() && *variant == "exact" {
-                            for e in ex.edits.iter().filter(|e| !matches!(e.outcome, Outcome::Applied(_))) {
-                                println!("refused: {name} {commit} {path}: {}", e.message());
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    if !found_any {
+    let Some(report) = harness::run(&root, commits) else {
         println!("SKIP: no mirror found under {} (set ACR_MIRRORS)", root.display());
         return;
-    }
+    };
     println!("{:<10} {:>8} {:>12} {:>9} {:>6}", "variant", "answers", "right file", "refused", "wrong");
-    for v in VARIANTS {
-        let c = counts.get(v).map_or((0, 0, 0, 0), |c| (c.answers, c.right, c.refused, c.wrong));
+    for v in harness::VARIANTS {
+        let c = report.counts.get(v).map_or((0, 0, 0, 0), |c| (c.answers, c.right, c.refused, c.wrong));
         let pct = if c.0 == 0 { 0.0 } else { 100.0 * c.1 as f64 / c.0 as f64 };
         println!("{v:<10} {:>8} {:>6} {:>4.1}% {:>9} {:>6}", c.0, c.1, pct, c.2, c.3);
     }
-    for w in wrong_examples.iter().take(20) {
+    for w in report.wrong.iter().take(20) {
         println!("wrong: {w}");
     }
 }

@@ -323,6 +323,13 @@ pub(super) fn apply_gated(
     if !matches!(literal, Err(EditFailure::NotFound { .. })) {
         return literal;
     }
+    if let Some(trimmed) = without_end_blank_lines(edit) {
+        let mut result = apply_gated(text, &trimmed, options, gate, gating);
+        if let Ok(applied) = &mut result {
+            applied.notes.push("matched without the blank lines at the ends of the <original>".into());
+        }
+        return result;
+    }
     let mut fallback_failure = None;
     if let Some(original) = without_line_numbers(&edit.original) {
         let patched = without_line_numbers(&edit.patched).unwrap_or_else(|| edit.patched.clone());
@@ -363,6 +370,17 @@ pub(super) fn apply_gated(
         Some(f) => Err(f),
         None => literal,
     }
+}
+
+/// The edit without blank lines at the ends of its original and patched text, when its original has some (the
+/// parser keeps the blank lines the two do not share: see [`super::parse`]).
+fn without_end_blank_lines(edit: &Edit) -> Option<Edit> {
+    let padded = |s: &str| s.starts_with('\n') || s.ends_with('\n');
+    (padded(&edit.original) && !edit.original.trim().is_empty()).then(|| Edit {
+        original: edit.original.trim_matches('\n').to_string(),
+        patched: edit.patched.trim_matches('\n').to_string(),
+        ..edit.clone()
+    })
 }
 
 /// The edit with HTML entities decoded, when it has any.

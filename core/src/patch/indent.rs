@@ -55,12 +55,16 @@ impl Indenter {
         let Some(&(bi, fi)) = pairs.first() else {
             return Indenter { convert: None, shift: Shift::Add(String::new()) };
         };
+        let model: Vec<&str> = model.collect();
         let as_written = Indenter { convert: None, shift: prefix_shift(bi, fi).unwrap_or(Shift::Add(String::new())) };
-        if prefix_shift(bi, fi).is_some() && pairs.iter().all(|&(m, f)| as_written.ws(m) == f) {
+        if prefix_shift(bi, fi).is_some()
+            && pairs.iter().all(|&(m, f)| as_written.ws(m) == f)
+            && !writes_foreign_chars(&model, file)
+        {
             return as_written;
         }
         let style = file_style(file, block);
-        let convert = Some((style, model_unit(model)));
+        let convert = Some((style, model_unit(model.into_iter())));
         let mut converted = Indenter { convert, shift: Shift::Add(String::new()) };
         let cbi = converted.chars(bi);
         converted.shift =
@@ -106,6 +110,23 @@ impl Indenter {
         let new = if shift { self.ws(ws) } else { self.chars(ws) };
         format!("{new}{}", &line[ws.len()..])
     }
+}
+
+/// Whether the model indents with a character the file's style does not use: tabs in a file with no tab-indented
+/// line (a file with no indented line at all is taken as space-indented, PEP 8's default, as [`file_style`] does),
+/// or spaces in a tab-indented file with no space-indented line. The matched lines can agree as written and still
+/// say nothing about this, when they hold no indented line (a block at column 0): the patched lines would then keep
+/// the model's characters.
+fn writes_foreign_chars(model: &[&str], file: &[&str]) -> bool {
+    let uses = |lines: &mut dyn Iterator<Item = &str>| {
+        lines.filter(|l| !l.trim().is_empty()).fold((false, false), |(tab, space), l| {
+            let ws = leading_ws(l);
+            (tab || ws.contains('\t'), space || ws.contains(' '))
+        })
+    };
+    let (file_tab, file_space) = uses(&mut file.iter().copied());
+    let (model_tab, model_space) = uses(&mut model.iter().copied());
+    (model_tab && !file_tab) || (model_space && !file_space && file_tab)
 }
 
 /// A shift that turns `from` into `to` by adding or removing a prefix.

@@ -7,7 +7,8 @@
 //! misalign or cut short.
 //!
 //! Text is cleaned as little as possible: the path is trimmed (and stripped of quotes and backticks); the code keeps
-//! its indentation and loses only leading and trailing newlines and stray code-fence lines at its ends. Line-number
+//! its indentation and loses only stray code-fence lines and the blank lines at its ends (those that the original
+//! and the patched text do not both have are kept: they add or remove blank lines). Line-number
 //! prefixes copied from search output (`57     def f():`) are noted ([`Edit::had_line_numbers`]) but kept: they are
 //! removed only when the original is not found as written (`    301: ('moved', 'moved_permanently'),` in a dict
 //! is code), see [`super::apply`]. Placeholder lines
@@ -23,9 +24,9 @@ pub struct Edit {
     pub index: usize,
     /// The path as the model wrote it (trimmed).
     pub file: String,
-    /// The code to find, newline-separated, without leading or trailing newlines.
+    /// The code to find, newline-separated, without the blank lines at its ends that `patched` has too.
     pub original: String,
-    /// The replacement code, newline-separated, without leading or trailing newlines.
+    /// The replacement code, newline-separated, without the blank lines at its ends that `original` has too.
     pub patched: String,
     /// Whether `original` or `patched` seems to carry line-number prefixes on every line (counting up by one);
     /// applying removes them when the original is not found as written.
@@ -113,6 +114,7 @@ pub fn parse_edits_with_issues(answer: &str) -> (Vec<Edit>, Vec<ParseIssue>) {
                 (Some(orig), Some(path)) => {
                     let (original, n1) = clean_code(&orig);
                     let (patched, n2) = clean_code(body);
+                    let (original, patched) = with_blank_line_changes(&orig, body, original, patched);
                     edits.push(Edit {
                         index: edits.len() + 1,
                         file: path.clone(),
@@ -225,6 +227,57 @@ fn clean_code(raw: &str) -> (String, bool) {
         lines.pop();
     }
     (lines.join("\n"), strip_line_numbers(&lines).is_some())
+}
+
+/// Blank lines at the ends of a block, past the one newline that sets the block apart from its tags (`<original>\n`
+/// and `\n</original>` are layout): `(leading, trailing)`. A block that begins or ends with a code fence has none.
+fn end_blank_lines(raw: &str) -> (usize, usize) {
+    let lines: Vec<&str> = raw.split('\n').collect();
+    let lead = lines.iter().take_while(|l| l.is_empty()).count();
+    if lead == lines.len() {
+        return (0, 0);
+    }
+    let trail = lines.iter().rev().take_while(|l| l.is_empty()).count();
+    let fenced = |l: Option<&&str>| l.is_some_and(|l| is_fence(l));
+    if fenced(lines.get(lead)) || fenced(lines.get(lines.len() - 1 - trail)) {
+        return (0, 0);
+    }
+    // `lead` empty lines before the code hold `lead - 1` line breaks of layout after the tag's own.
+    (lead.saturating_sub(1), trail.saturating_sub(1))
+}
+
+/// The cleaned original and patched text with the blank lines at their ends that they do not share put back:
+/// an original that starts with two blank lines and a patched text that starts with one remove a blank line, as
+/// the model wrote. (AutoCodeRover trims them all, which adds or loses blank lines; when an original with its
+/// blank lines is not found, applying tries it without them.)
+fn with_blank_line_changes(
+    raw_original: &str,
+    raw_patched: &str,
+    original: String,
+    patched: String,
+) -> (String, String) {
+    if original.is_empty() {
+        return (original, patched);
+    }
+    let (ol, ot) = end_blank_lines(raw_original);
+    let pad = |text: String, lead: usize, trail: usize| {
+        if lead == 0 && trail == 0 { text } else { format!("{}{text}{}", "\n".repeat(lead), "\n".repeat(trail)) }
+    };
+    if patched.is_empty() {
+        // A patched text of blank lines only keeps that many of the original's: the rest are deleted with it.
+        if !raw_patched.chars().all(|c| c == '\n') {
+            return (original, patched);
+        }
+        let kept = raw_patched.len().saturating_sub(1);
+        if kept > ol + ot {
+            return (original, patched);
+        }
+        let lead = kept.min(ol);
+        return (pad(original, ol - lead, ot - (kept - lead)), patched);
+    }
+    let (pl, pt) = end_blank_lines(raw_patched);
+    let (lead, trail) = (ol.min(pl), ot.min(pt));
+    (pad(original, ol - lead, ot - trail), pad(patched, pl - lead, pt - trail))
 }
 
 /// A block without the line-number prefixes copied from search output (`57     def f():`), when every line carries
@@ -379,10 +432,31 @@ mod tests {
 
     #[test]
     fn only_newlines_are_trimmed_not_indentation() {
-        let edits =
-            parse_edits("<file>f.py</file><original>\n\n    x = 1  \n\n</original><patched>\n\t\ty = 2\n</patched>");
+        let edits = parse_edits(
+            "<file>f.py</file><original>\n\n    x = 1  \n\n</original><patched>\n\n\t\ty = 2\n\n</patched>",
+        );
         assert_eq!(edits[0].original, "    x = 1  ");
         assert_eq!(edits[0].patched, "\t\ty = 2");
+    }
+
+    #[test]
+    fn blank_lines_the_two_blocks_do_not_share_are_kept() {
+        let cases = [
+            // Two blank lines before the class in the original, one in the patched text: one is removed.
+            (
+                "<original>\n\n\nclass A:\n</original>\n<patched>\n\nx = 1\n\n\nclass A:\n\n</patched>",
+                "\nclass A:",
+                "x = 1\n\n\nclass A:\n",
+            ),
+            // The newline after an opening tag and before a closing one is layout, written or not.
+            ("<original>a = 1</original><patched>\na = 2\n</patched>", "a = 1", "a = 2"),
+            // Two blank lines in place of a line between one blank line and two: one blank goes with the line.
+            ("<original>\n\nX = 1\n\n\n</original><patched>\n\n\n</patched>", "X = 1\n", ""),
+        ];
+        for (blocks, original, patched) in cases {
+            let edits = parse_edits(&format!("<file>f.py</file>\n{blocks}"));
+            assert_eq!((edits[0].original.as_str(), edits[0].patched.as_str()), (original, patched), "{blocks}");
+        }
     }
 
     #[test]

@@ -435,3 +435,52 @@ fn a_file_is_gated_once_after_all_the_edits_that_touch_it() {
     assert!(ex.edits[0].message().contains("would break the program's syntax"), "{}", ex.edits[0].message());
     assert_eq!(ex.files["m.py"], "def f():\n    x = load()\n    return x + 1\n");
 }
+
+#[test]
+fn tabs_written_after_an_unindented_original_become_the_files_spaces() {
+    // six's setup.py: the original holds no indented line, so its lines agree with the file as written, but the
+    // patched lines indent with tabs that the space-indented file never uses.
+    let text = "from setuptools import setup\n\nimport six\n\nsetup(\n    name=\"six\",\n)\n";
+    let a = apply(
+        text,
+        "from setuptools import setup",
+        "try:\n\tfrom setuptools import setup\nexcept ImportError:\n\tfrom distutils.core import setup",
+    )
+    .unwrap();
+    assert!(
+        a.text.starts_with(
+            "try:\n    from setuptools import setup\nexcept ImportError:\n    from distutils.core import setup\n\n"
+        ),
+        "{}",
+        a.text
+    );
+    // itsdangerous' __init__.py has no indented line at all: it is taken as indented with 4 spaces (PEP 8).
+    let a = apply("import six\n", "import six", "if six:\n\tpass").unwrap();
+    assert_eq!(a.text, "if six:\n    pass\n");
+}
+
+#[test]
+fn blank_lines_removed_or_added_at_the_ends_of_an_edit_are_kept() {
+    // itsdangerous' serializer.py: the original starts with the two blank lines before a class, the patched text
+    // with one before new code; trimming both lost the change and left three blank lines.
+    let text = "import typing as t\n\n\nclass P:\n    pass\n";
+    let answer =
+        "<file>m.py</file>\n<original>\n\n\nclass P:\n</original>\n<patched>\n\nX = 1\n\n\nclass P:\n</patched>\n";
+    let edits = parse::parse_edits(answer);
+    let a = apply_edit(text, &edits[0], &ApplyOptions::default(), &mut Gate::new()).unwrap();
+    assert_eq!(a.text, "import typing as t\n\nX = 1\n\n\nclass P:\n    pass\n");
+    // Blank lines the file does not have are matched as AutoCodeRover matches them: without them.
+    let answer = "<file>m.py</file>\n<original>\n\nimport typing as t\n</original>\n<patched>\nimport os\n</patched>\n";
+    let a = apply_edit(text, &parse::parse_edits(answer)[0], &ApplyOptions::default(), &mut Gate::new()).unwrap();
+    assert!(a.text.starts_with("import os\n\n\nclass P:"), "{}", a.text);
+}
+
+#[test]
+fn a_patched_text_of_blank_lines_keeps_that_many() {
+    // attrs' exceptions.py: an import between one blank line and two is replaced by two blank lines.
+    let text = "from __future__ import annotations\n\nfrom typing import ClassVar\n\n\nclass FrozenError(AttributeError):\n    pass\n";
+    let answer =
+        "<file>m.py</file>\n<original>\n\nfrom typing import ClassVar\n\n\n</original>\n<patched>\n\n\n</patched>\n";
+    let a = apply_edit(text, &parse::parse_edits(answer)[0], &ApplyOptions::default(), &mut Gate::new()).unwrap();
+    assert_eq!(a.text, "from __future__ import annotations\n\n\nclass FrozenError(AttributeError):\n    pass\n");
+}

@@ -1,0 +1,293 @@
+//! The patch core against real history, shared by the bench (`core/benches/patch_history.rs`, every commit) and
+//! the test (`core/tests/patch_history.rs`, a slice): commits of small, long-lived Python projects, each file's
+//! change written as an answer in the ways models write them, applied to the parent's file and compared with the
+//! child's.
+//!
+//! The bare git mirrors under `/work/.mirror` (`ACR_MIRRORS` names another folder) are read at run time: six,
+//! itsdangerous, attrs and click. Nothing of them is copied into the project. For each of the latest commits of
+//! each repository and each modified `.py` file, every hunk becomes one edit with 1-3 lines of context, in these
+//! variants:
+//! | variant | the edit as written |
+//! |---|---|
+//! | exact | copied with its indentation |
+//! | dedented | the indentation common to the original and patched lines removed |
+//! | indented | 4 more spaces on every line |
+//! | stripped | trailing whitespace removed (compared with the child's file modulo trailing whitespace) |
+//! | tabs | each leading run of 4 spaces written as a tab |
+//! | minimal | no context lines (hunks that only add lines are left out) |
+//! | near miss | one identifier of the original changed to a token absent from the file: must never apply |
+//!
+//! Printed per variant: answers, right file, refused (an edit did not apply), wrong (every edit applied and the
+//! file differs from the child's; for near misses, any edit applied). Test files are left out (the core drops edits
+//! to them on purpose).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use acr_core::Repo;
+use acr_core::patch::{self, ExtractOptions, Outcome};
+use similar::{DiffTag, TextDiff};
+
+const REPOS: [&str; 4] = ["benjaminp+six", "pallets+itsdangerous", "python-attrs+attrs", "pallets+click"];
+/// The ways an answer is written, in the order printed.
+pub const VARIANTS: [&str; 7] = ["exact", "dedented", "indented", "stripped", "tabs", "minimal", "near miss"];
+
+fn git(dir: &Path, args: &[&str]) -> Option<String> {
+    let out = Command::new("git").arg("--git-dir").arg(dir).args(args).output().ok()?;
+    out.status.success().then(|| String::from_utf8(out.stdout).ok()).flatten()
+}
+
+/// One hunk: old lines `[old_start, old_end)` become `new`, with the file's lines for context.
+struct Hunk {
+    old_start: usize,
+    old_end: usize,
+    new: Vec<String>,
+    /// The new lines with their line endings.
+    raw: String,
+}
+
+fn hunks(old: &str, new: &str) -> Vec<Hunk> {
+    let diff = TextDiff::from_lines(old, new);
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let mut out: Vec<Hunk> = Vec::new();
+    // The ranges are rebuilt from running positions: `similar` can report an insertion that follows an equal run at
+    // the run's start rather than its end, which would put the new lines one line too early.
+    let (mut old_at, mut new_at) = (0usize, 0usize);
+    for op in diff.ops() {
+        let o = old_at..old_at + op.old_range().len();
+        let n = new_at..new_at + op.new_range().len();
+        (old_at, new_at) = (o.end, n.end);
+        if op.tag() == DiffTag::Equal {
+            continue;
+        }
+        let lines: Vec<String> =
+            new_lines[n.clone()].iter().map(|l| l.trim_end_matches(['\n', '\r']).to_string()).collect();
+        // Changes closer than 7 lines would overlap through their context: merge them.
+        if let Some(last) = out.last_mut()
+            && o.start < last.old_end + 7
+        {
+            let between = old.split_inclusive('\n').skip(last.old_end).take(o.start - last.old_end);
+            for l in between {
+                last.raw.push_str(l);
+                last.new.push(l.trim_end_matches(['\n', '\r']).to_string());
+            }
+            last.raw.extend(new_lines[n.clone()].iter().copied());
+            last.new.extend(lines);
+            last.old_end = o.end;
+            continue;
+        }
+        out.push(Hunk { old_start: o.start, old_end: o.end, new: lines, raw: new_lines[n].concat() });
+    }
+    out
+}
+
+fn leading(l: &str) -> usize {
+    l.len() - l.trim_start_matches([' ', '\t']).len()
+}
+
+/// The edit's original text and patched block body for one variant, or `None` when the variant does not apply to the hunk.
+fn write_edit(old_lines: &[&str], h: &Hunk, variant: &str, context: usize, file: &str) -> Option<(String, String)> {
+    let ctx = if variant == "minimal" { 0 } else { context };
+    if ctx == 0 && h.old_start == h.old_end {
+        return None;
+    }
+    let (mut from, mut to) = (h.old_start.saturating_sub(ctx), (h.old_end + ctx).min(old_lines.len()));
+    // Context that is only blank lines is widened until it holds a line of code, as a model's would.
+    let blank = |from: usize, to: usize| old_lines[from..to].iter().all(|l| l.trim().is_empty());
+    while ctx > 0 && blank(from, to) && (from > 0 || to < old_lines.len()) {
+        (from, to) = (from.saturating_sub(1), (to + 1).min(old_lines.len()));
+    }
+    let strip = |l: &&str| l.trim_end_matches(['\n', '\r']).to_string();
+    let mut original: Vec<String> = old_lines[from..to].iter().map(strip).collect();
+    let mut patched: Vec<String> = old_lines[from..h.old_start].iter().map(strip).collect();
+    patched.extend(h.new.iter().cloned());
+    patched.extend(old_lines[h.old_end..to].iter().map(strip));
+    if original.iter().all(|l| l.trim().is_empty()) {
+        return None;
+    }
+    match variant {
+        "dedented" => {
+            // The indentation both blocks share, so the patched lines keep their places relative to the original's.
+            let written = original.iter().chain(patched.iter()).filter(|l| !l.trim().is_empty());
+            let cut = written.map(|l| leading(l)).min().unwrap_or(0);
+            for l in original.iter_mut().chain(patched.iter_mut()) {
+                let n = leading(l).min(cut);
+                *l = l[n..].to_string();
+            }
+        }
+        "indented" => {
+            for l in original.iter_mut().chain(patched.iter_mut()) {
+                if !l.trim().is_empty() {
+                    *l = format!("    {l}");
+                }
+            }
+        }
+        "stripped" => {
+            for l in original.iter_mut().chain(patched.iter_mut()) {
+                *l = l.trim_end().to_string();
+            }
+        }
+        "tabs" => {
+            for l in original.iter_mut().chain(patched.iter_mut()) {
+                let spaces = l.len() - l.trim_start_matches(' ').len();
+                *l = format!("{}{}{}", "\t".repeat(spaces / 4), " ".repeat(spaces % 4), &l[spaces..]);
+            }
+        }
+        "near miss" => {
+            let word = original
+                .iter()
+                .flat_map(|l| l.split(|c: char| !c.is_alphanumeric() && c != '_'))
+                .find(|w| w.len() >= 3 && w.starts_with(|c: char| c.is_alphabetic() || c == '_'))?;
+            let word = word.to_string();
+            let absent = "zq_absent_name";
+            if file.contains(absent) {
+                return None;
+            }
+            let line = original.iter_mut().find(|l| l.contains(&word))?;
+            *line = line.replacen(&word, absent, 1);
+        }
+        _ => {}
+    }
+    // The patched block's body: no line at all is an empty block (`<patched>\n\n</patched>` is one blank line).
+    let patched = if patched.is_empty() { String::new() } else { format!("{}\n", patched.join("\n")) };
+    Some((original.join("\n"), patched))
+}
+
+/// One variant's figures.
+#[derive(Default)]
+pub struct Count {
+    /// Answers written.
+    pub answers: usize,
+    /// Every edit applied and the file came out right.
+    pub right: usize,
+    /// An edit did not apply (for near misses: none applied).
+    pub refused: usize,
+    /// Every edit applied and the file came out wrong (for near misses: any edit applied).
+    pub wrong: usize,
+}
+
+/// What a run measured.
+pub struct Report {
+    /// Figures per variant.
+    pub counts: BTreeMap<&'static str, Count>,
+    /// `repo commit path (variant)` of each wrong file.
+    pub wrong: Vec<String>,
+}
+
+/// Where the mirrors are: `ACR_MIRRORS`, or `/work/.mirror`.
+pub fn mirrors() -> PathBuf {
+    std::env::var("ACR_MIRRORS").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from("/work/.mirror"))
+}
+
+/// Replays the latest `commits` non-merge commits of each mirrored repository under `root`; `None` when no mirror
+/// is there. With `ACR_HISTORY_VERBOSE` set, prints the refusals of exact answers and the first `ACR_HISTORY_SHOWN`
+/// (6) wrong files, with their answers when `ACR_HISTORY_ANSWERS` is set.
+pub fn run(root: &Path, commits: usize) -> Option<Report> {
+    let mut counts: BTreeMap<&'static str, Count> = BTreeMap::new();
+    let mut wrong_examples: Vec<String> = Vec::new();
+    let mut found_any = false;
+    let shown: usize = std::env::var("ACR_HISTORY_SHOWN").ok().and_then(|n| n.parse().ok()).unwrap_or(6);
+    for name in REPOS {
+        let dir = root.join(name).join("repo");
+        let Some(log) = git(&dir, &["log", "--no-merges", "--format=%H", "-n", &commits.to_string()]) else {
+            println!("SKIP {name}: no mirror at {}", dir.display());
+            continue;
+        };
+        found_any = true;
+        for commit in log.lines() {
+            let Some(changed) =
+                git(&dir, &["diff-tree", "--no-commit-id", "-r", "--name-status", &format!("{commit}^"), commit])
+            else {
+                continue;
+            };
+            for line in changed.lines() {
+                // Test files are left out: the patch core drops edits to them on purpose.
+                let Some(path) =
+                    line.strip_prefix("M\t").filter(|p| p.ends_with(".py") && !acr_core::repo::is_test_file(p))
+                else {
+                    continue;
+                };
+                let (Some(old), Some(new)) = (
+                    git(&dir, &["show", &format!("{commit}^:{path}")]),
+                    git(&dir, &["show", &format!("{commit}:{path}")]),
+                ) else {
+                    continue;
+                };
+                if old.len() > 300_000 || old == new {
+                    continue;
+                }
+                let hs = hunks(&old, &new);
+                let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+                let repo = Repo::from_files([(path, old.as_bytes())]);
+                for (vi, variant) in VARIANTS.iter().enumerate() {
+                    let mut answer = String::new();
+                    // The child's file, or when a hunk cannot be written in this variant (a minimal answer to a
+                    // hunk that only adds lines), the parent's with the written hunks applied.
+                    let mut expected = String::new();
+                    let mut copied = 0usize;
+                    for (i, h) in hs.iter().enumerate() {
+                        let context = 1 + (i + vi + commit.len()) % 3;
+                        let Some((o, p)) = write_edit(&old_lines, h, variant, context, &old) else {
+                            continue;
+                        };
+                        expected.extend(old_lines[copied..h.old_start].iter().copied());
+                        expected.push_str(&h.raw);
+                        copied = h.old_end;
+                        answer.push_str(&format!(
+                            "<file>{path}</file>\n<original>\n{o}\n</original>\n<patched>\n{p}</patched>\n"
+                        ));
+                    }
+                    if answer.is_empty() {
+                        continue;
+                    }
+                    expected.extend(old_lines[copied..].iter().copied());
+                    let ex = patch::extract(&repo, &answer, &ExtractOptions::default());
+                    let applied = ex.edits.iter().filter(|e| matches!(e.outcome, Outcome::Applied(_))).count();
+                    let all = applied == ex.edits.len();
+                    let result = ex.files.get(path).map_or(old.as_str(), String::as_str);
+                    let same = |a: &str, b: &str| {
+                        if *variant == "stripped" {
+                            a.lines().map(str::trim_end).eq(b.lines().map(str::trim_end))
+                        } else {
+                            a == b
+                        }
+                    };
+                    let c = counts.entry(variant).or_default();
+                    c.answers += 1;
+                    if *variant == "near miss" {
+                        if applied > 0 {
+                            c.wrong += 1;
+                            wrong_examples.push(format!("{name} {commit} {path} near miss applied"));
+                        } else {
+                            c.refused += 1;
+                        }
+                    } else if all && same(result, &expected) {
+                        c.right += 1;
+                    } else if all {
+                        c.wrong += 1;
+                        wrong_examples.push(format!("{name} {commit} {path} ({variant})"));
+                        if std::env::var("ACR_HISTORY_VERBOSE").is_ok() && wrong_examples.len() <= shown {
+                            let d = TextDiff::from_lines(expected.as_str(), result);
+                            println!(
+                                "wrong ({variant}) {name} {commit} {path}, child -> ours:\n{}",
+                                d.unified_diff().context_radius(1)
+                            );
+                            if std::env::var("ACR_HISTORY_ANSWERS").is_ok() {
+                                println!("answer:\n{answer}");
+                            }
+                        }
+                    } else {
+                        c.refused += 1;
+                        if std::env::var("ACR_HISTORY_VERBOSE").is_ok() && *variant == "exact" {
+                            for e in ex.edits.iter().filter(|e| !matches!(e.outcome, Outcome::Applied(_))) {
+                                println!("refused: {name} {commit} {path}: {}", e.message());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    found_any.then_some(Report { counts, wrong: wrong_examples })
+}
