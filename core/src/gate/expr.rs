@@ -853,7 +853,7 @@ impl Parser<'_> {
             let (line, col) = {
                 let last = self.ast.expr(a).last;
                 let t = self.tok(last);
-                (self.tok(self.ast.expr(a).first).line, t.end_col)
+                (self.tok(self.ast.expr(a).first).line, t.end_col(self.line_starts))
             };
             if !self.failed() {
                 self.err = Some(super::SyntaxProblem::new(

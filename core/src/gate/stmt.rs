@@ -12,7 +12,10 @@ impl Parser<'_> {
         loop {
             let m = self.pos;
             match self.statement() {
-                Some(v) => out.extend(v),
+                Some(v) => {
+                    out.extend(v);
+                    self.forget_before(self.pos);
+                }
                 None => {
                     self.pos = m;
                     break;
