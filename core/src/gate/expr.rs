@@ -6,7 +6,7 @@
 //! parser's stack stays shallow for deeply bracketed code.
 
 use super::ProblemKind;
-use super::ast::{CmpOp, Comprehension, Const, Ctx, ExprId, ExprKind, Keyword, TargetsKind, TokId};
+use super::ast::{CmpOp, Comprehension, Const, Ctx, ExprId, ExprKind, Keyword, List, TargetsKind, TokId};
 use super::parser::{Memo, Parser};
 use super::tokens::{Kind, Kw, Op};
 
@@ -55,7 +55,7 @@ impl Parser<'_> {
         if !tuple {
             return Some(first);
         }
-        Some(self.ast.add_expr(ExprKind::Tuple(elts), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::Tuple(elts.into()), start, self.last()))
     }
 
     /// `expression (memo): invalid_expression | invalid_legacy_expression | disjunction 'if' disjunction 'else'
@@ -227,7 +227,7 @@ impl Parser<'_> {
         if !tuple {
             return Some(first);
         }
-        Some(self.ast.add_expr(ExprKind::Tuple(elts), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::Tuple(elts.into()), start, self.last()))
     }
 
     /// `star_expression (memo): '*' bitwise_or | expression`.
@@ -378,7 +378,7 @@ impl Parser<'_> {
         if values.len() == 1 {
             return Some(first);
         }
-        Some(self.ast.add_expr(ExprKind::BoolOp(values), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::BoolOp(values.into()), start, self.last()))
     }
 
     /// `inversion (memo): 'not' inversion | comparison`.
@@ -421,7 +421,11 @@ impl Parser<'_> {
         if ops.is_empty() {
             return Some(left);
         }
-        Some(self.ast.add_expr(ExprKind::Compare { left, ops, comparators }, start, self.last()))
+        Some(self.ast.add_expr(
+            ExprKind::Compare { left, ops: ops.into(), comparators: comparators.into() },
+            start,
+            self.last(),
+        ))
     }
 
     fn compare_op(&mut self) -> Option<CmpOp> {
@@ -559,7 +563,7 @@ impl Parser<'_> {
         if self.at_op(Op::LPar) {
             if let Some(g) = self.alt(Self::genexp) {
                 return Some(self.ast.add_expr(
-                    ExprKind::Call { func: e, args: vec![g], keywords: Vec::new() },
+                    ExprKind::Call { func: e, args: vec![g].into(), keywords: Vec::new().into() },
                     start,
                     self.last(),
                 ));
@@ -571,7 +575,11 @@ impl Parser<'_> {
                 Some(args)
             }) {
                 let (args, keywords) = self.call_parts(call);
-                return Some(self.ast.add_expr(ExprKind::Call { func: e, args, keywords }, start, self.last()));
+                return Some(self.ast.add_expr(
+                    ExprKind::Call { func: e, args: args.into(), keywords: keywords.into() },
+                    start,
+                    self.last(),
+                ));
             }
         }
         if self.at_op(Op::LSqb)
@@ -588,10 +596,10 @@ impl Parser<'_> {
     }
 
     /// The positional and keyword arguments of an `arguments` result (a call of a dummy name).
-    pub(super) fn call_parts(&self, args: Option<ExprId>) -> (Vec<ExprId>, Vec<Keyword>) {
+    pub(super) fn call_parts(&self, args: Option<ExprId>) -> (List<ExprId>, List<Keyword>) {
         match args.map(|a| self.ast.expr(a).kind.clone()) {
             Some(ExprKind::Call { args, keywords, .. }) => (args, keywords),
-            _ => (Vec::new(), Vec::new()),
+            _ => (List::default(), List::default()),
         }
     }
 
@@ -607,7 +615,7 @@ impl Parser<'_> {
             let start = p.pos as TokId;
             let elts = p.gather(Op::Comma, |p| p.alt(Self::slice).or_else(|| p.alt(Self::starred_expression)))?;
             p.op(Op::Comma);
-            Some(p.ast.add_expr(ExprKind::Tuple(elts), start, p.last()))
+            Some(p.ast.add_expr(ExprKind::Tuple(elts.into()), start, p.last()))
         })
     }
 
@@ -737,7 +745,7 @@ impl Parser<'_> {
         let start = self.op(Op::LSqb)?;
         let elts = self.alt(Self::star_named_expressions).unwrap_or_default();
         self.op(Op::RSqb)?;
-        Some(self.ast.add_expr(ExprKind::List(elts), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::List(elts.into()), start, self.last()))
     }
 
     /// `tuple: '(' [star_named_expression ',' [star_named_expressions]] ')'`.
@@ -755,7 +763,7 @@ impl Parser<'_> {
             })
             .unwrap_or_default();
         self.op(Op::RPar)?;
-        Some(self.ast.add_expr(ExprKind::Tuple(elts), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::Tuple(elts.into()), start, self.last()))
     }
 
     /// `set: '{' star_named_expressions '}'`.
@@ -763,7 +771,7 @@ impl Parser<'_> {
         let start = self.op(Op::LBrace)?;
         let elts = self.star_named_expressions()?;
         self.op(Op::RBrace)?;
-        Some(self.ast.add_expr(ExprKind::Set(elts), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::Set(elts.into()), start, self.last()))
     }
 
     /// `dict: '{' [double_starred_kvpairs] '}' | '{' invalid_double_starred_kvpairs '}'`.
@@ -778,8 +786,8 @@ impl Parser<'_> {
                 })
                 .unwrap_or_default();
             p.op(Op::RBrace)?;
-            let (keys, values) = pairs.into_iter().unzip();
-            Some(p.ast.add_expr(ExprKind::Dict { keys, values }, start, p.last()))
+            let (keys, values): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
+            Some(p.ast.add_expr(ExprKind::Dict { keys: keys.into(), values: values.into() }, start, p.last()))
         }) {
             return Some(e);
         }
@@ -931,7 +939,7 @@ impl Parser<'_> {
             if self.failed() {
                 return Err(());
             }
-            return Ok(Some(Comprehension { target, iter, ifs, is_async }));
+            return Ok(Some(Comprehension { target, iter, ifs: ifs.into(), is_async }));
         }
         if self.invalid
             && let Some(a) = self.alt(|p| {
@@ -953,7 +961,7 @@ impl Parser<'_> {
             let elt = p.named_expression()?;
             let gens = p.for_if_clauses()?;
             p.op(Op::RSqb)?;
-            Some(p.ast.add_expr(ExprKind::ListComp(elt, gens), start, p.last()))
+            Some(p.ast.add_expr(ExprKind::ListComp(elt, gens.into()), start, p.last()))
         }) {
             return Some(e);
         }
@@ -969,7 +977,7 @@ impl Parser<'_> {
             let elt = p.named_expression()?;
             let gens = p.for_if_clauses()?;
             p.op(Op::RBrace)?;
-            Some(p.ast.add_expr(ExprKind::SetComp(elt, gens), start, p.last()))
+            Some(p.ast.add_expr(ExprKind::SetComp(elt, gens.into()), start, p.last()))
         }) {
             return Some(e);
         }
@@ -992,7 +1000,7 @@ impl Parser<'_> {
             };
             let gens = p.for_if_clauses()?;
             p.op(Op::RPar)?;
-            Some(p.ast.add_expr(ExprKind::GeneratorExp(elt, gens), start, p.last()))
+            Some(p.ast.add_expr(ExprKind::GeneratorExp(elt, gens.into()), start, p.last()))
         }) {
             return Some(e);
         }
@@ -1008,7 +1016,7 @@ impl Parser<'_> {
             let (k, v) = p.kvpair()?;
             let gens = p.for_if_clauses()?;
             p.op(Op::RBrace)?;
-            Some(p.ast.add_expr(ExprKind::DictComp(k, v, gens), start, p.last()))
+            Some(p.ast.add_expr(ExprKind::DictComp(k, v, gens.into()), start, p.last()))
         }) {
             return Some(e);
         }
@@ -1124,7 +1132,11 @@ impl Parser<'_> {
             }
             let func = start;
             let dummy = p.ast.add_expr(ExprKind::Name, func, func);
-            Some(p.ast.add_expr(ExprKind::Call { func: dummy, args, keywords }, start, p.last()))
+            Some(p.ast.add_expr(
+                ExprKind::Call { func: dummy, args: args.into(), keywords: keywords.into() },
+                start,
+                p.last(),
+            ))
         }) {
             return Some(e);
         }
@@ -1139,7 +1151,11 @@ impl Parser<'_> {
                 }
             }
             let dummy = p.ast.add_expr(ExprKind::Name, start, start);
-            Some(p.ast.add_expr(ExprKind::Call { func: dummy, args, keywords }, start, p.last()))
+            Some(p.ast.add_expr(
+                ExprKind::Call { func: dummy, args: args.into(), keywords: keywords.into() },
+                start,
+                p.last(),
+            ))
         })
     }
 

@@ -270,17 +270,3 @@ fn an_edit_is_judged_against_the_problem_the_file_already_had() {
     let edit = TextEdit { start: 0, old_end: 6, new_end: 7 };
     assert_eq!(gate.check_edit(valid_old, broken, edit), check(broken));
 }
-
-#[test]
-#[ignore]
-fn tmp_memory_breakdown() {
-    let patched: String = (0..200_000).map(|i| format!("    x{i} = {i}\n")).collect();
-    let src = format!("def f():\n{patched}    return 1\n");
-    let text = source::prepare(&src).unwrap();
-    let toks = tokens::tokenize(&text);
-    println!("src {} toks {} x {} B cap {}", text.len(), toks.tokens.len(), std::mem::size_of::<tokens::Token>(), toks.tokens.capacity());
-    let mut p = parser::Parser::new(&text, &toks);
-    let body = p.statements();
-    println!("body {:?}", body.map(|b| b.len()));
-    println!("exprs {} x {} stmts {} x {} blocks {} pats {}", p.ast.exprs.len(), std::mem::size_of::<ast::Expr>(), p.ast.stmts.len(), std::mem::size_of::<ast::Stmt>(), p.ast.blocks.len(), p.ast.patterns.len());
-}
