@@ -834,6 +834,12 @@ impl Parser<'_> {
             return;
         }
         self.pos = m;
+        self.invalid_dict_value();
+    }
+
+    /// The alternatives `invalid_double_starred_kvpairs` and `invalid_kvpair` share: `expression ':' '*'
+    /// bitwise_or` and `expression ':' &('}'|',')`.
+    fn invalid_dict_value(&mut self) {
         if let Some(a) = self.alt(|p| {
             p.expression()?;
             p.op(Op::Colon)?;
@@ -873,23 +879,7 @@ impl Parser<'_> {
             }
             return;
         }
-        if let Some(a) = self.alt(|p| {
-            p.expression()?;
-            p.op(Op::Colon)?;
-            let a = p.op(Op::Star)?;
-            p.bitwise_or()?;
-            Some(a)
-        }) {
-            self.raise_at(a, ProblemKind::Syntax, "cannot use a starred expression in a dictionary value");
-            return;
-        }
-        if let Some(a) = self.alt(|p| {
-            p.expression()?;
-            let a = p.op(Op::Colon)?;
-            if p.at_op(Op::RBrace) || p.at_op(Op::Comma) { Some(a) } else { None }
-        }) {
-            self.raise_at(a, ProblemKind::Syntax, "expression expected after dictionary key and ':'");
-        }
+        self.invalid_dict_value();
     }
 
     /// `for_if_clauses: for_if_clause+`.

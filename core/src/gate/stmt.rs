@@ -1,7 +1,7 @@
 //! Statement rules of CPython 3.12's grammar, with their `invalid_*` rules (second pass only).
 
 use super::ProblemKind;
-use super::ast::{Alias, Case, Ctx, ExprId, ExprKind, Handler, List, StmtId, StmtKind, TargetsKind, TokId, TypeParam};
+use super::ast::{Alias, Case, Ctx, ExprId, ExprKind, Handler, StmtId, StmtKind, TargetsKind, TokId, TypeParam};
 use super::parser::{Memo, Parser};
 use super::tokens::{Kind, Kw, Op};
 
@@ -640,18 +640,25 @@ impl Parser<'_> {
         })
     }
 
-    fn class_def(&mut self) -> Option<StmtId> {
+    /// `decorators raw | raw` (`class_def` and `function_def`): the definition with its decorators.
+    fn decorated(&mut self, raw: fn(&mut Self) -> Option<StmtId>) -> Option<StmtId> {
         if let Some(s) = self.alt(|p| {
             let d = p.decorators()?;
-            let s = p.class_def_raw()?;
-            if let StmtKind::ClassDef { decorators, .. } = &mut p.ast.stmts[s as usize].kind {
+            let s = raw(p)?;
+            if let StmtKind::ClassDef { decorators, .. } | StmtKind::FunctionDef { decorators, .. } =
+                &mut p.ast.stmts[s as usize].kind
+            {
                 *decorators = d.into();
             }
             Some(s)
         }) {
             return Some(s);
         }
-        self.alt(Self::class_def_raw)
+        self.alt(raw)
+    }
+
+    fn class_def(&mut self) -> Option<StmtId> {
+        self.decorated(Self::class_def_raw)
     }
 
     fn class_def_raw(&mut self) -> Option<StmtId> {
@@ -700,10 +707,7 @@ impl Parser<'_> {
                     p.op(Op::LPar)?;
                     let args = p.alt(Self::arguments);
                     p.op(Op::RPar)?;
-                    Some(match args.map(|a| p.ast.expr(a).kind.clone()) {
-                        Some(ExprKind::Call { args, keywords, .. }) => (args, keywords),
-                        _ => (List::default(), List::default()),
-                    })
+                    Some(p.call_parts(args))
                 })
                 .unwrap_or_default();
             p.op(Op::Colon)?;
@@ -724,17 +728,7 @@ impl Parser<'_> {
     }
 
     fn function_def(&mut self) -> Option<StmtId> {
-        if let Some(s) = self.alt(|p| {
-            let d = p.decorators()?;
-            let s = p.function_def_raw()?;
-            if let StmtKind::FunctionDef { decorators, .. } = &mut p.ast.stmts[s as usize].kind {
-                *decorators = d.into();
-            }
-            Some(s)
-        }) {
-            return Some(s);
-        }
-        self.alt(Self::function_def_raw)
+        self.decorated(Self::function_def_raw)
     }
 
     fn function_def_raw(&mut self) -> Option<StmtId> {
