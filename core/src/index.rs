@@ -361,7 +361,38 @@ pub struct ParsedFile {
 
 /// Version of [`ParsedFile`]'s serialised form and of what the parse extracts: stored parsed files of another
 /// version must be parsed again, never trusted.
-pub const PARSED_FORMAT: u32 = 1;
+pub const PARSED_FORMAT: u32 = 2;
+
+/// The first bytes of [`encode_parsed`]'s output, before the little-endian [`PARSED_FORMAT`].
+const PARSED_MAGIC: &[u8; 4] = b"ACRP";
+
+/// Parsed files in a compact binary form: a header naming [`PARSED_FORMAT`], then the files (postcard). This is how
+/// the playground's indexing workers hand files back and how its index cache stores them: several times smaller
+/// and quicker to read than JSON.
+pub fn encode_parsed(files: &[ParsedFile]) -> Vec<u8> {
+    let mut out = PARSED_MAGIC.to_vec();
+    out.extend_from_slice(&PARSED_FORMAT.to_le_bytes());
+    // Writing plain data into a growing buffer cannot fail.
+    postcard::to_extend(files, out).expect("parsed files serialise")
+}
+
+/// Reads what [`encode_parsed`] wrote. Bytes of another format version, or that do not decode to the end, are an
+/// error: the caller parses the files again.
+pub fn decode_parsed(bytes: &[u8]) -> Result<Vec<ParsedFile>, String> {
+    let header = PARSED_MAGIC.len() + 4;
+    if bytes.len() < header || &bytes[..4] != PARSED_MAGIC {
+        return Err("not a parsed-files record".into());
+    }
+    let format = u32::from_le_bytes(bytes[4..header].try_into().expect("four bytes"));
+    if format != PARSED_FORMAT {
+        return Err(format!("parsed files of format {format}, expected {PARSED_FORMAT}"));
+    }
+    match postcard::take_from_bytes(&bytes[header..]) {
+        Ok((files, [])) => Ok(files),
+        Ok(_) => Err("trailing bytes after the parsed files".into()),
+        Err(e) => Err(format!("unreadable parsed files: {e}")),
+    }
+}
 
 /// Parses every source, in order. Natively the work is spread over the available cores.
 #[cfg(not(target_arch = "wasm32"))]
@@ -713,5 +744,21 @@ def k(:
         let back: Vec<ParsedFile> = serde_json::from_str(&json).expect("deserialises");
         assert_eq!(back, parsed);
         assert_eq!(Index::from_parsed(back), Index::build(&repo));
+        let bytes = encode_parsed(&parsed);
+        assert_eq!(decode_parsed(&bytes).expect("decodes"), parsed);
+    }
+
+    #[test]
+    fn parsed_bytes_of_another_format_or_cut_short_are_refused() {
+        let repo = Repo::from_files([("a.py", "class A:\n    def f(self): pass\n")]);
+        let mut builder = IndexBuilder::new();
+        let parsed: Vec<ParsedFile> = repo.source_files().map(|(p, t)| builder.parse(p, t)).collect();
+        let bytes = encode_parsed(&parsed);
+        let mut old = bytes.clone();
+        old[4..8].copy_from_slice(&(PARSED_FORMAT - 1).to_le_bytes());
+        assert!(decode_parsed(&old).unwrap_err().contains("format"));
+        assert!(decode_parsed(&bytes[..bytes.len() - 1]).is_err());
+        assert!(decode_parsed(&[bytes.as_slice(), &[0]].concat()).unwrap_err().contains("trailing"));
+        assert!(decode_parsed(b"{\"json\": true}").is_err());
     }
 }

@@ -34,7 +34,7 @@ for (const tree of trees) {
   const status = page.locator("#status[data-origin]");
   await status.waitFor({ timeout: 600000 });
   const first = { ms: Number(await status.getAttribute("data-ms")), index: Number(await status.getAttribute("data-index-ms")),
-    origin: await status.getAttribute("data-origin") };
+    origin: await status.getAttribute("data-origin"), phases: await status.getAttribute("data-phases") };
   const memory = await page.evaluate(() => window.acrMemoryBytes());
   // Wait for the cache to be written (after ready, in the background), then reload.
   await page.waitForFunction(() => window.__acrIndexCache.last().then((l) => l !== undefined), null, { timeout: 120000 });
@@ -44,6 +44,7 @@ for (const tree of trees) {
   // From the start of the navigation to the restored index.
   const reload = await page.evaluate(() => performance.now());
   const reloadOrigin = await page.locator("#status").getAttribute("data-origin");
+  const reloadPhases = await page.locator("#status").getAttribute("data-phases");
   await browser.ctx.close();
   const name = tree.split("/").at(-1).padEnd(16);
   console.log(`${name}  ${mib(statSync(zip).size).padStart(7)}  ${String(native.files).padStart(5)}  `
@@ -51,5 +52,6 @@ for (const tree of trees) {
     + `  ${reload.toFixed(0).padStart(9)}${reloadOrigin === "Cache" ? "" : " (not from the cache!)"}`
     + `  ${native.milliseconds.toFixed(0).padStart(9)} (${native.load_milliseconds.toFixed(0)})`
     + `  ${mib(memory).padStart(8)}`);
+  console.log(`  first load: ${first.phases}; reload: ${reloadPhases} (ms)`);
 }
 server.close();

@@ -31,7 +31,16 @@ export async function serveDist(dir = join(ROOT, "dist")) {
     });
     child.on("exit", (code) => reject(new Error(`serve.py exited with ${code}`)));
   });
-  return { url, close: () => child.kill() };
+  // A test or bench that dies with an exception must not leave the server running (holding its output pipe open).
+  const stop = () => child.kill();
+  process.on("exit", stop);
+  return {
+    url,
+    close: () => {
+      process.off("exit", stop);
+      stop();
+    },
+  };
 }
 
 /** Headless Debian Chromium; page errors are collected so tests can assert there were none. */
@@ -111,7 +120,16 @@ export async function serveModel(script) {
     });
     child.on("exit", (code) => reject(new Error(`acr serve-model exited with ${code}`)));
   });
-  return { url, close: () => child.kill() };
+  // A test or bench that dies with an exception must not leave the server running (holding its output pipe open).
+  const stop = () => child.kill();
+  process.on("exit", stop);
+  return {
+    url,
+    close: () => {
+      process.off("exit", stop);
+      stop();
+    },
+  };
 }
 
 /** Aborts every request that does not go to `origin`; returns the list of URLs that were attempted. */

@@ -98,18 +98,25 @@ test("after a reload the same repository is back from the cache, without parsing
 test("a corrupt or old-format cache entry is not trusted: the index is parsed again", async () => {
   const { page, errors } = browser;
   const native = nativeStats(tree);
-  for (const [format, json] of [[1, "[{\"entry\": tru"], [999, "[]"]]) {
-    await page.evaluate(async ([format, json]) => {
+  // What the page stored: a record of the core's binary form ("ACRP", a little-endian format version, the files).
+  const stored = await page.evaluate(() => window.__acrIndexCache.last()
+    .then((l) => window.__acrIndexCache.get(l.hash)).then((e) => Array.from(e.bytes)));
+  assert.deepEqual(stored.slice(0, 4), [..."ACRP"].map((c) => c.charCodeAt(0)));
+  const older = [...stored.slice(0, 4), stored[4] - 1, ...stored.slice(5)];
+  const bad = { "an older format version": older, "a record cut short": stored.slice(0, -7),
+    "bytes that are not a record": [...new TextEncoder().encode("[{\"entry\": tru")] };
+  for (const [what, bytes] of Object.entries(bad)) {
+    await page.evaluate(async (bytes) => {
       const last = await window.__acrIndexCache.last();
-      await window.__acrIndexCache.put(last.hash, format, json);
-    }, [format, json]);
+      await window.__acrIndexCache.put(last.hash, new Uint8Array(bytes));
+    }, bytes);
     await page.reload();
     await page.waitForSelector("#status[data-restored='true']", { timeout: 120000 });
-    assert.match(await page.locator("#status").getAttribute("data-origin"), /^Workers\(\d+\)$/, `format ${format}`);
+    assert.match(await page.locator("#status").getAttribute("data-origin"), /^Workers\(\d+\)$/, what);
     assert.equal((await stats(page)).methods, native.methods);
     // The rebuilt entry replaced the bad one.
-    await page.waitForFunction(() => window.__acrIndexCache.last().then(async (l) =>
-      (await window.__acrIndexCache.get(l.hash))?.json?.startsWith("[{")));
+    await page.waitForFunction((length) => window.__acrIndexCache.last()
+      .then(async (l) => (await window.__acrIndexCache.get(l.hash))?.bytes?.byteLength === length), stored.length);
   }
   assert.deepEqual(errors, []);
 });

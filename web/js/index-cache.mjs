@@ -1,9 +1,11 @@
 // The playground's index cache, in IndexedDB: parsed files keyed by a SHA-256 of the archive they came from, and
 // the last archive loaded, so that dropping the same zip again or reloading the page skips the parse.
 //
-// Three stores: `indexes` (key: the archive's hash; value: {format, json}), `meta` (same key; {size, used}, read for
-// eviction without loading the indexes) and `last` (key "repository"; value: {name, hash, bytes}). Entries are evicted oldest-used first beyond LIMIT bytes. Everything here fails soft:
-// a browser without IndexedDB or crypto.subtle (a page not served from a secure origin) simply has no cache.
+// Three stores: `indexes` (key: the archive's hash; value: {bytes}, the parsed files in the core's binary form,
+// which names its own format version), `meta` (same key; {size, used}, read for eviction without loading the
+// indexes) and `last` (key "repository"; value: {name, hash, bytes}). Entries are evicted oldest-used first beyond
+// LIMIT bytes. Everything here fails soft: a browser without IndexedDB or crypto.subtle (a page not served from a
+// secure origin) simply has no cache. Nothing read here is trusted by the page (web/src/index_cache.rs checks it).
 const DB = "acr-index-cache";
 const LIMIT = 256 * 1024 * 1024;
 
@@ -40,20 +42,23 @@ async function hash(bytes) {
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The cached entry for a hash ({format, json}), or undefined; marks it used. */
+/** The size an entry takes, whatever shape an earlier version of the page stored it in. */
+const sizeOf = (entry) => entry?.bytes?.byteLength ?? (entry?.json?.length ?? 0) * 2;
+
+/** The cached entry for a hash ({bytes}), or undefined; marks it used. */
 async function get(key) {
   const entry = await request((await store("indexes", "readonly")).get(key));
   if (entry) {
-    await request((await store("meta", "readwrite")).put({ size: entry.json.length * 2, used: Date.now() }, key));
+    await request((await store("meta", "readwrite")).put({ size: sizeOf(entry), used: Date.now() }, key));
   }
   return entry;
 }
 
-/** Stores parsed files for a hash, then evicts the oldest-used entries beyond the limit. */
-async function put(key, format, json) {
-  const size = json.length * 2;
+/** Stores parsed files (a Uint8Array) for a hash, then evicts the oldest-used entries beyond the limit. */
+async function put(key, bytes) {
+  const size = bytes.byteLength;
   if (size > LIMIT) return;
-  await request((await store("indexes", "readwrite")).put({ format, json }, key));
+  await request((await store("indexes", "readwrite")).put({ bytes }, key));
   await request((await store("meta", "readwrite")).put({ size, used: Date.now() }, key));
   const meta = await store("meta", "readonly");
   const [keys, values] = await Promise.all([request(meta.getAllKeys()), request(meta.getAll())]);
@@ -76,6 +81,18 @@ async function last() {
   return request((await store("last", "readonly")).get("repository"));
 }
 
+/**
+ * What a reload restores: the archive last loaded ({name, hash, bytes}) and its cached entry's bytes as `index`
+ * (undefined when there is none), or undefined. `web/boot.js` starts this before the module is compiled, so the
+ * reads overlap the compile.
+ */
+async function restore() {
+  const archive = await last();
+  if (!archive) return undefined;
+  const entry = await get(archive.hash).catch(() => undefined);
+  return { ...archive, index: entry?.bytes };
+}
+
 /** Entries and bytes held. */
 async function usage() {
   const values = await request((await store("meta", "readonly")).getAll());
@@ -89,4 +106,4 @@ async function clear() {
   for (const name of ["indexes", "meta", "last"]) await request((await store(name, "readwrite")).clear());
 }
 
-export const indexCache = { hash, get, put, remember, last, usage, clear, limit: LIMIT };
+export const indexCache = { hash, get, put, remember, last, restore, usage, clear, limit: LIMIT };

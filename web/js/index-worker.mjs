@@ -3,7 +3,8 @@
 //
 // Messages (serde types in web/src/index_pool.rs): `{kind: "start", id, module}` instantiates the page's already
 // compiled WebAssembly module here (the page compiles it once); `{kind: "parse", id, paths, texts}` answers
-// `{kind: "parsed", id, json}` with the parsed files as JSON. Any failure answers `{kind: "failed", id, message}`.
+// `{kind: "parsed", id, bytes}` with the parsed files in the core's binary form (the buffer is transferred, not
+// copied). Any failure answers `{kind: "failed", id, message}`.
 import { createInstance } from "./pkg/acr_web_instances.js";
 
 let core = null;
@@ -17,7 +18,8 @@ self.onmessage = ({ data }) => {
       self.postMessage({ kind: "ready", id });
     } else if (data.kind === "parse") {
       if (!core) throw new Error("the worker was asked to parse before it started");
-      self.postMessage({ kind: "parsed", id, json: core.parse_sources(data.paths, data.texts) });
+      const bytes = core.parse_sources(data.paths, data.texts);
+      self.postMessage({ kind: "parsed", id, bytes }, [bytes.buffer]);
     } else {
       throw new Error(`unknown request ${JSON.stringify(data.kind)}`);
     }

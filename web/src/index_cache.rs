@@ -1,11 +1,12 @@
 //! The index kept across reloads: parsed files stored in IndexedDB under a hash of the archive they came from, and
 //! the last archive loaded (`web/js/index-cache.mjs`, exposed by `web/boot.js` as `window.__acrIndexCache`).
 //!
-//! Nothing read back is trusted: an entry of another [`PARSED_FORMAT`], one that does not parse as JSON, or one
-//! whose files are not exactly the repository's sources (paths and sizes, in order) is ignored and rebuilt. Every
-//! call fails soft: without IndexedDB or `crypto.subtle` there is simply no cache.
+//! Entries hold [`acr_core::index::encode_parsed`]'s binary form. Nothing read back is trusted: an entry of another format version,
+//! one that does not decode, or one whose files are not exactly the repository's sources (paths and sizes, in
+//! order) is ignored and rebuilt. Every call fails soft: without IndexedDB or `crypto.subtle` there is simply no
+//! cache.
 
-use acr_core::index::{Index, PARSED_FORMAT, ParsedFile};
+use acr_core::index::{Index, ParsedFile, decode_parsed};
 use acr_core::repo::Repo;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -36,12 +37,13 @@ pub async fn hash(bytes: &[u8]) -> Option<String> {
 /// The cached index of an archive, if there is one and it matches `repo` exactly.
 pub async fn lookup(key: &str, repo: &Repo) -> Option<Index> {
     let entry = call("get", &[key.into()]).await?;
-    let format = js_sys::Reflect::get(&entry, &"format".into()).ok()?.as_f64()?;
-    if format != f64::from(PARSED_FORMAT) {
-        return None;
-    }
-    let json = js_sys::Reflect::get(&entry, &"json".into()).ok()?.as_string()?;
-    let parsed: Vec<ParsedFile> = serde_json::from_str(&json).ok()?;
+    index_from(&js_sys::Reflect::get(&entry, &"bytes".into()).ok()?, repo)
+}
+
+/// The index in a cached entry's bytes, if they decode and match `repo` exactly.
+pub fn index_from(bytes: &JsValue, repo: &Repo) -> Option<Index> {
+    let bytes = bytes.dyn_ref::<js_sys::Uint8Array>()?.to_vec();
+    let parsed = decode_parsed(&bytes).ok()?;
     matches_sources(&parsed, repo).then(|| Index::from_parsed(parsed))
 }
 
@@ -54,9 +56,9 @@ fn matches_sources(parsed: &[ParsedFile], repo: &Repo) -> bool {
         && sources.next().is_none()
 }
 
-/// Stores an archive's parsed files (a JSON list of [`ParsedFile`]s in path order).
-pub async fn store(key: &str, json: String) {
-    call("put", &[key.into(), PARSED_FORMAT.into(), json.into()]).await;
+/// Stores an archive's parsed files, in [`acr_core::index::encode_parsed`]'s form (files in path order).
+pub async fn store(key: &str, bytes: &[u8]) {
+    call("put", &[key.into(), js_sys::Uint8Array::from(bytes).into()]).await;
 }
 
 /// Remembers the archive last loaded, to load it again after a reload (archives up to 256 MiB).
@@ -66,20 +68,34 @@ pub async fn remember(name: &str, key: &str, bytes: &[u8]) {
     }
 }
 
-/// An archive remembered by [`remember`].
+/// An archive remembered by [`remember`], to load again after a reload.
 pub struct Remembered {
     /// Its file name.
     pub name: String,
     /// Its bytes.
     pub bytes: Vec<u8>,
+    /// Its hash, as remembered (the key of its cached index).
+    pub key: String,
+    /// Its cached entry's bytes, read ahead with it (checked like any entry before use).
+    pub index: JsValue,
 }
 
-/// The archive last loaded, if one was remembered.
-pub async fn last() -> Option<Remembered> {
-    let last = call("last", &[]).await?;
-    let get = |k: &str| js_sys::Reflect::get(&last, &k.into()).ok();
+/// The archive last loaded, if one was remembered, with its cached index read ahead: taken from the reads
+/// `web/boot.js` started while the module compiled, or read now if it did not.
+pub async fn restore() -> Option<Remembered> {
+    let window: JsValue = web_sys::window()?.into();
+    let started = js_sys::Reflect::get(&window, &"__acrRestore".into()).ok().filter(|p| !p.is_undefined());
+    let restored = match started {
+        Some(promise) => {
+            // Taken once: a restored page that loads another archive must not find this one again.
+            js_sys::Reflect::set(&window, &"__acrRestore".into(), &JsValue::UNDEFINED).ok()?;
+            JsFuture::from(js_sys::Promise::resolve(&promise)).await.ok()?
+        }
+        None => call("restore", &[]).await?,
+    };
+    let get = |k: &str| js_sys::Reflect::get(&restored, &k.into()).ok();
     let bytes = get("bytes")?.dyn_into::<js_sys::Uint8Array>().ok()?.to_vec();
-    Some(Remembered { name: get("name")?.as_string()?, bytes })
+    Some(Remembered { name: get("name")?.as_string()?, bytes, key: get("hash")?.as_string()?, index: get("index")? })
 }
 
 /// Entries and bytes the cache holds, and its limit in bytes.

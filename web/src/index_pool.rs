@@ -13,7 +13,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::fmt;
 
-use acr_core::index::ParsedFile;
+use acr_core::index::{ParsedFile, decode_parsed};
 use acr_core::repo::Repo;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
@@ -53,8 +53,30 @@ enum IndexRequest {
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum IndexReply {
     Ready { id: u64 },
-    Parsed { id: u64, json: String },
+    Parsed { id: u64, bytes: Bytes },
     Failed { id: u64, message: String },
+}
+
+/// A worker's `Uint8Array`, read as bytes (a plain `Vec<u8>` would expect an array of numbers).
+struct Bytes(Vec<u8>);
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Bytes;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Bytes, E> {
+                Ok(Bytes(v.to_vec()))
+            }
+            fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Bytes, E> {
+                Ok(Bytes(v))
+            }
+        }
+        d.deserialize_bytes(Visitor)
+    }
 }
 
 impl Message for IndexReply {
@@ -202,13 +224,12 @@ async fn work_until_done(
         let texts = batch.iter().map(|&i| shared.sources[i].1.to_string()).collect();
         let reply =
             worker.request(|id| IndexRequest::Parse { id, paths, texts }, Some(BATCH_DEADLINE_MS), |_| {}).await?;
-        let json = match reply {
-            IndexReply::Parsed { json, .. } => json,
+        let bytes = match reply {
+            IndexReply::Parsed { bytes, .. } => bytes.0,
             IndexReply::Failed { message, .. } => return Err(PoolError::Failed(message)),
             IndexReply::Ready { .. } => return Err(PoolError::Failed("a start answer to a parse".into())),
         };
-        let files: Vec<ParsedFile> =
-            serde_json::from_str(&json).map_err(|e| PoolError::Failed(format!("unreadable parse result: {e}")))?;
+        let files = decode_parsed(&bytes).map_err(|e| PoolError::Failed(format!("a worker's answer: {e}")))?;
         if files.len() != batch.len() {
             return Err(PoolError::Failed("a batch came back with a different number of files".into()));
         }

@@ -25,6 +25,34 @@ enum Origin {
     Cache,
 }
 
+/// How long each step of a load took (ms), in order: shown on the status line (`data-phases`) for benchmarks.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Phases(Vec<(&'static str, f64)>);
+
+impl Phases {
+    /// Records that the step `name` ended now; it began where the previous one ended (or at `start`).
+    fn end(&mut self, name: &'static str, start: f64) {
+        let since = start + self.0.iter().map(|(_, ms)| ms).sum::<f64>();
+        self.0.push((name, browser::now() - since));
+    }
+}
+
+impl std::fmt::Display for Phases {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (name, ms)) in self.0.iter().enumerate() {
+            write!(f, "{}{name} {ms:.0}", if i == 0 { "" } else { ", " })?;
+        }
+        Ok(())
+    }
+}
+
+/// When a load started, when its indexing started, and its steps so far.
+struct Timing {
+    started: f64,
+    indexing: f64,
+    phases: Phases,
+}
+
 /// What the loader is doing.
 #[derive(Clone, Debug, PartialEq)]
 enum LoadState {
@@ -45,6 +73,8 @@ enum LoadState {
         index_ms: f64,
         origin: Origin,
         restored: bool,
+        /// How long each step of the load took.
+        phases: Phases,
     },
     Cancelled(String),
     Failed(String),
@@ -58,6 +88,8 @@ struct Archive {
     started: f64,
     /// Loaded again from the last session rather than chosen now.
     restored: bool,
+    /// For a restored archive: its remembered hash and its cached entry, read ahead.
+    known: Option<(String, wasm_bindgen::JsValue)>,
 }
 
 /// The load card's content.
@@ -74,13 +106,17 @@ pub fn LoadView() -> impl IntoView {
         generation.get_value()
     };
 
-    let ready = move |name: String, repo: Repo, index: acr_core::Index, times: (f64, f64), origin, restored, demo| {
+    let ready = move |name: String, repo: Repo, index: acr_core::Index, timing: Timing, origin, restored, demo| {
+        let Timing { started, indexing, mut phases } = timing;
         let done = browser::now();
-        let (ms, index_ms) = (done - times.0, done - times.1);
+        let (ms, index_ms) = (done - started, done - indexing);
         let broken = index.files.iter().filter(|f| f.has_error).map(|f| f.path.clone()).collect();
         let skipped = repo.skipped().to_vec();
         let stats = index.stats();
-        state.set(LoadState::Ready { name: name.clone(), stats, skipped, broken, ms, index_ms, origin, restored });
+        phases.end("tables", started);
+        let ready =
+            LoadState::Ready { name: name.clone(), stats, skipped, broken, ms, index_ms, origin, restored, phases };
+        state.set(ready);
         app.loaded.set(Some(Loaded { name, repo: Rc::new(repo), index: Rc::new(index), demo }));
         // The demo repository comes with its issue; another repository should not keep it.
         if demo {
@@ -92,33 +128,43 @@ pub fn LoadView() -> impl IntoView {
 
     let load_archive = move |archive: Archive| {
         let generation_now = next_generation();
-        let Archive { name, bytes, started, restored } = archive;
+        let Archive { name, bytes, started, restored, known } = archive;
         state.set(LoadState::Reading(name.clone()));
         app.loaded.set(None);
         spawn_local(async move {
             // Let the "Reading" line paint before the (synchronous) unzip.
             browser::yield_now().await;
-            let key = index_cache::hash(&bytes).await;
+            let mut phases = Phases::default();
+            phases.end("read", started);
+            let (key, cached) = match known {
+                Some((key, cached)) => (Some(key), Some(cached)),
+                None => (index_cache::hash(&bytes).await, None),
+            };
+            phases.end("hash", started);
             let repo = match load::repo_from_zip(&bytes) {
                 Ok(repo) => repo,
                 Err(e) => return state.set(LoadState::Failed(format!("{name}: {e}"))),
             };
+            phases.end("unzip", started);
             let indexing = browser::now();
             let cancelled = move || generation.get_value() != generation_now;
-            let Some((index, origin, parsed)) = index_repo(&name, &repo, key.as_deref(), &cancelled, state).await
-            else {
+            let cache = CacheKey { key: key.as_deref(), cached };
+            let Some((index, origin, parsed)) = index_repo(&name, &repo, cache, &cancelled, state).await else {
                 return;
             };
             if generation.get_value() != generation_now {
                 return;
             }
-            ready(name.clone(), repo, index, (started, indexing), origin, restored, false);
+            phases.end(if origin == Origin::Cache { "cache" } else { "parse" }, started);
+            ready(name.clone(), repo, index, Timing { started, indexing, phases }, origin, restored, false);
             // Remembered only once indexed: an archive that crashes the tab is not loaded again by the next reload.
             if let Some(key) = key {
-                if let Some(json) = parsed {
-                    index_cache::store(&key, json).await;
+                if let Some(parsed) = parsed {
+                    index_cache::store(&key, &parsed).await;
                 }
-                index_cache::remember(&name, &key, &bytes).await;
+                if !restored {
+                    index_cache::remember(&name, &key, &bytes).await;
+                }
             }
         });
     };
@@ -130,7 +176,7 @@ pub fn LoadView() -> impl IntoView {
         let started = browser::now();
         spawn_local(async move {
             match load::read_file(&file).await {
-                Ok(bytes) => load_archive(Archive { name, bytes, started, restored: false }),
+                Ok(bytes) => load_archive(Archive { name, bytes, started, restored: false, known: None }),
                 Err(e) => state.set(LoadState::Failed(format!("{name}: {e}"))),
             }
         });
@@ -138,9 +184,11 @@ pub fn LoadView() -> impl IntoView {
 
     // The archive of the last session, if nothing has been loaded meanwhile.
     spawn_local(async move {
-        let Some(last) = index_cache::last().await else { return };
+        let Some(last) = index_cache::restore().await else { return };
         if generation.get_value() == 0 && app.loaded.with_untracked(Option::is_none) {
-            load_archive(Archive { name: last.name, bytes: last.bytes, started: browser::now(), restored: true });
+            // Timed from the navigation's start: the reload is what the user waits for.
+            let known = Some((last.key, last.index));
+            load_archive(Archive { name: last.name, bytes: last.bytes, started: 0.0, restored: true, known });
         }
     });
 
@@ -167,8 +215,10 @@ pub fn LoadView() -> impl IntoView {
         spawn_local(async move {
             let repo = Repo::from_files(demo::FILES.iter().copied());
             let cancelled = move || generation.get_value() != generation_now;
-            if let Some((index, origin, _)) = index_repo("demo repository", &repo, None, &cancelled, state).await {
-                ready("demo repository".into(), repo, index, (started, started), origin, false, true);
+            let cache = CacheKey { key: None, cached: None };
+            if let Some((index, origin, _)) = index_repo("demo repository", &repo, cache, &cancelled, state).await {
+                let timing = Timing { started, indexing: started, phases: Phases::default() };
+                ready("demo repository".into(), repo, index, timing, origin, false, true);
             }
         });
     };
@@ -223,19 +273,28 @@ fn CacheSettings() -> impl IntoView {
     }
 }
 
-/// Indexes a repository: from the cache when it holds this archive (`key`), in the worker pool when it is large, on
-/// the page's thread otherwise. `None` when cancelled or failed (then the state says why). Files parsed in the pool
-/// come back serialised too, for the cache.
+/// Where an archive's index may be cached: its key, and its entry when it was read ahead (a restore).
+struct CacheKey<'a> {
+    key: Option<&'a str>,
+    cached: Option<wasm_bindgen::JsValue>,
+}
+
+/// Indexes a repository: from the cache when it holds this archive, in the worker pool when it is large, on the
+/// page's thread otherwise. `None` when cancelled or failed (then the state says why). Files parsed in the pool
+/// come back too, for the cache.
 async fn index_repo(
     name: &str,
     repo: &Repo,
-    key: Option<&str>,
+    cache: CacheKey<'_>,
     cancelled: &dyn Fn() -> bool,
     state: RwSignal<LoadState>,
-) -> Option<(acr_core::Index, Origin, Option<String>)> {
-    if let Some(key) = key
-        && let Some(index) = index_cache::lookup(key, repo).await
-    {
+) -> Option<(acr_core::Index, Origin, Option<Vec<u8>>)> {
+    let cached = match (&cache.cached, cache.key) {
+        (Some(entry), _) => index_cache::index_from(entry, repo),
+        (None, Some(key)) => index_cache::lookup(key, repo).await,
+        (None, None) => None,
+    };
+    if let Some(index) = cached {
         return Some((index, Origin::Cache, None));
     }
     let progress =
@@ -244,8 +303,8 @@ async fn index_repo(
         let workers = index_pool::worker_count();
         match index_pool::parse_in_workers(repo, workers, cancelled, &progress(workers)).await {
             Ok(parsed) => {
-                let json = serde_json::to_string(&parsed).ok();
-                return Some((acr_core::Index::from_parsed(parsed), Origin::Workers(workers), json));
+                let bytes = acr_core::index::encode_parsed(&parsed);
+                return Some((acr_core::Index::from_parsed(parsed), Origin::Workers(workers), Some(bytes)));
             }
             Err(PoolError::Cancelled) => return None,
             Err(PoolError::Unavailable(why)) => {
@@ -292,9 +351,10 @@ fn StateView(state: RwSignal<LoadState>, generation: StoredValue<u64>) -> impl I
         .into_any(),
         LoadState::Cancelled(name) => view! { <p id="status" class="muted">"Loading " {name} " was cancelled."</p> }.into_any(),
         LoadState::Failed(message) => view! { <p id="error" class="error" role="alert">{message}</p> }.into_any(),
-        LoadState::Ready { name, stats, skipped, broken, ms, index_ms, origin, restored } => view! {
+        LoadState::Ready { name, stats, skipped, broken, ms, index_ms, origin, restored, phases } => view! {
             <p id="status" data-ms=format!("{ms:.1}") data-index-ms=format!("{index_ms:.1}")
-                data-origin=format!("{origin:?}") data-restored=restored.to_string()>
+                data-origin=format!("{origin:?}") data-restored=restored.to_string() data-phases=phases.to_string()
+                title=format!("{phases} (ms)")>
                 {if restored { "Restored " } else { "Loaded " }} {name} " in " {format!("{ms:.0}")} " ms"
                 <span class="muted small">{match origin {
                     Origin::Page => format!(" (indexing {index_ms:.0} ms)"),
