@@ -575,11 +575,7 @@ impl Parser<'_> {
                 Some(args)
             }) {
                 let (args, keywords) = self.call_parts(call);
-                return Some(self.ast.add_expr(
-                    ExprKind::Call { func: e, args: args.into(), keywords: keywords.into() },
-                    start,
-                    self.last(),
-                ));
+                return Some(self.ast.add_expr(ExprKind::Call { func: e, args, keywords }, start, self.last()));
             }
         }
         if self.at_op(Op::LSqb)

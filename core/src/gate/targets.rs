@@ -252,11 +252,7 @@ impl Parser<'_> {
                 return None;
             }
             let (args, keywords) = p.call_parts(args);
-            Some(p.ast.add_expr(
-                ExprKind::Call { func: e, args: args.into(), keywords: keywords.into() },
-                start,
-                p.last(),
-            ))
+            Some(p.ast.add_expr(ExprKind::Call { func: e, args, keywords }, start, p.last()))
         })
     }
 
