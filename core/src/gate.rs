@@ -214,7 +214,8 @@ pub fn check(source: &str) -> Result<(), SyntaxProblem> {
     let text = source::prepare(source)?;
     let tokens = tokens::tokenize(&text);
     let (ast, body) = parser::Parser::new(&text, &tokens).run()?;
-    let view = compile::View { src: text.as_bytes(), toks: &tokens.tokens, ast: &ast };
+    let view =
+        compile::View { src: text.as_bytes(), toks: &tokens.tokens, line_starts: &tokens.line_starts, ast: &ast };
     let future = compile::future(&view, &body)?;
     symbols::check(&view, &body)?;
     compile::check(&view, &body, future)

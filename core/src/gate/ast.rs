@@ -9,6 +9,8 @@ pub(super) type StmtId = u32;
 pub(super) type PatId = u32;
 /// Index of a token.
 pub(super) type TokId = u32;
+/// A node's list of children: a boxed slice is two words where a `Vec` is three, and holds no spare capacity.
+pub(super) type List<T> = Box<[T]>;
 
 /// Load, store or delete (CPython's `expr_context`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +46,7 @@ pub(super) enum CmpOp {
 pub(super) struct Comprehension {
     pub(super) target: ExprId,
     pub(super) iter: ExprId,
-    pub(super) ifs: Vec<ExprId>,
+    pub(super) ifs: List<ExprId>,
     pub(super) is_async: bool,
 }
 
@@ -89,26 +91,26 @@ impl Params {
 pub(super) enum ExprKind {
     Name,
     Constant(Const),
-    JoinedStr(Vec<ExprId>),
+    JoinedStr(List<ExprId>),
     FormattedValue(ExprId, Option<ExprId>),
     Attribute(ExprId, TokId),
     Subscript(ExprId, ExprId),
     Starred(ExprId),
-    Call { func: ExprId, args: Vec<ExprId>, keywords: Vec<Keyword> },
+    Call { func: ExprId, args: List<ExprId>, keywords: List<Keyword> },
     BinOp(ExprId, ExprId),
     UnaryOp { not: bool, operand: ExprId },
-    BoolOp(Vec<ExprId>),
-    Compare { left: ExprId, ops: Vec<CmpOp>, comparators: Vec<ExprId> },
+    BoolOp(List<ExprId>),
+    Compare { left: ExprId, ops: List<CmpOp>, comparators: List<ExprId> },
     Lambda { params: Box<Params>, body: ExprId },
     IfExp { test: ExprId, body: ExprId, orelse: ExprId },
-    Dict { keys: Vec<Option<ExprId>>, values: Vec<ExprId> },
-    Set(Vec<ExprId>),
-    List(Vec<ExprId>),
-    Tuple(Vec<ExprId>),
-    ListComp(ExprId, Vec<Comprehension>),
-    SetComp(ExprId, Vec<Comprehension>),
-    DictComp(ExprId, ExprId, Vec<Comprehension>),
-    GeneratorExp(ExprId, Vec<Comprehension>),
+    Dict { keys: List<Option<ExprId>>, values: List<ExprId> },
+    Set(List<ExprId>),
+    List(List<ExprId>),
+    Tuple(List<ExprId>),
+    ListComp(ExprId, List<Comprehension>),
+    SetComp(ExprId, List<Comprehension>),
+    DictComp(ExprId, ExprId, List<Comprehension>),
+    GeneratorExp(ExprId, List<Comprehension>),
     Await(ExprId),
     Yield(Option<ExprId>),
     YieldFrom(ExprId),
@@ -146,7 +148,7 @@ pub(super) struct Handler {
     pub(super) kw: TokId,
     pub(super) type_: Option<ExprId>,
     pub(super) name: Option<TokId>,
-    pub(super) body: Vec<StmtId>,
+    pub(super) body: List<StmtId>,
 }
 
 /// One `case` of a `match`.
@@ -154,7 +156,7 @@ pub(super) struct Handler {
 pub(super) struct Case {
     pub(super) pattern: PatId,
     pub(super) guard: Option<ExprId>,
-    pub(super) body: Vec<StmtId>,
+    pub(super) body: List<StmtId>,
 }
 
 /// Statement kinds.
@@ -163,29 +165,29 @@ pub(super) enum StmtKind {
     FunctionDef {
         is_async: bool,
         name: TokId,
-        type_params: Vec<TypeParam>,
+        type_params: List<TypeParam>,
         params: Box<Params>,
         returns: Option<ExprId>,
-        body: Vec<StmtId>,
-        decorators: Vec<ExprId>,
+        body: List<StmtId>,
+        decorators: List<ExprId>,
     },
     ClassDef {
         name: TokId,
-        type_params: Vec<TypeParam>,
-        bases: Vec<ExprId>,
-        keywords: Vec<Keyword>,
-        body: Vec<StmtId>,
-        decorators: Vec<ExprId>,
+        type_params: List<TypeParam>,
+        bases: List<ExprId>,
+        keywords: List<Keyword>,
+        body: List<StmtId>,
+        decorators: List<ExprId>,
     },
     Return(Option<ExprId>),
-    Delete(Vec<ExprId>),
+    Delete(List<ExprId>),
     Assign {
-        targets: Vec<ExprId>,
+        targets: List<ExprId>,
         value: ExprId,
     },
     TypeAlias {
         name: ExprId,
-        type_params: Vec<TypeParam>,
+        type_params: List<TypeParam>,
         value: ExprId,
     },
     AugAssign {
@@ -202,52 +204,52 @@ pub(super) enum StmtKind {
         is_async: bool,
         target: ExprId,
         iter: ExprId,
-        body: Vec<StmtId>,
-        orelse: Vec<StmtId>,
+        body: List<StmtId>,
+        orelse: List<StmtId>,
     },
     While {
         test: ExprId,
-        body: Vec<StmtId>,
-        orelse: Vec<StmtId>,
+        body: List<StmtId>,
+        orelse: List<StmtId>,
     },
     If {
         test: ExprId,
-        body: Vec<StmtId>,
-        orelse: Vec<StmtId>,
+        body: List<StmtId>,
+        orelse: List<StmtId>,
     },
     With {
         is_async: bool,
-        items: Vec<(ExprId, Option<ExprId>)>,
-        body: Vec<StmtId>,
+        items: List<(ExprId, Option<ExprId>)>,
+        body: List<StmtId>,
     },
     Match {
         subject: ExprId,
-        cases: Vec<Case>,
+        cases: List<Case>,
     },
     Raise {
         exc: Option<ExprId>,
         cause: Option<ExprId>,
     },
     Try {
-        body: Vec<StmtId>,
-        handlers: Vec<Handler>,
-        orelse: Vec<StmtId>,
-        finalbody: Vec<StmtId>,
+        body: List<StmtId>,
+        handlers: List<Handler>,
+        orelse: List<StmtId>,
+        finalbody: List<StmtId>,
         star: bool,
     },
     Assert {
         test: ExprId,
         msg: Option<ExprId>,
     },
-    Import(Vec<Alias>),
+    Import(List<Alias>),
     ImportFrom {
         module: Option<(TokId, TokId)>,
-        names: Vec<Alias>,
+        names: List<Alias>,
         star: Option<TokId>,
         level: u32,
     },
-    Global(Vec<TokId>),
-    Nonlocal(Vec<TokId>),
+    Global(List<TokId>),
+    Nonlocal(List<TokId>),
     Expr(ExprId),
     Pass,
     Break,
@@ -267,12 +269,12 @@ pub(super) struct Stmt {
 pub(super) enum PatKind {
     Value(ExprId),
     Singleton,
-    Sequence(Vec<PatId>),
-    Mapping { keys: Vec<ExprId>, patterns: Vec<PatId>, rest: Option<TokId> },
-    Class { cls: ExprId, patterns: Vec<PatId>, kwd_attrs: Vec<TokId>, kwd_patterns: Vec<PatId> },
+    Sequence(List<PatId>),
+    Mapping { keys: List<ExprId>, patterns: List<PatId>, rest: Option<TokId> },
+    Class { cls: ExprId, patterns: List<PatId>, kwd_attrs: List<TokId>, kwd_patterns: List<PatId> },
     Star(Option<TokId>),
     As { pattern: Option<PatId>, name: Option<TokId> },
-    Or(Vec<PatId>),
+    Or(List<PatId>),
 }
 
 /// A pattern with its span.
@@ -283,12 +285,73 @@ pub(super) struct Pattern {
     pub(super) last: TokId,
 }
 
+/// Nodes in fixed-size chunks: growing never copies the nodes nor holds two copies at once (a `Vec` doubling its
+/// buffer briefly needs three times its length), and no more than one chunk is reserved ahead.
+#[derive(Debug)]
+pub(super) struct Arena<T> {
+    chunks: Vec<Vec<T>>,
+}
+
+/// Nodes per chunk of an [`Arena`].
+const CHUNK: usize = 1 << 10;
+
+impl<T> Default for Arena<T> {
+    fn default() -> Self {
+        Arena { chunks: Vec::new() }
+    }
+}
+
+impl<T> Arena<T> {
+    /// How many nodes it holds.
+    pub(super) fn len(&self) -> usize {
+        self.chunks.last().map_or(0, |last| (self.chunks.len() - 1) * CHUNK + last.len())
+    }
+
+    /// Adds a node; its index is the former length.
+    fn push(&mut self, node: T) -> u32 {
+        let id = self.len() as u32;
+        match self.chunks.last_mut() {
+            Some(last) if last.len() < CHUNK => last.push(node),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK);
+                chunk.push(node);
+                self.chunks.push(chunk);
+            }
+        }
+        id
+    }
+
+    /// Keeps the first `len` nodes.
+    pub(super) fn truncate(&mut self, len: usize) {
+        if len >= self.len() {
+            return;
+        }
+        self.chunks.truncate(len.div_ceil(CHUNK));
+        if let Some(last) = self.chunks.last_mut() {
+            last.truncate(len - (len - 1) / CHUNK * CHUNK);
+        }
+    }
+}
+
+impl<T> std::ops::Index<usize> for Arena<T> {
+    type Output = T;
+    fn index(&self, i: usize) -> &T {
+        &self.chunks[i / CHUNK][i % CHUNK]
+    }
+}
+
+impl<T> std::ops::IndexMut<usize> for Arena<T> {
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut self.chunks[i / CHUNK][i % CHUNK]
+    }
+}
+
 /// The arenas of one parse.
 #[derive(Debug, Default)]
 pub(super) struct Ast {
-    pub(super) exprs: Vec<Expr>,
-    pub(super) stmts: Vec<Stmt>,
-    pub(super) patterns: Vec<Pattern>,
+    pub(super) exprs: Arena<Expr>,
+    pub(super) stmts: Arena<Stmt>,
+    pub(super) patterns: Arena<Pattern>,
     /// Statement lists memoised by the parser (blocks), by index.
     pub(super) blocks: Vec<Vec<StmtId>>,
 }
@@ -304,16 +367,13 @@ impl Ast {
         &self.patterns[id as usize]
     }
     pub(super) fn add_expr(&mut self, kind: ExprKind, first: TokId, last: TokId) -> ExprId {
-        self.exprs.push(Expr { kind, first, last, ctx: Ctx::Load });
-        (self.exprs.len() - 1) as ExprId
+        self.exprs.push(Expr { kind, first, last, ctx: Ctx::Load })
     }
     pub(super) fn add_stmt(&mut self, kind: StmtKind, first: TokId, last: TokId) -> StmtId {
-        self.stmts.push(Stmt { kind, first, last });
-        (self.stmts.len() - 1) as StmtId
+        self.stmts.push(Stmt { kind, first, last })
     }
     pub(super) fn add_pattern(&mut self, kind: PatKind, first: TokId, last: TokId) -> PatId {
-        self.patterns.push(Pattern { kind, first, last });
-        (self.patterns.len() - 1) as PatId
+        self.patterns.push(Pattern { kind, first, last })
     }
 
     /// CPython's `_PyPegen_set_expr_context`: the context of a target, recursively through tuples, lists and

@@ -17,6 +17,8 @@ use super::{ProblemKind, Stack, SyntaxProblem};
 pub(super) struct View<'a> {
     pub(super) src: &'a [u8],
     pub(super) toks: &'a [Token],
+    /// [`super::tokens::Tokens::line_starts`].
+    pub(super) line_starts: &'a [u32],
     pub(super) ast: &'a Ast,
 }
 
@@ -26,8 +28,7 @@ impl View<'_> {
         let Some(t) = self.toks.get(tok as usize) else {
             return (1, 1);
         };
-        let col = t.col.unwrap_or(0);
-        let line_start = (t.start - col) as usize;
+        let line_start = t.line_start(self.line_starts);
         (t.line, char_count(&self.src[line_start..t.start as usize]) as u32 + 1)
     }
 

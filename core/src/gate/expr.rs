@@ -6,7 +6,7 @@
 //! parser's stack stays shallow for deeply bracketed code.
 
 use super::ProblemKind;
-use super::ast::{CmpOp, Comprehension, Const, Ctx, ExprId, ExprKind, Keyword, TargetsKind, TokId};
+use super::ast::{CmpOp, Comprehension, Const, Ctx, ExprId, ExprKind, Keyword, List, TargetsKind, TokId};
 use super::parser::{Memo, Parser};
 use super::tokens::{Kind, Kw, Op};
 
@@ -55,7 +55,7 @@ impl Parser<'_> {
         if !tuple {
             return Some(first);
         }
-        Some(self.ast.add_expr(ExprKind::Tuple(elts), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::Tuple(elts.into()), start, self.last()))
     }
 
     /// `expression (memo): invalid_expression | invalid_legacy_expression | disjunction 'if' disjunction 'else'
@@ -227,7 +227,7 @@ impl Parser<'_> {
         if !tuple {
             return Some(first);
         }
-        Some(self.ast.add_expr(ExprKind::Tuple(elts), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::Tuple(elts.into()), start, self.last()))
     }
 
     /// `star_expression (memo): '*' bitwise_or | expression`.
@@ -378,7 +378,7 @@ impl Parser<'_> {
         if values.len() == 1 {
             return Some(first);
         }
-        Some(self.ast.add_expr(ExprKind::BoolOp(values), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::BoolOp(values.into()), start, self.last()))
     }
 
     /// `inversion (memo): 'not' inversion | comparison`.
@@ -421,7 +421,11 @@ impl Parser<'_> {
         if ops.is_empty() {
             return Some(left);
         }
-        Some(self.ast.add_expr(ExprKind::Compare { left, ops, comparators }, start, self.last()))
+        Some(self.ast.add_expr(
+            ExprKind::Compare { left, ops: ops.into(), comparators: comparators.into() },
+            start,
+            self.last(),
+        ))
     }
 
     fn compare_op(&mut self) -> Option<CmpOp> {
@@ -559,7 +563,7 @@ impl Parser<'_> {
         if self.at_op(Op::LPar) {
             if let Some(g) = self.alt(Self::genexp) {
                 return Some(self.ast.add_expr(
-                    ExprKind::Call { func: e, args: vec![g], keywords: Vec::new() },
+                    ExprKind::Call { func: e, args: vec![g].into(), keywords: Vec::new().into() },
                     start,
                     self.last(),
                 ));
@@ -588,10 +592,10 @@ impl Parser<'_> {
     }
 
     /// The positional and keyword arguments of an `arguments` result (a call of a dummy name).
-    pub(super) fn call_parts(&self, args: Option<ExprId>) -> (Vec<ExprId>, Vec<Keyword>) {
+    pub(super) fn call_parts(&self, args: Option<ExprId>) -> (List<ExprId>, List<Keyword>) {
         match args.map(|a| self.ast.expr(a).kind.clone()) {
             Some(ExprKind::Call { args, keywords, .. }) => (args, keywords),
-            _ => (Vec::new(), Vec::new()),
+            _ => (List::default(), List::default()),
         }
     }
 
@@ -607,7 +611,7 @@ impl Parser<'_> {
             let start = p.pos as TokId;
             let elts = p.gather(Op::Comma, |p| p.alt(Self::slice).or_else(|| p.alt(Self::starred_expression)))?;
             p.op(Op::Comma);
-            Some(p.ast.add_expr(ExprKind::Tuple(elts), start, p.last()))
+            Some(p.ast.add_expr(ExprKind::Tuple(elts.into()), start, p.last()))
         })
     }
 
@@ -737,7 +741,7 @@ impl Parser<'_> {
         let start = self.op(Op::LSqb)?;
         let elts = self.alt(Self::star_named_expressions).unwrap_or_default();
         self.op(Op::RSqb)?;
-        Some(self.ast.add_expr(ExprKind::List(elts), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::List(elts.into()), start, self.last()))
     }
 
     /// `tuple: '(' [star_named_expression ',' [star_named_expressions]] ')'`.
@@ -755,7 +759,7 @@ impl Parser<'_> {
             })
             .unwrap_or_default();
         self.op(Op::RPar)?;
-        Some(self.ast.add_expr(ExprKind::Tuple(elts), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::Tuple(elts.into()), start, self.last()))
     }
 
     /// `set: '{' star_named_expressions '}'`.
@@ -763,7 +767,7 @@ impl Parser<'_> {
         let start = self.op(Op::LBrace)?;
         let elts = self.star_named_expressions()?;
         self.op(Op::RBrace)?;
-        Some(self.ast.add_expr(ExprKind::Set(elts), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::Set(elts.into()), start, self.last()))
     }
 
     /// `dict: '{' [double_starred_kvpairs] '}' | '{' invalid_double_starred_kvpairs '}'`.
@@ -778,8 +782,8 @@ impl Parser<'_> {
                 })
                 .unwrap_or_default();
             p.op(Op::RBrace)?;
-            let (keys, values) = pairs.into_iter().unzip();
-            Some(p.ast.add_expr(ExprKind::Dict { keys, values }, start, p.last()))
+            let (keys, values): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
+            Some(p.ast.add_expr(ExprKind::Dict { keys: keys.into(), values: values.into() }, start, p.last()))
         }) {
             return Some(e);
         }
@@ -826,6 +830,12 @@ impl Parser<'_> {
             return;
         }
         self.pos = m;
+        self.invalid_dict_value();
+    }
+
+    /// The alternatives `invalid_double_starred_kvpairs` and `invalid_kvpair` share: `expression ':' '*'
+    /// bitwise_or` and `expression ':' &('}'|',')`.
+    fn invalid_dict_value(&mut self) {
         if let Some(a) = self.alt(|p| {
             p.expression()?;
             p.op(Op::Colon)?;
@@ -853,7 +863,7 @@ impl Parser<'_> {
             let (line, col) = {
                 let last = self.ast.expr(a).last;
                 let t = self.tok(last);
-                (self.tok(self.ast.expr(a).first).line, t.end_col)
+                (self.tok(self.ast.expr(a).first).line, t.end_col(self.line_starts))
             };
             if !self.failed() {
                 self.err = Some(super::SyntaxProblem::new(
@@ -865,23 +875,7 @@ impl Parser<'_> {
             }
             return;
         }
-        if let Some(a) = self.alt(|p| {
-            p.expression()?;
-            p.op(Op::Colon)?;
-            let a = p.op(Op::Star)?;
-            p.bitwise_or()?;
-            Some(a)
-        }) {
-            self.raise_at(a, ProblemKind::Syntax, "cannot use a starred expression in a dictionary value");
-            return;
-        }
-        if let Some(a) = self.alt(|p| {
-            p.expression()?;
-            let a = p.op(Op::Colon)?;
-            if p.at_op(Op::RBrace) || p.at_op(Op::Comma) { Some(a) } else { None }
-        }) {
-            self.raise_at(a, ProblemKind::Syntax, "expression expected after dictionary key and ':'");
-        }
+        self.invalid_dict_value();
     }
 
     /// `for_if_clauses: for_if_clause+`.
@@ -931,7 +925,7 @@ impl Parser<'_> {
             if self.failed() {
                 return Err(());
             }
-            return Ok(Some(Comprehension { target, iter, ifs, is_async }));
+            return Ok(Some(Comprehension { target, iter, ifs: ifs.into(), is_async }));
         }
         if self.invalid
             && let Some(a) = self.alt(|p| {
@@ -953,7 +947,7 @@ impl Parser<'_> {
             let elt = p.named_expression()?;
             let gens = p.for_if_clauses()?;
             p.op(Op::RSqb)?;
-            Some(p.ast.add_expr(ExprKind::ListComp(elt, gens), start, p.last()))
+            Some(p.ast.add_expr(ExprKind::ListComp(elt, gens.into()), start, p.last()))
         }) {
             return Some(e);
         }
@@ -969,7 +963,7 @@ impl Parser<'_> {
             let elt = p.named_expression()?;
             let gens = p.for_if_clauses()?;
             p.op(Op::RBrace)?;
-            Some(p.ast.add_expr(ExprKind::SetComp(elt, gens), start, p.last()))
+            Some(p.ast.add_expr(ExprKind::SetComp(elt, gens.into()), start, p.last()))
         }) {
             return Some(e);
         }
@@ -992,7 +986,7 @@ impl Parser<'_> {
             };
             let gens = p.for_if_clauses()?;
             p.op(Op::RPar)?;
-            Some(p.ast.add_expr(ExprKind::GeneratorExp(elt, gens), start, p.last()))
+            Some(p.ast.add_expr(ExprKind::GeneratorExp(elt, gens.into()), start, p.last()))
         }) {
             return Some(e);
         }
@@ -1008,7 +1002,7 @@ impl Parser<'_> {
             let (k, v) = p.kvpair()?;
             let gens = p.for_if_clauses()?;
             p.op(Op::RBrace)?;
-            Some(p.ast.add_expr(ExprKind::DictComp(k, v, gens), start, p.last()))
+            Some(p.ast.add_expr(ExprKind::DictComp(k, v, gens.into()), start, p.last()))
         }) {
             return Some(e);
         }
@@ -1124,7 +1118,11 @@ impl Parser<'_> {
             }
             let func = start;
             let dummy = p.ast.add_expr(ExprKind::Name, func, func);
-            Some(p.ast.add_expr(ExprKind::Call { func: dummy, args, keywords }, start, p.last()))
+            Some(p.ast.add_expr(
+                ExprKind::Call { func: dummy, args: args.into(), keywords: keywords.into() },
+                start,
+                p.last(),
+            ))
         }) {
             return Some(e);
         }
@@ -1139,7 +1137,11 @@ impl Parser<'_> {
                 }
             }
             let dummy = p.ast.add_expr(ExprKind::Name, start, start);
-            Some(p.ast.add_expr(ExprKind::Call { func: dummy, args, keywords }, start, p.last()))
+            Some(p.ast.add_expr(
+                ExprKind::Call { func: dummy, args: args.into(), keywords: keywords.into() },
+                start,
+                p.last(),
+            ))
         })
     }
 

@@ -62,10 +62,25 @@ impl Hasher for KeyHasher {
 
 const NONE: u32 = u32::MAX;
 
+/// The memo is pruned ([`Parser::forget_before`]) once it holds this many entries (and then whenever it has doubled
+/// since the last pruning): small sources never pay for it.
+const MEMO_PRUNE_MIN: usize = 1 << 12;
+
+/// The sizes of the node arenas and the count of memo writes at one moment of the parse.
+#[derive(Clone, Copy)]
+struct NodeMark {
+    exprs: usize,
+    stmts: usize,
+    patterns: usize,
+    memo_writes: u64,
+}
+
 /// The parser state.
 pub(super) struct Parser<'a> {
     pub(super) src: &'a [u8],
     pub(super) toks: &'a [Token],
+    /// [`Tokens::line_starts`].
+    pub(super) line_starts: &'a [u32],
     end: &'a End,
     pub(super) pos: usize,
     pub(super) fill: usize,
@@ -76,6 +91,10 @@ pub(super) struct Parser<'a> {
     pub(super) invalid: bool,
     pub(super) ast: Ast,
     memo: HashMap<u64, (u32, u32), BuildHasherDefault<KeyHasher>>,
+    /// Size of the memo at which it is next pruned.
+    memo_prune_at: usize,
+    /// Memo entries written so far (see [`Parser::discard_since`]).
+    memo_writes: u64,
     stack: Stack,
 }
 
@@ -84,6 +103,7 @@ impl<'a> Parser<'a> {
         Parser {
             src: src.as_bytes(),
             toks: &tokens.tokens,
+            line_starts: &tokens.line_starts,
             end: &tokens.end,
             pos: 0,
             fill: 0,
@@ -92,6 +112,8 @@ impl<'a> Parser<'a> {
             invalid: false,
             ast: Ast::default(),
             memo: HashMap::default(),
+            memo_prune_at: MEMO_PRUNE_MIN,
+            memo_writes: 0,
             stack: Stack::new(),
         }
     }
@@ -136,10 +158,10 @@ impl<'a> Parser<'a> {
 
     /// Character column of byte column `col` on `line`, found from any token on that line (or the byte column).
     fn char_col_at_line(&self, line: u32, col: u32) -> u32 {
-        let t = self.toks.iter().find(|t| t.line == line && t.col.is_some());
+        let t = self.toks.iter().find(|t| t.line == line && t.col(self.line_starts).is_some());
         match t {
             Some(t) => {
-                let line_start = (t.start - t.col.unwrap_or(0)) as usize;
+                let line_start = t.line_start(self.line_starts);
                 let end = (line_start + col as usize).min(self.src.len());
                 char_count(&self.src[line_start..end]) as u32
             }
@@ -272,6 +294,7 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn memo_put(&mut self, rule: Memo, start: usize, value: Option<u32>) {
+        self.memo_writes += 1;
         self.memo.insert(Self::memo_key(rule, start), (value.unwrap_or(NONE), self.pos as u32));
     }
 
@@ -284,7 +307,11 @@ impl<'a> Parser<'a> {
             return r;
         }
         let start = self.pos;
+        let mark = self.mark();
         let r = f(self);
+        if r.is_none() {
+            self.discard_since(mark);
+        }
         if !self.failed() {
             if r.is_none() {
                 self.pos = start;
@@ -292,6 +319,43 @@ impl<'a> Parser<'a> {
             self.memo_put(rule, start, r);
         }
         r
+    }
+
+    /// Where the arenas and the memo stand, for [`Parser::discard_since`].
+    fn mark(&self) -> NodeMark {
+        NodeMark {
+            exprs: self.ast.exprs.len(),
+            stmts: self.ast.stmts.len(),
+            patterns: self.ast.patterns.len(),
+            memo_writes: self.memo_writes,
+        }
+    }
+
+    /// After an alternative failed: drops the nodes it built, unless a memo entry was written meanwhile (it may
+    /// refer to them). Nothing else refers to the nodes of a failed alternative, and a failing source builds as
+    /// many as a passing one (CPython's arena keeps them: `x = 1` alone builds four expressions, two of them for
+    /// `t_primary`'s `atom &t_lookahead`, which fails).
+    fn discard_since(&mut self, mark: NodeMark) {
+        if self.memo_writes == mark.memo_writes {
+            self.ast.exprs.truncate(mark.exprs);
+            self.ast.stmts.truncate(mark.stmts);
+            self.ast.patterns.truncate(mark.patterns);
+        }
+    }
+
+    /// Drops the memo entries of positions before `pos`, called between two statements of a statement list at
+    /// `pos`. The parse cannot come back to an earlier token inside the list without first leaving the enclosing
+    /// block, whose own entry (and every other block's) is kept, so re-parsing a block is still one look-up; what
+    /// can be re-parsed from scratch is only the header of an enclosing compound statement. Memoisation is a cache
+    /// (a rule's result depends only on its position and the pass), so this changes no verdict: it keeps the memo
+    /// to the statement being parsed instead of the whole file (it was most of the gate's memory).
+    pub(super) fn forget_before(&mut self, pos: usize) {
+        if self.memo.len() < self.memo_prune_at {
+            return;
+        }
+        let block = (Memo::Block as u64) << 32;
+        self.memo.retain(|&key, _| key & !0xffff_ffff == block || (key & 0xffff_ffff) as usize >= pos);
+        self.memo_prune_at = (self.memo.len() * 2).max(MEMO_PRUNE_MIN);
     }
 
     // ---------------------------------------------------------------- combinators
@@ -302,9 +366,11 @@ impl<'a> Parser<'a> {
             return None;
         }
         let m = self.pos;
+        let mark = self.mark();
         let r = f(self);
         if r.is_none() {
             self.pos = m;
+            self.discard_since(mark);
         }
         r
     }
@@ -312,8 +378,10 @@ impl<'a> Parser<'a> {
     /// `&e` (or, negated, `!e`): whether `f` matches here; nothing is consumed.
     pub(super) fn ahead<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> bool {
         let m = self.pos;
+        let mark = self.mark();
         let r = f(self).is_some();
         self.pos = m;
+        self.discard_since(mark);
         r
     }
 
@@ -360,13 +428,13 @@ impl<'a> Parser<'a> {
         let Some(t) = self.toks.get(i) else {
             return self.end_position();
         };
-        match t.col {
+        match t.col(self.line_starts) {
             Some(c) => {
                 let line_start = (t.start - c) as usize;
                 (t.line, char_count(&self.src[line_start..t.start as usize]) as u32 + 1)
             }
             None => {
-                let (ls, cur) = (t.cur_line_start as usize, t.cur as usize);
+                let (ls, cur) = t.read_after(self.line_starts);
                 (t.line, char_count(&self.src[ls.min(cur)..cur]) as u32)
             }
         }
@@ -432,6 +500,7 @@ impl<'a> Parser<'a> {
         if self.err.is_none() {
             self.pos = 0;
             self.memo.clear();
+            self.memo_prune_at = MEMO_PRUNE_MIN;
             self.invalid = true;
             let _ = self.file();
         }

@@ -10,7 +10,7 @@ impl Parser<'_> {
     pub(super) fn patterns(&mut self) -> Option<PatId> {
         let start = self.pos as TokId;
         if let Some(v) = self.alt(Self::open_sequence_pattern) {
-            return Some(self.ast.add_pattern(PatKind::Sequence(v), start, self.last()));
+            return Some(self.ast.add_pattern(PatKind::Sequence(v.into()), start, self.last()));
         }
         self.alt(Self::pattern)
     }
@@ -66,7 +66,7 @@ impl Parser<'_> {
         if v.len() == 1 {
             return Some(v[0]);
         }
-        Some(self.ast.add_pattern(PatKind::Or(v), start, self.last()))
+        Some(self.ast.add_pattern(PatKind::Or(v.into()), start, self.last()))
     }
 
     /// `closed_pattern (memo)`.
@@ -223,7 +223,7 @@ impl Parser<'_> {
             p.op(Op::RSqb)?;
             Some(v)
         }) {
-            return Some(self.ast.add_pattern(PatKind::Sequence(v), start, self.last()));
+            return Some(self.ast.add_pattern(PatKind::Sequence(v.into()), start, self.last()));
         }
         let v = self.alt(|p| {
             p.op(Op::LPar)?;
@@ -231,7 +231,7 @@ impl Parser<'_> {
             p.op(Op::RPar)?;
             Some(v)
         })?;
-        Some(self.ast.add_pattern(PatKind::Sequence(v), start, self.last()))
+        Some(self.ast.add_pattern(PatKind::Sequence(v.into()), start, self.last()))
     }
 
     /// `open_sequence_pattern: maybe_star_pattern ',' maybe_sequence_pattern?`.
@@ -278,7 +278,7 @@ impl Parser<'_> {
             .is_some()
         {
             return Some(self.ast.add_pattern(
-                PatKind::Mapping { keys: Vec::new(), patterns: Vec::new(), rest: None },
+                PatKind::Mapping { keys: Vec::new().into(), patterns: Vec::new().into(), rest: None },
                 start,
                 self.last(),
             ));
@@ -291,7 +291,7 @@ impl Parser<'_> {
             Some(rest)
         }) {
             return Some(self.ast.add_pattern(
-                PatKind::Mapping { keys: Vec::new(), patterns: Vec::new(), rest: Some(rest) },
+                PatKind::Mapping { keys: Vec::new().into(), patterns: Vec::new().into(), rest: Some(rest) },
                 start,
                 self.last(),
             ));
@@ -305,9 +305,9 @@ impl Parser<'_> {
             p.op(Op::RBrace)?;
             Some((items, rest))
         }) {
-            let (keys, patterns) = items.into_iter().unzip();
+            let (keys, patterns): (Vec<_>, Vec<_>) = items.into_iter().unzip();
             return Some(self.ast.add_pattern(
-                PatKind::Mapping { keys, patterns, rest: Some(rest) },
+                PatKind::Mapping { keys: keys.into(), patterns: patterns.into(), rest: Some(rest) },
                 start,
                 self.last(),
             ));
@@ -319,8 +319,12 @@ impl Parser<'_> {
             p.op(Op::RBrace)?;
             Some(items)
         })?;
-        let (keys, patterns) = items.into_iter().unzip();
-        Some(self.ast.add_pattern(PatKind::Mapping { keys, patterns, rest: None }, start, self.last()))
+        let (keys, patterns): (Vec<_>, Vec<_>) = items.into_iter().unzip();
+        Some(self.ast.add_pattern(
+            PatKind::Mapping { keys: keys.into(), patterns: patterns.into(), rest: None },
+            start,
+            self.last(),
+        ))
     }
 
     fn items_pattern(&mut self) -> Option<Vec<(ExprId, PatId)>> {
@@ -359,8 +363,17 @@ impl Parser<'_> {
                 p.op(Op::Comma);
             }
             p.op(Op::RPar)?;
-            let (kwd_attrs, kwd_patterns) = kws.into_iter().unzip();
-            Some(p.ast.add_pattern(PatKind::Class { cls, patterns: pos, kwd_attrs, kwd_patterns }, start, p.last()))
+            let (kwd_attrs, kwd_patterns): (Vec<_>, Vec<_>) = kws.into_iter().unzip();
+            Some(p.ast.add_pattern(
+                PatKind::Class {
+                    cls,
+                    patterns: pos.into(),
+                    kwd_attrs: kwd_attrs.into(),
+                    kwd_patterns: kwd_patterns.into(),
+                },
+                start,
+                p.last(),
+            ))
         };
         for (positional, keywords) in [(false, false), (true, false), (false, true), (true, true)] {
             if let Some(p) = self.alt(|p| class(p, positional, keywords)) {

@@ -12,7 +12,10 @@ impl Parser<'_> {
         loop {
             let m = self.pos;
             match self.statement() {
-                Some(v) => out.extend(v),
+                Some(v) => {
+                    out.extend(v);
+                    self.forget_before(self.pos);
+                }
                 None => {
                     self.pos = m;
                     break;
@@ -128,7 +131,7 @@ impl Parser<'_> {
                 && let Some(s) = self.alt(|p| {
                     p.kw(kw)?;
                     let names = p.gather(Op::Comma, Self::name)?;
-                    let kind = if global { StmtKind::Global(names) } else { StmtKind::Nonlocal(names) };
+                    let kind = if global { StmtKind::Global(names.into()) } else { StmtKind::Nonlocal(names.into()) };
                     Some(p.ast.add_stmt(kind, start, p.last()))
                 })
             {
@@ -229,7 +232,7 @@ impl Parser<'_> {
             if p.at_op(Op::Equal) {
                 return None;
             }
-            Some(p.ast.add_stmt(StmtKind::Assign { targets, value }, start, p.last()))
+            Some(p.ast.add_stmt(StmtKind::Assign { targets: targets.into(), value }, start, p.last()))
         }) {
             return Some(s);
         }
@@ -388,7 +391,11 @@ impl Parser<'_> {
         let value = self.expression()?;
         let name = self.name_expr(n);
         self.ast.set_ctx(name, Ctx::Store);
-        Some(self.ast.add_stmt(StmtKind::TypeAlias { name, type_params, value }, start, self.last()))
+        Some(self.ast.add_stmt(
+            StmtKind::TypeAlias { name, type_params: type_params.into(), value },
+            start,
+            self.last(),
+        ))
     }
 
     /// `raise_stmt: 'raise' expression ['from' expression] | 'raise'`.
@@ -418,7 +425,7 @@ impl Parser<'_> {
             if !(p.at_op(Op::Semi) || p.at(Kind::Newline)) {
                 return None;
             }
-            Some(p.ast.add_stmt(StmtKind::Delete(targets), start, p.last()))
+            Some(p.ast.add_stmt(StmtKind::Delete(targets.into()), start, p.last()))
         }) {
             return Some(s);
         }
@@ -458,7 +465,7 @@ impl Parser<'_> {
                 });
                 Some(Alias { first, last, asname })
             })?;
-            Some(p.ast.add_stmt(StmtKind::Import(names), start, p.last()))
+            Some(p.ast.add_stmt(StmtKind::Import(names.into()), start, p.last()))
         }) {
             return Some(s);
         }
@@ -468,7 +475,11 @@ impl Parser<'_> {
             let module = p.dotted_name()?;
             p.kw(Kw::Import)?;
             let (names, star) = p.import_from_targets()?;
-            Some(p.ast.add_stmt(StmtKind::ImportFrom { module: Some(module), names, star, level }, start, p.last()))
+            Some(p.ast.add_stmt(
+                StmtKind::ImportFrom { module: Some(module), names: names.into(), star, level },
+                start,
+                p.last(),
+            ))
         }) {
             return Some(s);
         }
@@ -480,7 +491,11 @@ impl Parser<'_> {
             }
             p.kw(Kw::Import)?;
             let (names, star) = p.import_from_targets()?;
-            Some(p.ast.add_stmt(StmtKind::ImportFrom { module: None, names, star, level }, start, p.last()))
+            Some(p.ast.add_stmt(
+                StmtKind::ImportFrom { module: None, names: names.into(), star, level },
+                start,
+                p.last(),
+            ))
         })
     }
 
@@ -625,18 +640,25 @@ impl Parser<'_> {
         })
     }
 
-    fn class_def(&mut self) -> Option<StmtId> {
+    /// `decorators raw | raw` (`class_def` and `function_def`): the definition with its decorators.
+    fn decorated(&mut self, raw: fn(&mut Self) -> Option<StmtId>) -> Option<StmtId> {
         if let Some(s) = self.alt(|p| {
             let d = p.decorators()?;
-            let s = p.class_def_raw()?;
-            if let StmtKind::ClassDef { decorators, .. } = &mut p.ast.stmts[s as usize].kind {
-                *decorators = d;
+            let s = raw(p)?;
+            if let StmtKind::ClassDef { decorators, .. } | StmtKind::FunctionDef { decorators, .. } =
+                &mut p.ast.stmts[s as usize].kind
+            {
+                *decorators = d.into();
             }
             Some(s)
         }) {
             return Some(s);
         }
-        self.alt(Self::class_def_raw)
+        self.alt(raw)
+    }
+
+    fn class_def(&mut self) -> Option<StmtId> {
+        self.decorated(Self::class_def_raw)
     }
 
     fn class_def_raw(&mut self) -> Option<StmtId> {
@@ -685,16 +707,20 @@ impl Parser<'_> {
                     p.op(Op::LPar)?;
                     let args = p.alt(Self::arguments);
                     p.op(Op::RPar)?;
-                    Some(match args.map(|a| p.ast.expr(a).kind.clone()) {
-                        Some(ExprKind::Call { args, keywords, .. }) => (args, keywords),
-                        _ => (Vec::new(), Vec::new()),
-                    })
+                    Some(p.call_parts(args))
                 })
                 .unwrap_or_default();
             p.op(Op::Colon)?;
             let body = p.block()?;
             Some(p.ast.add_stmt(
-                StmtKind::ClassDef { name, type_params, bases, keywords, body, decorators: Vec::new() },
+                StmtKind::ClassDef {
+                    name,
+                    type_params: type_params.into(),
+                    bases,
+                    keywords,
+                    body: body.into(),
+                    decorators: Vec::new().into(),
+                },
                 start,
                 p.last(),
             ))
@@ -702,17 +728,7 @@ impl Parser<'_> {
     }
 
     fn function_def(&mut self) -> Option<StmtId> {
-        if let Some(s) = self.alt(|p| {
-            let d = p.decorators()?;
-            let s = p.function_def_raw()?;
-            if let StmtKind::FunctionDef { decorators, .. } = &mut p.ast.stmts[s as usize].kind {
-                *decorators = d;
-            }
-            Some(s)
-        }) {
-            return Some(s);
-        }
-        self.alt(Self::function_def_raw)
+        self.decorated(Self::function_def_raw)
     }
 
     fn function_def_raw(&mut self) -> Option<StmtId> {
@@ -760,11 +776,11 @@ impl Parser<'_> {
                     StmtKind::FunctionDef {
                         is_async,
                         name,
-                        type_params,
+                        type_params: type_params.into(),
                         params: Box::new(params),
                         returns,
-                        body,
-                        decorators: Vec::new(),
+                        body: body.into(),
+                        decorators: Vec::new().into(),
                     },
                     start,
                     p.last(),
@@ -872,7 +888,7 @@ impl Parser<'_> {
             p.op(Op::Colon)?;
             let body = p.block()?;
             let elif = p.if_or_elif(Kw::Elif)?;
-            Some(p.ast.add_stmt(StmtKind::If { test, body, orelse: vec![elif] }, start, p.last()))
+            Some(p.ast.add_stmt(StmtKind::If { test, body: body.into(), orelse: vec![elif].into() }, start, p.last()))
         }) {
             return Some(s);
         }
@@ -882,7 +898,7 @@ impl Parser<'_> {
             p.op(Op::Colon)?;
             let body = p.block()?;
             let orelse = p.alt(Self::else_block).unwrap_or_default();
-            Some(p.ast.add_stmt(StmtKind::If { test, body, orelse }, start, p.last()))
+            Some(p.ast.add_stmt(StmtKind::If { test, body: body.into(), orelse: orelse.into() }, start, p.last()))
         })
     }
 
@@ -935,7 +951,7 @@ impl Parser<'_> {
             p.op(Op::Colon)?;
             let body = p.block()?;
             let orelse = p.alt(Self::else_block).unwrap_or_default();
-            Some(p.ast.add_stmt(StmtKind::While { test, body, orelse }, start, p.last()))
+            Some(p.ast.add_stmt(StmtKind::While { test, body: body.into(), orelse: orelse.into() }, start, p.last()))
         })
     }
 
@@ -991,7 +1007,11 @@ impl Parser<'_> {
                 p.op(Op::Colon)?;
                 let body = p.block()?;
                 let orelse = p.alt(Self::else_block).unwrap_or_default();
-                Some(p.ast.add_stmt(StmtKind::For { is_async, target, iter, body, orelse }, start, p.last()))
+                Some(p.ast.add_stmt(
+                    StmtKind::For { is_async, target, iter, body: body.into(), orelse: orelse.into() },
+                    start,
+                    p.last(),
+                ))
             });
             if rest.is_none() {
                 self.pos = m;
@@ -1045,7 +1065,11 @@ impl Parser<'_> {
                     };
                     p.op(Op::Colon)?;
                     let body = p.block()?;
-                    Some(p.ast.add_stmt(StmtKind::With { is_async, items, body }, start, p.last()))
+                    Some(p.ast.add_stmt(
+                        StmtKind::With { is_async, items: items.into(), body: body.into() },
+                        start,
+                        p.last(),
+                    ))
                 }) {
                     return Some(s);
                 }
@@ -1136,7 +1160,13 @@ impl Parser<'_> {
             let body = p.block()?;
             let finalbody = p.finally_block()?;
             Some(p.ast.add_stmt(
-                StmtKind::Try { body, handlers: Vec::new(), orelse: Vec::new(), finalbody, star: false },
+                StmtKind::Try {
+                    body: body.into(),
+                    handlers: Vec::new().into(),
+                    orelse: Vec::new().into(),
+                    finalbody: finalbody.into(),
+                    star: false,
+                },
                 start,
                 p.last(),
             ))
@@ -1151,7 +1181,17 @@ impl Parser<'_> {
                 let handlers = p.repeat1(|p| p.except_block(star))?;
                 let orelse = p.alt(Self::else_block).unwrap_or_default();
                 let finalbody = p.alt(Self::finally_block).unwrap_or_default();
-                Some(p.ast.add_stmt(StmtKind::Try { body, handlers, orelse, finalbody, star }, start, p.last()))
+                Some(p.ast.add_stmt(
+                    StmtKind::Try {
+                        body: body.into(),
+                        handlers: handlers.into(),
+                        orelse: orelse.into(),
+                        finalbody: finalbody.into(),
+                        star,
+                    },
+                    start,
+                    p.last(),
+                ))
             }) {
                 return Some(s);
             }
@@ -1262,7 +1302,7 @@ impl Parser<'_> {
             });
             p.op(Op::Colon)?;
             let body = p.block()?;
-            Some(Handler { kw, type_: Some(type_), name, body })
+            Some(Handler { kw, type_: Some(type_), name, body: body.into() })
         }) {
             return Some(h);
         }
@@ -1271,7 +1311,7 @@ impl Parser<'_> {
                 let kw = p.kw(Kw::Except)?;
                 p.op(Op::Colon)?;
                 let body = p.block()?;
-                Some(Handler { kw, type_: None, name: None, body })
+                Some(Handler { kw, type_: None, name: None, body: body.into() })
             })
         {
             return Some(h);
@@ -1365,7 +1405,7 @@ impl Parser<'_> {
             p.expect(Kind::Indent)?;
             let cases = p.repeat1(Self::case_block)?;
             p.expect(Kind::Dedent)?;
-            Some(p.ast.add_stmt(StmtKind::Match { subject, cases }, start, p.last()))
+            Some(p.ast.add_stmt(StmtKind::Match { subject, cases: cases.into() }, start, p.last()))
         }) {
             return Some(s);
         }
@@ -1402,7 +1442,7 @@ impl Parser<'_> {
             if let Some(rest) = p.alt(Self::star_named_expressions) {
                 elts.extend(rest);
             }
-            Some(p.ast.add_expr(ExprKind::Tuple(elts), first, p.last()))
+            Some(p.ast.add_expr(ExprKind::Tuple(elts.into()), first, p.last()))
         }) {
             return Some(e);
         }
@@ -1441,7 +1481,7 @@ impl Parser<'_> {
             let guard = p.alt(Self::guard);
             p.op(Op::Colon)?;
             let body = p.block()?;
-            Some(Case { pattern, guard, body })
+            Some(Case { pattern, guard, body: body.into() })
         })
     }
 

@@ -45,8 +45,11 @@ impl Parser<'_> {
                 p.raise_last(ProblemKind::Syntax, "cannot mix bytes and nonbytes literals");
                 return None;
             }
-            let kind =
-                if parts.is_empty() { ExprKind::Constant(Const::Str { bytes }) } else { ExprKind::JoinedStr(parts) };
+            let kind = if parts.is_empty() {
+                ExprKind::Constant(Const::Str { bytes })
+            } else {
+                ExprKind::JoinedStr(parts.into())
+            };
             Some(p.ast.add_expr(kind, start, p.last()))
         })
     }
@@ -72,7 +75,7 @@ impl Parser<'_> {
             return None;
         }
         self.expect(Kind::FStringEnd)?;
-        Some(self.ast.add_expr(ExprKind::JoinedStr(values), start, self.last()))
+        Some(self.ast.add_expr(ExprKind::JoinedStr(values.into()), start, self.last()))
     }
 
     /// `fstring_replacement_field: '{' (yield_expr | star_expressions) '='? [fstring_conversion]
@@ -136,7 +139,7 @@ impl Parser<'_> {
                     return None;
                 }
             }
-            let spec = spec.map(|parts| p.ast.add_expr(ExprKind::JoinedStr(parts), start, p.last()));
+            let spec = spec.map(|parts| p.ast.add_expr(ExprKind::JoinedStr(parts.into()), start, p.last()));
             Some(p.ast.add_expr(ExprKind::FormattedValue(value, spec), start, p.last()))
         }) {
             return Some(e);

@@ -30,7 +30,7 @@ impl Parser<'_> {
                 }
             }
         }
-        let e = self.ast.add_expr(ExprKind::Tuple(elts), start, self.last());
+        let e = self.ast.add_expr(ExprKind::Tuple(elts.into()), start, self.last());
         self.ast.set_ctx(e, Ctx::Store);
         Some(e)
     }
@@ -121,7 +121,7 @@ impl Parser<'_> {
             let start = p.op(Op::LPar)?;
             let elts = p.alt(Self::star_targets_tuple_seq).unwrap_or_default();
             p.op(Op::RPar)?;
-            let e = p.ast.add_expr(ExprKind::Tuple(elts), start, p.last());
+            let e = p.ast.add_expr(ExprKind::Tuple(elts.into()), start, p.last());
             p.ast.set_ctx(e, Ctx::Store);
             Some(e)
         }) {
@@ -137,7 +137,7 @@ impl Parser<'_> {
                 })
                 .unwrap_or_default();
             p.op(Op::RSqb)?;
-            let e = p.ast.add_expr(ExprKind::List(elts), start, p.last());
+            let e = p.ast.add_expr(ExprKind::List(elts.into()), start, p.last());
             p.ast.set_ctx(e, Ctx::Store);
             Some(e)
         })
@@ -236,7 +236,11 @@ impl Parser<'_> {
             if !p.t_lookahead() {
                 return None;
             }
-            Some(p.ast.add_expr(ExprKind::Call { func: e, args: vec![g], keywords: Vec::new() }, start, p.last()))
+            Some(p.ast.add_expr(
+                ExprKind::Call { func: e, args: vec![g].into(), keywords: Vec::new().into() },
+                start,
+                p.last(),
+            ))
         }) {
             return Some(x);
         }
@@ -294,7 +298,7 @@ impl Parser<'_> {
                 let start = p.op(open)?;
                 let elts = p.alt(Self::del_targets).unwrap_or_default();
                 p.op(close)?;
-                let kind = if open == Op::LPar { ExprKind::Tuple(elts) } else { ExprKind::List(elts) };
+                let kind = if open == Op::LPar { ExprKind::Tuple(elts.into()) } else { ExprKind::List(elts.into()) };
                 let e = p.ast.add_expr(kind, start, p.last());
                 p.ast.set_ctx(e, Ctx::Del);
                 Some(e)

@@ -236,25 +236,46 @@ pub(super) enum Kind {
     Op(Op),
 }
 
-/// One token.
+/// One token (24 bytes: a source of many short lines has about one token per 4 bytes, so the token list is a large
+/// share of the gate's memory; columns are derived from [`Tokens::line_starts`] instead of being stored).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Token {
     pub(super) kind: Kind,
+    /// Bracket depth after the token (CPython's `token->level`, at most `MAXLEVEL`).
+    pub(super) level: u8,
+    /// Whether the token has a column of its own (CPython creates `INDENT`, `DEDENT`, the end marker and tokens
+    /// starting on an earlier line than the tokenizer without one).
+    has_col: bool,
     /// Byte range in the prepared text.
     pub(super) start: u32,
     pub(super) end: u32,
     /// 1-based line of the start and of the end.
     pub(super) line: u32,
     pub(super) end_line: u32,
+    /// Where the tokenizer stood after this token (for tokens without a column).
+    cur: u32,
+}
+
+impl Token {
     /// Byte column of the start on its line, or `None` for tokens CPython creates without a start.
-    pub(super) col: Option<u32>,
+    pub(super) fn col(&self, line_starts: &[u32]) -> Option<u32> {
+        self.has_col.then(|| self.start - line_starts[self.line as usize])
+    }
+
+    /// Start of the token's line, or the token's own start when it has no column.
+    pub(super) fn line_start(&self, line_starts: &[u32]) -> usize {
+        self.col(line_starts).map_or(self.start, |c| self.start - c) as usize
+    }
+
     /// Byte column of the end on `end_line`.
-    pub(super) end_col: u32,
-    /// Bracket depth after the token (CPython's `token->level`).
-    pub(super) level: u16,
-    /// Where the tokenizer stood after this token: line start and offset (for tokens without a column).
-    pub(super) cur_line_start: u32,
-    pub(super) cur: u32,
+    pub(super) fn end_col(&self, line_starts: &[u32]) -> u32 {
+        self.end.saturating_sub(line_starts[self.end_line as usize])
+    }
+
+    /// The byte range of the tokenizer's line that it had read after this token (start of the line, position).
+    pub(super) fn read_after(&self, line_starts: &[u32]) -> (usize, usize) {
+        (line_starts[self.line as usize] as usize, self.cur as usize)
+    }
 }
 
 /// How the token stream ends.
@@ -289,6 +310,8 @@ pub(super) enum End {
 pub(super) struct Tokens {
     pub(super) tokens: Vec<Token>,
     pub(super) end: End,
+    /// Byte offset of the start of each line, by 1-based line number (entry 0 is 0).
+    pub(super) line_starts: Vec<u32>,
 }
 
 const TABSIZE: u32 = 8;
@@ -368,6 +391,7 @@ struct Tokenizer<'a> {
     first_line: u32,
     multi_line_start: usize,
     out: Vec<Token>,
+    line_starts: Vec<u32>,
 }
 
 /// Tokenizes prepared text (see [`super::source::prepare`]).
@@ -388,7 +412,8 @@ pub(super) fn tokenize(src: &str) -> Tokens {
         start: None,
         first_line: 0,
         multi_line_start: 0,
-        out: Vec::with_capacity(src.len() / 4 + 4),
+        out: Vec::new(),
+        line_starts: vec![0],
     };
     let end = loop {
         match t.next_token() {
@@ -408,7 +433,10 @@ pub(super) fn tokenize(src: &str) -> Tokens {
             }
         }
     };
-    Tokens { tokens: t.out, end }
+    let (mut tokens, mut line_starts) = (t.out, t.line_starts);
+    tokens.shrink_to_fit();
+    line_starts.shrink_to_fit();
+    Tokens { tokens, end, line_starts }
 }
 
 fn is_potential_identifier_start(c: i32) -> bool {
@@ -447,6 +475,7 @@ impl<'a> Tokenizer<'a> {
         if self.cur == self.line_end {
             self.line += 1;
             self.line_start = self.cur;
+            self.line_starts.push(self.cur as u32);
             self.line_end = memchr::memchr(b'\n', &self.src[self.cur..]).map_or(self.src.len(), |i| self.cur + i + 1);
         }
         let c = self.src[self.cur];
@@ -479,16 +508,17 @@ impl<'a> Tokenizer<'a> {
         };
         let token = Token {
             kind,
+            level: u8::try_from(self.parens.len()).unwrap_or(u8::MAX),
+            has_col: col.is_some(),
             start: start.unwrap_or(self.cur) as u32,
             end: end as u32,
             line,
             end_line: self.line,
-            col,
-            end_col: end.saturating_sub(self.line_start) as u32,
-            level: self.parens.len() as u16,
-            cur_line_start: self.line_start as u32,
             cur: self.cur as u32,
         };
+        debug_assert_eq!(token.col(&self.line_starts), col);
+        debug_assert_eq!(token.end_col(&self.line_starts), end.saturating_sub(self.line_start) as u32);
+        debug_assert!(col.is_some() || token.read_after(&self.line_starts).0 == self.line_start);
         self.out.push(token);
     }
 
