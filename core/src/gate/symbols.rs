@@ -7,7 +7,8 @@
 //! As in CPython, the construction errors come in the order the tree is visited, and the errors found when the
 //! names are resolved (`nonlocal`) come after all of them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use super::ast::{
     Arg, Comprehension, Ctx, ExprId, ExprKind, Handler, PatId, PatKind, StmtId, StmtKind, TokId, TypeParam,
@@ -47,9 +48,10 @@ enum Comp {
 struct Scope {
     block: Block,
     comprehension: Option<Comp>,
-    /// Names in the order they were first seen, with their flags.
-    names: Vec<(String, u32)>,
-    index: HashMap<String, usize>,
+    /// Names in the order they were first seen, with their flags. Each name is stored once and shared with
+    /// `index` (a 200,000-name function would otherwise keep every name twice).
+    names: Vec<(Rc<str>, u32)>,
+    index: HashMap<Rc<str>, usize>,
     /// `global`/`nonlocal` directives (and assignment expressions in comprehensions): name and position.
     directives: Vec<(String, (u32, u32))>,
     children: Vec<usize>,
@@ -182,11 +184,12 @@ impl Table<'_> {
             }
             val |= DEF_COMP_ITER;
         }
-        match s.index.get(&mangled) {
+        match s.index.get(mangled.as_str()) {
             Some(&i) => s.names[i].1 = val,
             None => {
-                s.index.insert(mangled.clone(), s.names.len());
-                s.names.push((mangled, val));
+                let name: Rc<str> = mangled.into();
+                s.index.insert(Rc::clone(&name), s.names.len());
+                s.names.push((name, val));
             }
         }
         Ok(())
@@ -743,9 +746,9 @@ impl Table<'_> {
 
     /// `analyze_block`: `nonlocal` and `global` conflicts, scope by scope. `bound` holds the names bound in
     /// enclosing functions (`None` at module level).
-    fn analyze(&self, sid: usize, bound: Option<&std::collections::HashSet<String>>) -> Res {
+    fn analyze(&self, sid: usize, bound: Option<&HashSet<Rc<str>>>) -> Res {
         let s = &self.scopes[sid];
-        let mut local = std::collections::HashSet::new();
+        let mut local = HashSet::new();
         for (name, flags) in &s.names {
             if flags & DEF_GLOBAL != 0 {
                 if flags & DEF_NONLOCAL != 0 {
@@ -763,10 +766,10 @@ impl Table<'_> {
                 continue;
             }
             if flags & DEF_BOUND != 0 {
-                local.insert(name.clone());
+                local.insert(Rc::clone(name));
             }
         }
-        let mut newbound = std::collections::HashSet::new();
+        let mut newbound = HashSet::new();
         if s.block == Block::Class {
             if let Some(b) = bound {
                 newbound.extend(b.iter().cloned());
