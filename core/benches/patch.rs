@@ -69,7 +69,7 @@ fn main() {
         patched: "def method_5(self, value, *args, **kwargs):\n        total = value + 50\n\n    def extra(self):\n        return 1".into(),
         ..relative.clone()
     };
-    let hint = ApplyOptions { hint_lines: vec![(lines / 2) as u32], refuse_ambiguous: false };
+    let hint = ApplyOptions { hints: vec![((lines / 2) as u32, (lines / 2) as u32)], refuse_ambiguous: false };
     let answer = format!(
         "# modification 1\n```python\n<file>big.py</file>\n<original>\n{}\n</original>\n<patched>\n{}\n</patched>\n```\n",
         relative.original, relative.patched
@@ -91,7 +91,7 @@ fn main() {
     });
     // The original recurs in every class of the module: the bug location decides, as in the agent.
     let located = ExtractOptions {
-        bug_lines: vec![BugLine { file: "big.py".into(), line: (lines / 2) as u32 }],
+        bug_lines: vec![BugLine { file: "big.py".into(), line: (lines / 2) as u32, end: None }],
         ..Default::default()
     };
     let whole = time("extract (parse, apply, gate, diff)", n, || {
@@ -134,7 +134,7 @@ fn real_file(gate: &mut Gate) {
         patched: format!("if self is None:\n    raise ValueError(\"no dataset\")\n{line}"),
         had_line_numbers: false,
     };
-    let hint = ApplyOptions { hint_lines: vec![at as u32 + 1], refuse_ambiguous: false };
+    let hint = ApplyOptions { hints: vec![(at as u32 + 1, at as u32 + 1)], refuse_ambiguous: false };
     println!("real file: xarray/core/dataset.py, {} lines, edit at line {}", lines.len(), at + 1);
     time("  full gate on the file", 10, || {
         black_box(gate.check(black_box(&text)).is_ok());
