@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use acr_core::Repo;
 use acr_core::gate::Gate;
-use acr_core::patch::{self, ApplyOptions, Edit, ExtractOptions};
+use acr_core::patch::{self, ApplyOptions, BugLine, Edit, ExtractOptions};
 
 /// A module of `classes` classes with 8 methods each (52 lines a class; 77 classes make about 4,000 lines).
 fn module(classes: usize) -> String {
@@ -69,7 +69,7 @@ fn main() {
         patched: "def method_5(self, value, *args, **kwargs):\n        total = value + 50\n\n    def extra(self):\n        return 1".into(),
         ..relative.clone()
     };
-    let hint = ApplyOptions { hint_lines: vec![(lines / 2) as u32], refuse_ambiguous: false };
+    let hint = ApplyOptions { hints: vec![((lines / 2) as u32, (lines / 2) as u32)], refuse_ambiguous: false };
     let answer = format!(
         "# modification 1\n```python\n<file>big.py</file>\n<original>\n{}\n</original>\n<patched>\n{}\n</patched>\n```\n",
         relative.original, relative.patched
@@ -77,7 +77,7 @@ fn main() {
     let repo = Repo::from_files([("big.py", text.as_bytes())]);
 
     let n = 30;
-    time("full gate on the file (tree-sitter + line scan)", n, || {
+    time("full gate on the file", n, || {
         black_box(gate.check(black_box(&text)).is_ok());
     });
     let first = time("apply + gate, first candidate", n, || {
@@ -89,8 +89,13 @@ fn main() {
         assert_eq!(a.indent, patch::IndentGuess::FirstLineOnly);
         black_box(a);
     });
+    // The original recurs in every class of the module: the bug location decides, as in the agent.
+    let located = ExtractOptions {
+        bug_lines: vec![BugLine { file: "big.py".into(), line: (lines / 2) as u32, end: None }],
+        ..Default::default()
+    };
     let whole = time("extract (parse, apply, gate, diff)", n, || {
-        let ex = patch::extract_with_gate(&repo, &answer, &ExtractOptions::default(), &mut gate);
+        let ex = patch::extract_with_gate(&repo, &answer, &located, &mut gate);
         assert!(ex.status.is_applicable());
         black_box(ex);
     });
@@ -129,7 +134,7 @@ fn real_file(gate: &mut Gate) {
         patched: format!("if self is None:\n    raise ValueError(\"no dataset\")\n{line}"),
         had_line_numbers: false,
     };
-    let hint = ApplyOptions { hint_lines: vec![at as u32 + 1], refuse_ambiguous: false };
+    let hint = ApplyOptions { hints: vec![(at as u32 + 1, at as u32 + 1)], refuse_ambiguous: false };
     println!("real file: xarray/core/dataset.py, {} lines, edit at line {}", lines.len(), at + 1);
     time("  full gate on the file", 10, || {
         black_box(gate.check(black_box(&text)).is_ok());

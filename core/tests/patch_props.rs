@@ -79,7 +79,7 @@ proptest! {
     #[test]
     fn apply_never_panics(text in fragmenty(), original in fragmenty(), patched in fragmenty(), hint in 0u32..50) {
         let edit = Edit { index: 1, file: "m.py".into(), original, patched, had_line_numbers: false };
-        let options = ApplyOptions { hint_lines: vec![hint], refuse_ambiguous: hint % 2 == 0 };
+        let options = ApplyOptions { hints: vec![(hint, hint)], refuse_ambiguous: hint % 2 == 0 };
         let mut gate = Gate::new();
         if let Ok(applied) = patch::apply_edit(&text, &edit, &options, &mut gate) {
             prop_assert!(applied.start >= 1 && applied.start <= applied.end + 1);

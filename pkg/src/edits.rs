@@ -35,6 +35,8 @@ impl Default for ApplyInput {
 struct BugLineInput {
     file: String,
     line: u32,
+    #[serde(default)]
+    end: Option<u32>,
 }
 
 /// Applies the edits of a model's answer to the repository's files in memory (the repository is not changed)
@@ -48,7 +50,7 @@ pub fn apply_edits(
     let answer = input::text(&answer, "applyEdits: answer")?;
     let opts: ApplyInput = input::options(&options, "applyEdits: options")?;
     let options = ExtractOptions {
-        bug_lines: opts.bug_lines.into_iter().map(|b| BugLine { file: b.file, line: b.line }).collect(),
+        bug_lines: opts.bug_lines.into_iter().map(|b| BugLine { file: b.file, line: b.line, end: b.end }).collect(),
         refuse_ambiguous: opts.refuse_ambiguous,
     };
     let extraction = repo.with_core(|core| patch::extract(core, &answer, &options));

@@ -506,8 +506,9 @@ export interface ApplyResult {
 
 /** Options of `applyEdits()`. */
 export interface ApplyOptions {
-  /** Known bug locations: among several matches of an original, the nearest wins. */
-  bugLines?: { file: string; line: number }[];
+  /** Known bug locations (a line, or the span `line`..`end` of the located class or function): among several
+   * matches of an original, one inside a location wins over any outside, then the nearest. */
+  bugLines?: { file: string; line: number; end?: number }[];
   /** Refuse an original that occurs more than once when no bug line decides (default `true`, the refusal lists the
    * candidate lines); `false` takes the first match. */
   refuseAmbiguous?: boolean;

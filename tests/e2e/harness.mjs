@@ -17,21 +17,20 @@ mkdirSync(OUT, { recursive: true });
 const SCRATCH = mkdtempSync(join(tmpdir(), "acr-test-"));
 process.on("exit", () => rmSync(SCRATCH, { recursive: true, force: true }));
 
-/** Serves dist/ (or another folder) on a free loopback port; resolves to { url, close }. */
-export async function serveDist(dir = join(ROOT, "dist")) {
-  const child = spawn("python3", [join(ROOT, "tools", "serve.py"), dir, "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+/**
+ * Waits for a server process to print the URL it listens on (`pattern`); resolves to { url, close }. The process is
+ * stopped when the test process exits, even on an exception, so that it cannot hold the test's output pipe open.
+ */
+async function listening(child, pattern, what) {
   const url = await new Promise((resolve, reject) => {
     let buf = "";
     child.stdout.on("data", (d) => {
       buf += d;
-      const m = buf.match(/http:\/\/127\.0\.0\.1:\d+\//);
+      const m = buf.match(pattern);
       if (m) resolve(m[0]);
     });
-    child.on("exit", (code) => reject(new Error(`serve.py exited with ${code}`)));
+    child.on("exit", (code) => reject(new Error(`${what} exited with ${code}`)));
   });
-  // A test or bench that dies with an exception must not leave the server running (holding its output pipe open).
   const stop = () => child.kill();
   process.on("exit", stop);
   return {
@@ -41,6 +40,14 @@ export async function serveDist(dir = join(ROOT, "dist")) {
       stop();
     },
   };
+}
+
+/** Serves dist/ (or another folder) on a free loopback port; resolves to { url, close }. */
+export async function serveDist(dir = join(ROOT, "dist")) {
+  const child = spawn("python3", [join(ROOT, "tools", "serve.py"), dir, "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return listening(child, /http:\/\/127\.0\.0\.1:\d+\//, "serve.py");
 }
 
 /** Headless Debian Chromium; page errors are collected so tests can assert there were none. */
@@ -119,26 +126,7 @@ export async function serveModel(script, extra = []) {
     stderr += d;
     process.stderr.write(d);
   });
-  const url = await new Promise((resolve, reject) => {
-    let buf = "";
-    child.stdout.on("data", (d) => {
-      buf += d;
-      const m = buf.match(/http:\/\/127\.0\.0\.1:\d+\/v1/);
-      if (m) resolve(m[0]);
-    });
-    child.on("exit", (code) => reject(new Error(`acr serve-model exited with ${code}`)));
-  });
-  // A test or bench that dies with an exception must not leave the server running (holding its output pipe open).
-  const stop = () => child.kill();
-  process.on("exit", stop);
-  return {
-    url,
-    close: () => {
-      process.off("exit", stop);
-      stop();
-    },
-    stderr: () => stderr,
-  };
+  return { ...(await listening(child, /http:\/\/127\.0\.0\.1:\d+\/v1/, "acr serve-model")), stderr: () => stderr };
 }
 
 /** Aborts every request that does not go to `origin`; returns the list of URLs that were attempted. */

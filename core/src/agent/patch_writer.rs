@@ -43,8 +43,11 @@ impl PatchWriter {
     /// Starts the conversation for an issue and what the search found.
     pub fn new(found: &Found) -> Self {
         let messages = if found.locations.is_empty() { found.conversation.clone() } else { Vec::new() };
-        let bug_lines =
-            found.locations.iter().map(|l| BugLine { file: l.file.clone(), line: l.start }).collect::<Vec<_>>();
+        let bug_lines = found
+            .locations
+            .iter()
+            .map(|l| BugLine { file: l.file.clone(), line: l.start, end: Some(l.end) })
+            .collect::<Vec<_>>();
         PatchWriter {
             messages,
             pending: Some(Pending::Start),

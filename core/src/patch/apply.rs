@@ -37,8 +37,9 @@ use crate::gate::{Gate, SyntaxProblem, TextEdit};
 /// Choices that steer matching.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApplyOptions {
-    /// 1-based lines of this file that are known bug locations: among several matches, the nearest wins.
-    pub hint_lines: Vec<u32>,
+    /// Known bug locations in this file, as 1-based inclusive line spans (first, last): among several matches, one
+    /// inside a span wins over any outside, and among those outside, the nearest.
+    pub hints: Vec<(u32, u32)>,
     /// Refuse (with [`EditFailure::Ambiguous`], listing the candidate lines) when the original occurs more than once
     /// and no hint decides; `true` by default. `false` takes the first match, which lands in the wrong place about
     /// one time in three.
@@ -47,7 +48,7 @@ pub struct ApplyOptions {
 
 impl Default for ApplyOptions {
     fn default() -> Self {
-        ApplyOptions { hint_lines: Vec::new(), refuse_ambiguous: true }
+        ApplyOptions { hints: Vec::new(), refuse_ambiguous: true }
     }
 }
 
@@ -417,9 +418,7 @@ fn apply_with(
     let starts: Vec<u32> = occurrences.iter().map(|o| o.start() as u32 + 1).collect();
     let chosen = if occurrences.len() == 1 {
         &occurrences[0]
-    } else if !options.hint_lines.is_empty() {
-        let best =
-            occurrences.iter().min_by_key(|o| distance_to_hints(o, &options.hint_lines)).unwrap_or(&occurrences[0]);
+    } else if let Some(best) = nearest_to_hints(&occurrences, &options.hints, options.refuse_ambiguous) {
         notes.push(format!(
             "the original occurs {} times (lines {}); used line {}, nearest the bug location",
             occurrences.len(),
@@ -517,13 +516,36 @@ fn join_lines(lines: &[u32]) -> String {
     list.join(", ")
 }
 
-fn distance_to_hints(o: &Occurrence, hints: &[u32]) -> usize {
+/// The occurrence the bug locations single out: the one nearest them (inside a located span counts as 0). `None`
+/// when there are no locations, or when several are equally near and `refuse_ambiguous` holds (two occurrences
+/// inside located code: the locations do not decide).
+fn nearest_to_hints<'o>(
+    occurrences: &'o [Occurrence],
+    hints: &[(u32, u32)],
+    refuse_ambiguous: bool,
+) -> Option<&'o Occurrence> {
+    let distances: Vec<usize> = occurrences.iter().map(|o| distance_to_hints(o, hints)).collect();
+    let best = *distances.iter().min().filter(|_| !hints.is_empty())?;
+    let mut tied = occurrences.iter().zip(&distances).filter(|(_, d)| **d == best).map(|(o, _)| o);
+    let first = tied.next()?;
+    (tied.next().is_none() || !refuse_ambiguous).then_some(first)
+}
+
+/// How far an occurrence is from the nearest bug location: 0 when it overlaps one (a located class or function
+/// holds it), otherwise the lines between them.
+fn distance_to_hints(o: &Occurrence, hints: &[(u32, u32)]) -> usize {
     let (s, e) = (o.start() + 1, o.end().max(o.start() + 1));
     hints
         .iter()
-        .map(|&h| {
-            let h = h as usize;
-            if h < s { s - h } else { h.saturating_sub(e) }
+        .map(|&(first, last)| {
+            let (first, last) = (first as usize, (last as usize).max(first as usize));
+            if e < first {
+                first - e
+            } else if s > last {
+                s - last
+            } else {
+                0
+            }
         })
         .min()
         .unwrap_or(usize::MAX)

@@ -43,13 +43,16 @@ use crate::gate::Gate;
 use crate::paths::{self, Ambiguity, PathError};
 use crate::repo::{Repo, SkipReason, is_test_file, normalize_path};
 
-/// A known bug location: a file and a 1-based line. Used to choose among several matches.
+/// A known bug location: a file and a 1-based line, or the span of the class or function located there. Used to
+/// choose among several matches of an original: one inside a location's span wins over any outside it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BugLine {
     /// Repository-relative path.
     pub file: String,
-    /// 1-based line.
+    /// 1-based line (the first line of the located code).
     pub line: u32,
+    /// Last line of the located code, when known (a lone line otherwise).
+    pub end: Option<u32>,
 }
 
 /// Options for [`extract`].
@@ -420,7 +423,12 @@ fn apply_one(
     for path in &sources {
         let text = working.get(path).map(String::as_str).or_else(|| repo.file(path)).unwrap_or("");
         let apply_options = ApplyOptions {
-            hint_lines: options.bug_lines.iter().filter(|b| &b.file == path).map(|b| b.line).collect(),
+            hints: options
+                .bug_lines
+                .iter()
+                .filter(|b| &b.file == path)
+                .map(|b| (b.line, b.end.unwrap_or(b.line)))
+                .collect(),
             refuse_ambiguous: options.refuse_ambiguous,
         };
         match apply::apply_gated(text, edit, &apply_options, gate, gating) {

@@ -134,18 +134,18 @@ fn duplicates_are_reported_and_resolved_by_hints() {
     let err = apply(text, "return 0", "return 1").unwrap_err();
     assert_eq!(err, EditFailure::Ambiguous { lines: vec![2, 5] });
     assert!(err.to_string().contains("occurs 2 times (lines 2, 5)"), "{err}");
-    let first = ApplyOptions { hint_lines: vec![], refuse_ambiguous: false };
+    let first = ApplyOptions { hints: vec![], refuse_ambiguous: false };
     let a = apply_edit(text, &edit("return 0", "return 1"), &first, &mut Gate::new()).unwrap();
     assert_eq!(a.occurrences, vec![2, 5]);
     assert_eq!(a.start, 2);
     assert!(a.notes[0].contains("used the first"), "{:?}", a.notes);
 
-    let hinted = ApplyOptions { hint_lines: vec![4], refuse_ambiguous: false };
+    let hinted = ApplyOptions { hints: vec![(4, 4)], refuse_ambiguous: false };
     let a = apply_edit(text, &edit("return 0", "return 1"), &hinted, &mut Gate::new()).unwrap();
     assert_eq!(a.start, 5);
     assert!(a.notes[0].contains("nearest the bug location"), "{:?}", a.notes);
 
-    let strict = ApplyOptions { hint_lines: vec![], refuse_ambiguous: true };
+    let strict = ApplyOptions { hints: vec![], refuse_ambiguous: true };
     let err = apply_edit(text, &edit("return 0", "return 1"), &strict, &mut Gate::new()).unwrap_err();
     assert_eq!(err, EditFailure::Ambiguous { lines: vec![2, 5] });
 }
@@ -346,7 +346,10 @@ fn line_numbered_originals_apply() {
 fn bug_lines_pick_among_duplicates() {
     let text = "def a():\n    return 0\n\ndef b():\n    return 0\n";
     let r = repo(&[("m.py", text.as_bytes())]);
-    let options = ExtractOptions { bug_lines: vec![BugLine { file: "m.py".into(), line: 5 }], refuse_ambiguous: false };
+    let options = ExtractOptions {
+        bug_lines: vec![BugLine { file: "m.py".into(), line: 5, end: None }],
+        refuse_ambiguous: false,
+    };
     let ex = extract(&r, "<file>m.py</file><original>return 0</original><patched>return 1</patched>", &options);
     assert_eq!(ex.files["m.py"], "def a():\n    return 0\n\ndef b():\n    return 1\n");
 }
@@ -403,7 +406,8 @@ fn ambiguous_originals_are_refused_in_extraction_unless_a_bug_line_decides() {
     assert!(ex.edits[0].message().contains("occurs 2 times (lines 3, 7)"), "{}", ex.edits[0].message());
     // The refused edit changes nothing, so the next one still applies where it should.
     assert_eq!(ex.files["m.py"], text.replace("return 2", "return 3"));
-    let options = ExtractOptions { bug_lines: vec![BugLine { file: "m.py".into(), line: 3 }], ..Default::default() };
+    let options =
+        ExtractOptions { bug_lines: vec![BugLine { file: "m.py".into(), line: 3, end: None }], ..Default::default() };
     let ex = extract(&r, answer, &options);
     assert!(
         ex.files["m.py"].starts_with("class A:\n    def ok(self):\n        \"\"\"Better.\"\"\""),
@@ -483,4 +487,20 @@ fn a_patched_text_of_blank_lines_keeps_that_many() {
         "<file>m.py</file>\n<original>\n\nfrom typing import ClassVar\n\n\n</original>\n<patched>\n\n\n</patched>\n";
     let a = apply_edit(text, &parse::parse_edits(answer)[0], &ApplyOptions::default(), &mut Gate::new()).unwrap();
     assert_eq!(a.text, "from __future__ import annotations\n\n\nclass FrozenError(AttributeError):\n    pass\n");
+}
+
+#[test]
+fn a_located_span_wins_over_a_nearer_match_outside_it() {
+    // The located class begins two lines after the previous class's `__init__` and its own `__init__` is further
+    // down: by distance to the class's first line alone the wrong `__init__` is nearer.
+    let text = "class A:\n    def __init__(self):\n        pass\n\nclass B:\n    \"\"\"Doc.\n\n    More.\n    \"\"\"\n\n    def __init__(self):\n        pass\n";
+    let r = repo(&[("m.py", text.as_bytes())]);
+    let answer = "<file>m.py</file><original>\n    def __init__(self):\n</original><patched>\n    x: int\n\n    def __init__(self):\n</patched>";
+    let located =
+        |end| ExtractOptions { bug_lines: vec![BugLine { file: "m.py".into(), line: 5, end }], ..Default::default() };
+    let ex = extract(&r, answer, &located(Some(12)));
+    assert_eq!(ex.files["m.py"], text.replace("    \"\"\"\n\n    def", "    \"\"\"\n\n    x: int\n\n    def"));
+    // With the first line only, the nearest occurrence is taken (the one before it).
+    let ex = extract(&r, answer, &located(None));
+    assert!(ex.files["m.py"].starts_with("class A:\n    x: int\n"), "{}", ex.files["m.py"]);
 }

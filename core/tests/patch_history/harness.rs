@@ -16,6 +16,8 @@
 //! | tabs | each leading run of 4 spaces written as a tab |
 //! | minimal | no context lines (hunks that only add lines are left out) |
 //! | near miss | one identifier of the original changed to a token absent from the file: must never apply |
+//! | located | exact, with the bug locations the agent's search would give: the span of the innermost class or
+//! function around each hunk (none for module-level hunks), which decides between repeated originals |
 //!
 //! Printed per variant: answers, right file, refused (an edit did not apply), wrong (every edit applied and the
 //! file differs from the child's; for near misses, any edit applied). Test files are left out (the core drops edits
@@ -31,7 +33,8 @@ use similar::{DiffTag, TextDiff};
 
 const REPOS: [&str; 4] = ["benjaminp+six", "pallets+itsdangerous", "python-attrs+attrs", "pallets+click"];
 /// The ways an answer is written, in the order printed.
-pub const VARIANTS: [&str; 7] = ["exact", "dedented", "indented", "stripped", "tabs", "minimal", "near miss"];
+pub const VARIANTS: [&str; 8] =
+    ["exact", "dedented", "indented", "stripped", "tabs", "minimal", "near miss", "located"];
 
 fn git(dir: &Path, args: &[&str]) -> Option<String> {
     let out = Command::new("git").arg("--git-dir").arg(dir).args(args).output().ok()?;
@@ -220,7 +223,11 @@ pub fn run(root: &Path, commits: usize) -> Option<Report> {
                 let hs = hunks(&old, &new);
                 let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
                 let repo = Repo::from_files([(path, old.as_bytes())]);
+                let defs = acr_core::Index::build(&repo).files.pop().map(|f| f.defs).unwrap_or_default();
                 for (vi, variant) in VARIANTS.iter().enumerate() {
+                    // A located answer is the exact one, written the same way.
+                    let (vi, written) = if *variant == "located" { (0, "exact") } else { (vi, *variant) };
+                    let mut bug_lines = Vec::new();
                     let mut answer = String::new();
                     // The child's file, or when a hunk cannot be written in this variant (a minimal answer to a
                     // hunk that only adds lines), the parent's with the written hunks applied.
@@ -228,9 +235,14 @@ pub fn run(root: &Path, commits: usize) -> Option<Report> {
                     let mut copied = 0usize;
                     for (i, h) in hs.iter().enumerate() {
                         let context = 1 + (i + vi + commit.len()) % 3;
-                        let Some((o, p)) = write_edit(&old_lines, h, variant, context, &old) else {
+                        let Some((o, p)) = write_edit(&old_lines, h, written, context, &old) else {
                             continue;
                         };
+                        let line = h.old_start as u32 + 1;
+                        let around = defs.iter().filter(|d| d.start <= line && line <= d.end).max_by_key(|d| d.start);
+                        if let Some(d) = around {
+                            bug_lines.push(patch::BugLine { file: path.to_string(), line: d.start, end: Some(d.end) });
+                        }
                         expected.extend(old_lines[copied..h.old_start].iter().copied());
                         expected.push_str(&h.raw);
                         copied = h.old_end;
@@ -242,7 +254,11 @@ pub fn run(root: &Path, commits: usize) -> Option<Report> {
                         continue;
                     }
                     expected.extend(old_lines[copied..].iter().copied());
-                    let ex = patch::extract(&repo, &answer, &ExtractOptions::default());
+                    let options = match *variant {
+                        "located" => ExtractOptions { bug_lines, ..Default::default() },
+                        _ => ExtractOptions::default(),
+                    };
+                    let ex = patch::extract(&repo, &answer, &options);
                     let applied = ex.edits.iter().filter(|e| matches!(e.outcome, Outcome::Applied(_))).count();
                     let all = applied == ex.edits.len();
                     let result = ex.files.get(path).map_or(old.as_str(), String::as_str);
