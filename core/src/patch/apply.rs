@@ -539,13 +539,7 @@ fn distance_to_hints(o: &Occurrence, hints: &[(u32, u32)]) -> usize {
         .iter()
         .map(|&(first, last)| {
             let (first, last) = (first as usize, (last as usize).max(first as usize));
-            if e < first {
-                first - e
-            } else if s > last {
-                s - last
-            } else {
-                0
-            }
+            if e < first { first - e } else { s.saturating_sub(last) }
         })
         .min()
         .unwrap_or(usize::MAX)
