@@ -284,8 +284,10 @@ fn partial_success_names_the_failed_edits() {
         &ExtractOptions::default(),
     );
     assert_eq!(ex.status, ExtractStatus::ApplicablePatch);
-    insta::assert_snapshot!(ex.reason, @"1 of the edits could not be applied.
-Edit 2 (m.py): the <original> was not found: no line of the file reads `zzz`.");
+    insta::assert_snapshot!(ex.reason, @"
+    1 of the edits could not be applied.
+    Edit 2 (m.py): the <original> was not found: no line of the file reads `zzz`.
+    ");
 }
 
 #[test]
