@@ -2,6 +2,7 @@
 
 mod apply;
 mod check;
+mod dialect;
 mod http;
 mod index;
 mod load;
@@ -110,6 +111,12 @@ enum Command {
         /// Milliseconds between the events of a streamed answer (a slow model, to watch or stop mid-answer).
         #[arg(long, value_name = "MS", default_value_t = 2)]
         event_gap_ms: u64,
+        /// The server to behave like where servers differ: where thinking goes, streamed usage, what is refused.
+        #[arg(long, value_enum, default_value = "openai")]
+        dialect: dialect::Dialect,
+        /// A context limit in (estimated) tokens: longer prompts are refused, or cut silently as Ollama does.
+        #[arg(long, value_name = "TOKENS")]
+        context_window: Option<u64>,
     },
     /// Index a repository's Python sources and print counts.
     Index {
@@ -250,8 +257,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             },
             prices: price,
         }),
-        Command::ServeModel { script, port, host, event_gap_ms } => {
-            serve_model::run(&script, &host, port, Duration::from_millis(event_gap_ms))
+        Command::ServeModel { script, port, host, event_gap_ms, dialect, context_window } => {
+            let manner =
+                serve_model::Manner { dialect, event_gap: Duration::from_millis(event_gap_ms), context_window };
+            serve_model::run(&script, &host, port, manner)
         }
         Command::Index { dir, json } => index::run(&dir, json),
         Command::Locate { dir, file, class, method, intended, json } => {

@@ -8,6 +8,10 @@
 //! with the `finish_reason`, a usage chunk when `stream_options.include_usage` asks for one, and `data: [DONE]`. A
 //! client that closes the connection mid-answer is reported on stderr (how the tests see that Stop really aborts).
 //!
+//! `--dialect` plays the edges where real servers differ (where thinking goes, streamed usage, what they refuse;
+//! see [`crate::dialect`]), and `--context-window` gives the server a context limit to refuse (or, as Ollama does,
+//! silently cut) prompts over.
+//!
 //! It is an axum [`Router`] served by the runner's guarded accept loop ([`acr_runner::guard`]): each connection on
 //! its own task, with header, body and idle timeouts and a connection cap, so one stalled client holds up no one.
 
@@ -16,8 +20,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use acr_core::llm::Message;
 use acr_core::llm::scripted::{Script, ScriptedModel};
+use acr_core::llm::{Message, estimate};
 use acr_core::prompt::PromptKind;
 use acr_runner::guard::{self, Guard};
 use anyhow::Context;
@@ -27,8 +31,11 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use clap::ValueEnum;
 use futures::StreamExt;
 use serde_json::{Value, json};
+
+use crate::dialect::{Dialect, StreamedUsage};
 
 /// Largest request body: a long prompt with a whole file in it fits many times over.
 const MAX_BODY_BYTES: usize = 16 << 20;
@@ -39,14 +46,25 @@ const MAX_CONNECTIONS: usize = 64;
 /// Characters of the answer in each streamed delta.
 const DELTA_CHARS: usize = 24;
 
-/// The script being played, shared by every connection, and the pause between streamed events.
-struct Served {
-    model: Mutex<ScriptedModel>,
-    event_gap: Duration,
+/// How the server behaves, besides its script.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Manner {
+    /// The server it plays.
+    pub dialect: Dialect,
+    /// The pause between the events of streamed answers.
+    pub event_gap: Duration,
+    /// The context limit in tokens (estimated as the agent estimates them), if any.
+    pub context_window: Option<u64>,
 }
 
-/// Serves `script` on `host:port` until killed, pausing `event_gap` between the events of streamed answers.
-pub fn run(script: &Path, host: &str, port: u16, event_gap: Duration) -> anyhow::Result<std::process::ExitCode> {
+/// The script being played, shared by every connection, and the server's manner.
+struct Served {
+    model: Mutex<ScriptedModel>,
+    manner: Manner,
+}
+
+/// Serves `script` on `host:port` until killed, in the given manner.
+pub fn run(script: &Path, host: &str, port: u16, manner: Manner) -> anyhow::Result<std::process::ExitCode> {
     let text = std::fs::read_to_string(script).with_context(|| format!("cannot read {}", script.display()))?;
     let model = ScriptedModel::new(Script::from_json(&text).map_err(anyhow::Error::msg)?);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
@@ -59,16 +77,19 @@ pub fn run(script: &Path, host: &str, port: u16, event_gap: Duration) -> anyhow:
             .with_context(|| format!("cannot listen on {host}:{port}"))?;
         let addr = listener.local_addr().context("the server has no address")?;
         println!("model server: http://{addr}/v1");
+        if let Some(name) = manner.dialect.to_possible_value().filter(|_| manner.dialect != Dialect::default()) {
+            eprintln!("playing the {} dialect", name.get_name());
+        }
         let guard = Guard { max_connections: MAX_CONNECTIONS, ..Guard::default() };
-        guard::serve(listener, router(model, event_gap), guard, std::future::pending()).await.context("serving")?;
+        guard::serve(listener, router(model, manner), guard, std::future::pending()).await.context("serving")?;
         Ok(std::process::ExitCode::SUCCESS)
     })
 }
 
 /// Every route: `POST …/chat/completions` answers from the script, `OPTIONS` answers CORS preflights, the rest
 /// is a 404; every answer allows any origin.
-pub fn router(model: ScriptedModel, event_gap: Duration) -> Router {
-    let served = Arc::new(Served { model: Mutex::new(model), event_gap });
+pub fn router(model: ScriptedModel, manner: Manner) -> Router {
+    let served = Arc::new(Served { model: Mutex::new(model), manner });
     Router::new().fallback(handle).with_state(served).layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
 }
 
@@ -90,7 +111,7 @@ async fn handle(
     } else if method == Method::POST && uri.path().ends_with("/chat/completions") {
         match body {
             Ok(bytes) => match std::str::from_utf8(&bytes) {
-                Ok(raw) => answer(&served.model.lock().unwrap_or_else(PoisonError::into_inner), raw),
+                Ok(raw) => answer(&served.model.lock().unwrap_or_else(PoisonError::into_inner), served.manner, raw),
                 Err(_) => Reply::Json(StatusCode::BAD_REQUEST, error_body("the body is not UTF-8")),
             },
             Err(rejection) => {
@@ -103,7 +124,7 @@ async fn handle(
     let (mut response, content_type) = match reply {
         Reply::Json(status, text) => ((status, text).into_response(), "application/json"),
         Reply::Events(events) => {
-            let (gap, sent) = (served.event_gap, Sent { count: 0, of: events.len() });
+            let (gap, sent) = (served.manner.event_gap, Sent { count: 0, of: events.len() });
             let paced = futures::stream::iter(events).scan(sent, move |sent, data| {
                 sent.count += 1;
                 async move {
@@ -141,14 +162,24 @@ impl Drop for Sent {
 }
 
 /// One completion.
-fn answer(model: &ScriptedModel, raw: &str) -> Reply {
+fn answer(model: &ScriptedModel, manner: Manner, raw: &str) -> Reply {
     let Ok(body) = serde_json::from_str::<Value>(raw) else {
         return Reply::Json(StatusCode::BAD_REQUEST, error_body("the body is not JSON"));
     };
-    let messages: Vec<Message> = match serde_json::from_value(body["messages"].clone()) {
+    let mut messages: Vec<Message> = match serde_json::from_value(body["messages"].clone()) {
         Ok(m) => m,
         Err(e) => return Reply::Json(StatusCode::BAD_REQUEST, error_body(&format!("bad messages: {e}"))),
     };
+    let dialect = manner.dialect;
+    let prompt_tokens = estimate::prompt_tokens(&messages);
+    if let Some((status, refusal)) = dialect.refusal(&body, prompt_tokens, manner.context_window) {
+        return Reply::Json(status, refusal);
+    }
+    if let Some(window) = manner.context_window.filter(|&w| prompt_tokens > w) {
+        // Ollama keeps the end of an over-long prompt and answers from what is left, saying so only in its log.
+        eprintln!("truncating input prompt: {prompt_tokens} tokens to a context window of {window}");
+        messages = keep_the_end(messages, window);
+    }
     let content = match PromptKind::recognise(&messages) {
         Some(kind) => match model.next(kind.stage()) {
             Ok(text) => text,
@@ -156,24 +187,59 @@ fn answer(model: &ScriptedModel, raw: &str) -> Reply {
         },
         None => "ok".to_string(),
     };
-    let prompt_chars: usize = messages.iter().map(|m| m.content.len()).sum();
-    let usage = json!({"prompt_tokens": prompt_chars / 4, "completion_tokens": content.len() / 4});
+    let usage = json!({"prompt_tokens": prompt_tokens, "completion_tokens": estimate::tokens(&content)});
     if body["stream"] == true {
-        let include_usage = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
-        return Reply::Events(stream_events(&body["model"], &content, include_usage.then_some(usage)));
+        let asked = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+        let usage = match dialect.streamed_usage() {
+            StreamedUsage::WhenAsked if asked => Usage::LastChunk(usage),
+            StreamedUsage::OnFinish => Usage::OnFinish(usage),
+            _ => Usage::None,
+        };
+        return Reply::Events(stream_events(dialect, &body["model"], &content, usage));
+    }
+    let shaped = dialect.shape(&content);
+    let mut message = json!({"role": "assistant", "content": shaped.content});
+    if let Some((field, thinking)) = shaped.thinking {
+        message[field] = json!(thinking);
     }
     let reply = json!({
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "model": body["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
         "usage": usage,
     });
     Reply::Json(StatusCode::OK, reply.to_string())
 }
 
-/// A streamed completion's `data:` payloads: the role, the answer in deltas, the finish, the usage if asked, `[DONE]`.
-fn stream_events(model: &Value, content: &str, usage: Option<Value>) -> Vec<String> {
+/// The messages that fit a context window of `window` tokens, keeping the last (Ollama cuts the start of a prompt).
+fn keep_the_end(messages: Vec<Message>, window: u64) -> Vec<Message> {
+    let mut kept = Vec::new();
+    let mut total = 0;
+    for message in messages.into_iter().rev() {
+        total += estimate::prompt_tokens(std::slice::from_ref(&message));
+        if total > window && !kept.is_empty() {
+            break;
+        }
+        kept.push(message);
+    }
+    kept.reverse();
+    kept
+}
+
+/// Where a streamed answer's usage goes.
+enum Usage {
+    /// A last chunk of its own, with `choices: []`.
+    LastChunk(Value),
+    /// On the chunk with the `finish_reason`.
+    OnFinish(Value),
+    /// Not sent.
+    None,
+}
+
+/// A streamed completion's `data:` payloads: the role, the thinking (for servers that send it apart) and the answer
+/// in deltas, the finish, the usage where the dialect puts it, `[DONE]`.
+fn stream_events(dialect: Dialect, model: &Value, content: &str, usage: Usage) -> Vec<String> {
     let chunk = |delta: Value, finish: Value| {
         json!({
             "id": "chatcmpl-scripted",
@@ -181,21 +247,35 @@ fn stream_events(model: &Value, content: &str, usage: Option<Value>) -> Vec<Stri
             "model": model,
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
         })
-        .to_string()
     };
-    let chars: Vec<char> = content.chars().collect();
+    let deltas = |field: &str, text: &str| -> Vec<Value> {
+        let chars: Vec<char> = text.chars().collect();
+        chars
+            .chunks(DELTA_CHARS)
+            .map(|piece| chunk(json!({field: piece.iter().collect::<String>()}), Value::Null))
+            .collect()
+    };
+    let shaped = dialect.shape(content);
     let mut events = vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)];
-    events.extend(chars.chunks(DELTA_CHARS).map(|piece| {
-        let piece: String = piece.iter().collect();
-        chunk(json!({"content": piece}), Value::Null)
-    }));
-    events.push(chunk(json!({}), json!("stop")));
-    if let Some(usage) = usage {
-        events.push(
-            json!({"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "choices": [], "usage": usage})
-                .to_string(),
-        );
+    if let Some((field, thinking)) = &shaped.thinking {
+        events.extend(deltas(field, thinking));
     }
+    events.extend(deltas("content", &shaped.content));
+    let mut finish = chunk(json!({}), json!("stop"));
+    match usage {
+        Usage::OnFinish(usage) => {
+            finish["usage"] = usage;
+            events.push(finish);
+        }
+        Usage::LastChunk(usage) => {
+            events.push(finish);
+            events.push(
+                json!({"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "choices": [], "usage": usage}),
+            );
+        }
+        Usage::None => events.push(finish),
+    }
+    let mut events: Vec<String> = events.iter().map(Value::to_string).collect();
     events.push("[DONE]".into());
     events
 }
@@ -219,33 +299,66 @@ mod tests {
         let model = ScriptedModel::new(Script { repeat_last: true, ..script });
         for (kind, messages) in acr_core::prompt::samples() {
             let body = json!({"model": "m", "messages": messages}).to_string();
-            let Reply::Json(status, reply) = answer(&model, &body) else { panic!("a JSON answer") };
+            let Reply::Json(status, reply) = answer(&model, Manner::default(), &body) else { panic!("a JSON answer") };
             assert_eq!(status, StatusCode::OK, "{kind:?}: {reply}");
             let reply: Value = serde_json::from_str(&reply).unwrap();
             let content = reply["choices"][0]["message"]["content"].as_str().unwrap_or_default();
             assert_eq!(content, format!("answer for {}", kind.stage()), "{kind:?}");
         }
-        let ping =
-            answer(&model, &json!({"messages": [{"role": "user", "content": "Reply with the word: ok"}]}).to_string());
+        let ping = answer(
+            &model,
+            Manner::default(),
+            &json!({"messages": [{"role": "user", "content": "Reply with the word: ok"}]}).to_string(),
+        );
         assert!(matches!(&ping, Reply::Json(_, p) if p.contains("\"content\":\"ok\"")), "{ping:?}");
     }
 
-    /// A streamed answer reads back, through the client's stream reader, as the whole answer and its usage.
+    /// A streamed answer reads back, through the client's stream reader, as the whole answer, with its thinking and
+    /// usage wherever each dialect puts them.
     #[test]
-    fn streamed_answers_read_back_whole() {
+    fn streamed_answers_read_back_whole_in_every_dialect() {
         let content = "é".repeat(30) + "<think>x</think>done";
-        for include_usage in [false, true] {
-            let usage = include_usage.then(|| json!({"prompt_tokens": 7, "completion_tokens": 3}));
-            let events = stream_events(&json!("m"), &content, usage);
-            assert_eq!(events.len(), 1 + 3 + 1 + usize::from(include_usage) + 1, "role, 3 deltas, finish, usage, done");
-            let mut reader = acr_core::llm::stream::StreamReader::new();
-            for data in &events {
-                reader.push(format!("data: {data}\n\n").as_bytes()).unwrap();
+        for &dialect in Dialect::value_variants() {
+            for asked in [false, true] {
+                let counts = json!({"prompt_tokens": 7, "completion_tokens": 3});
+                let usage = match dialect.streamed_usage() {
+                    StreamedUsage::WhenAsked if asked => Usage::LastChunk(counts),
+                    StreamedUsage::OnFinish => Usage::OnFinish(counts),
+                    _ => Usage::None,
+                };
+                let sends_usage = !matches!(usage, Usage::None);
+                let events = stream_events(dialect, &json!("m"), &content, usage);
+                let mut reader = acr_core::llm::stream::StreamReader::new();
+                for data in &events {
+                    reader.push(format!("data: {data}\n\n").as_bytes()).unwrap();
+                }
+                let answer = reader.finish().unwrap();
+                assert_eq!(answer.content, "é".repeat(30) + "done", "{dialect:?}");
+                assert_eq!(
+                    answer.reasoning.as_deref(),
+                    Some("x"),
+                    "{dialect:?}: thinking kept apart, wherever it came"
+                );
+                assert_eq!(answer.usage.prompt_tokens, if sends_usage { 7 } else { 0 }, "{dialect:?}");
             }
-            let answer = reader.finish().unwrap();
-            assert_eq!(answer.content, "é".repeat(30) + "done");
-            assert_eq!(answer.reasoning.as_deref(), Some("x"), "a think block cut across deltas is split off");
-            assert_eq!(answer.usage.prompt_tokens, if include_usage { 7 } else { 0 });
+        }
+    }
+
+    /// A non-streamed answer carries the dialect's shape; refusals and the context window are honoured.
+    #[test]
+    fn plain_answers_refusals_and_context_in_every_dialect() {
+        let script = Script::default().answer(acr_core::llm::Stage::Decide, "<think>hm</think>the answer");
+        let messages = json!([{"role": "user", "content": "Reply with the word: ok"}]);
+        for &dialect in Dialect::value_variants() {
+            let model = ScriptedModel::new(Script { repeat_last: true, ..script.clone() });
+            let manner = Manner { dialect, context_window: Some(50), ..Manner::default() };
+            let short = json!({"messages": messages}).to_string();
+            let Reply::Json(status, _) = answer(&model, manner, &short) else { panic!("a JSON answer") };
+            assert_eq!(status, StatusCode::OK, "{dialect:?}");
+            let long = json!({"messages": [{"role": "user", "content": "x".repeat(400)}]}).to_string();
+            let Reply::Json(status, body) = answer(&model, manner, &long) else { panic!("a JSON answer") };
+            let expected = if dialect.truncates_silently() { StatusCode::OK } else { StatusCode::BAD_REQUEST };
+            assert_eq!(status, expected, "{dialect:?}: {body}");
         }
     }
 }

@@ -1,51 +1,10 @@
 //! `acr run` end to end over real HTTP: `acr serve-model` plays a script as a chat-completions server on
 //! 127.0.0.1, `acr run` talks to it with the native client, and reproducers run as real python3 processes.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod common;
-use common::{ACR, ModelServer, root};
-
-/// `acr run` on the demo repository and its issue, with more arguments, ready to adjust and start.
-fn acr_run_demo_command<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Command {
-    let demo = root().join("web/demo");
-    let mut command = Command::new(ACR);
-    command.arg("run").arg(&demo).arg("--issue").arg(demo.join("ISSUE.md")).args(args);
-    command
-}
-
-/// `acr run` on the demo repository and its issue, with more arguments.
-fn acr_run_demo<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Output {
-    acr_run_demo_command(args).output().expect("acr run runs")
-}
-
-/// `acr run` on the demo repository against `server`, writing to `out`, ready to adjust and start.
-fn acr_run_command(server: &ModelServer, extra: &[&str], out: &Path) -> Command {
-    let mut args: Vec<std::ffi::OsString> =
-        ["--endpoint", &server.url, "--model", "scripted", "--out"].map(Into::into).to_vec();
-    args.push(out.into());
-    args.extend(extra.iter().map(Into::into));
-    acr_run_demo_command(args)
-}
-
-fn acr_run(server: &ModelServer, extra: &[&str], out: &Path) -> Output {
-    acr_run_command(server, extra, out).output().expect("acr run runs")
-}
-
-fn python3_available() -> bool {
-    Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success())
-}
-
-fn events(out: &Path) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(out.join("transcript.json")).expect("transcript written");
-    let v: serde_json::Value = serde_json::from_str(&text).expect("transcript is JSON");
-    v["events"].as_array().expect("events").clone()
-}
-
-fn of_kind<'a>(events: &'a [serde_json::Value], kind: &str) -> Vec<&'a serde_json::Value> {
-    events.iter().filter(|e| e["event"] == kind).collect()
-}
+use common::{ModelServer, acr_run, acr_run_command, acr_run_demo, events, of_kind, python3_available};
 
 #[test]
 fn search_locate_patch_retry_and_review_with_python() {

@@ -35,14 +35,23 @@ pub enum Provider {
     Vllm,
     /// LM Studio's local server.
     LmStudio,
+    /// llama.cpp's `llama-server`.
+    LlamaCpp,
     /// Any other OpenAI-compatible server.
     Custom,
 }
 
 impl Provider {
     /// Every provider, in menu order.
-    pub const ALL: [Provider; 6] =
-        [Provider::Demo, Provider::OpenAi, Provider::Ollama, Provider::Vllm, Provider::LmStudio, Provider::Custom];
+    pub const ALL: [Provider; 7] = [
+        Provider::Demo,
+        Provider::OpenAi,
+        Provider::Ollama,
+        Provider::Vllm,
+        Provider::LmStudio,
+        Provider::LlamaCpp,
+        Provider::Custom,
+    ];
 
     /// The menu label.
     pub fn label(self) -> &'static str {
@@ -52,6 +61,7 @@ impl Provider {
             Provider::Ollama => "Ollama",
             Provider::Vllm => "vLLM",
             Provider::LmStudio => "LM Studio",
+            Provider::LlamaCpp => "llama.cpp server",
             Provider::Custom => "Other OpenAI-compatible server",
         }
     }
@@ -64,6 +74,7 @@ impl Provider {
             Provider::Ollama => "ollama",
             Provider::Vllm => "vllm",
             Provider::LmStudio => "lmstudio",
+            Provider::LlamaCpp => "llamacpp",
             Provider::Custom => "custom",
         }
     }
@@ -81,6 +92,8 @@ impl Provider {
             Provider::Ollama => ("http://localhost:11434/v1", "qwen2.5-coder:7b"),
             Provider::Vllm => ("http://localhost:8000/v1", ""),
             Provider::LmStudio => ("http://localhost:1234/v1", ""),
+            // llama-server serves the one model it was started with, whatever name is sent.
+            Provider::LlamaCpp => ("http://localhost:8080/v1", "local"),
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 pub const ACR: &str = env!("CARGO_BIN_EXE_acr");
 
@@ -19,10 +19,17 @@ pub struct ModelServer {
 }
 
 impl ModelServer {
-    pub fn start(script: &str) -> ModelServer {
+    /// Plays `script` (a name under tests/fixtures/scripts, or a path).
+    pub fn start(script: impl AsRef<Path>) -> ModelServer {
+        ModelServer::start_with(script, &[])
+    }
+
+    /// Plays `script` with more `acr serve-model` arguments (`--dialect`, `--context-window`...).
+    pub fn start_with(script: impl AsRef<Path>, args: &[&str]) -> ModelServer {
         let mut child = Command::new(ACR)
             .args(["serve-model", "--script"])
             .arg(root().join("tests/fixtures/scripts").join(script))
+            .args(args)
             .stdout(Stdio::piped())
             .spawn()
             .expect("acr serve-model starts");
@@ -38,4 +45,44 @@ impl Drop for ModelServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `acr run` on the demo repository and its issue, with more arguments, ready to adjust and start.
+pub fn acr_run_demo_command<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Command {
+    let demo = root().join("web/demo");
+    let mut command = Command::new(ACR);
+    command.arg("run").arg(&demo).arg("--issue").arg(demo.join("ISSUE.md")).args(args);
+    command
+}
+
+/// `acr run` on the demo repository and its issue, with more arguments.
+pub fn acr_run_demo<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Output {
+    acr_run_demo_command(args).output().expect("acr run runs")
+}
+
+/// `acr run` on the demo repository against `server`, writing to `out`, ready to adjust and start.
+pub fn acr_run_command(server: &ModelServer, extra: &[&str], out: &Path) -> Command {
+    let mut args: Vec<std::ffi::OsString> =
+        ["--endpoint", &server.url, "--model", "scripted", "--out"].map(Into::into).to_vec();
+    args.push(out.into());
+    args.extend(extra.iter().map(Into::into));
+    acr_run_demo_command(args)
+}
+
+pub fn acr_run(server: &ModelServer, extra: &[&str], out: &Path) -> Output {
+    acr_run_command(server, extra, out).output().expect("acr run runs")
+}
+
+pub fn python3_available() -> bool {
+    Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+pub fn events(out: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(out.join("transcript.json")).expect("transcript written");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("transcript is JSON");
+    v["events"].as_array().expect("events").clone()
+}
+
+pub fn of_kind<'a>(events: &'a [serde_json::Value], kind: &str) -> Vec<&'a serde_json::Value> {
+    events.iter().filter(|e| e["event"] == kind).collect()
 }

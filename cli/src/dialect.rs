@@ -1,0 +1,212 @@
+//! The ways chat-completions servers differ, as `acr serve-model --dialect` plays them.
+//!
+//! Everyone speaks "OpenAI-compatible", and everyone differs at the edges. A dialect is the set of those edges a
+//! client meets in practice, so the agent can be tested against each server it will be pointed at without the
+//! server or a model:
+//!
+//! | dialect | thinking of a reasoning model | streamed usage | JSON mode | tools | prompt over the context |
+//! |---------|-------------------------------|----------------|-----------|-------|-------------------------|
+//! | `openai` | `<think>` left in the text (OpenAI's own models send none) | a last chunk, when asked | yes | yes | 400 `context_length_exceeded` |
+//! | `ollama` | a `reasoning` field | a last chunk, when asked | yes | yes | cut silently, logged |
+//! | `vllm` | a `reasoning_content` field | a last chunk, when asked | yes | 400 (no `--enable-auto-tool-choice`) | 400 |
+//! | `lmstudio` | `<think>` left in the text | none | 400 (only `json_schema`) | yes | 400 |
+//! | `llamacpp` | a `reasoning_content` field | on the finish chunk, always | yes | 400 (no `--jinja`) | 400 |
+//!
+//! The refusals are those of each server's default configuration; their wording is each server's own in spirit (a
+//! client must never depend on it beyond the keywords the agent looks for: `response_format`, `tools`, `context`).
+//! vLLM's errors also come in its own shape (`{"object": "error", "message": …}` instead of `{"error": {…}}`).
+
+use acr_core::llm::reasoning::separate;
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+/// A chat-completions server's behaviour at the edges of the OpenAI format.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Dialect {
+    /// OpenAI's own API: everything supported, the text passed on as the model wrote it.
+    #[default]
+    #[value(name = "openai")]
+    OpenAi,
+    /// Ollama's `/v1` compatibility layer.
+    Ollama,
+    /// vLLM's OpenAI server with a reasoning parser and without automatic tool choice.
+    Vllm,
+    /// LM Studio's local server.
+    #[value(name = "lmstudio")]
+    LmStudio,
+    /// llama.cpp's `llama-server` without `--jinja`.
+    #[value(name = "llamacpp")]
+    LlamaCpp,
+}
+
+/// Where a server puts a reasoning model's thinking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Thinking {
+    /// In a message field of this name, apart from the answer.
+    Field(&'static str),
+    /// Left in the text as the model wrote it, `<think>` tags and all.
+    Inline,
+}
+
+/// How a streamed answer reports its token counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamedUsage {
+    /// A last chunk with `choices: []`, only when `stream_options.include_usage` asks for it.
+    WhenAsked,
+    /// On the chunk that carries the `finish_reason`, asked or not.
+    OnFinish,
+    /// Never: the client must estimate.
+    Never,
+}
+
+/// An answer split the way a dialect sends it: the message's text and, for [`Thinking::Field`], the thinking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shaped {
+    /// The message's `content`.
+    pub content: String,
+    /// The field name and text of the thinking, when sent apart.
+    pub thinking: Option<(&'static str, String)>,
+}
+
+impl Dialect {
+    /// Where this server puts thinking.
+    pub fn thinking(self) -> Thinking {
+        match self {
+            Dialect::OpenAi | Dialect::LmStudio => Thinking::Inline,
+            Dialect::Ollama => Thinking::Field("reasoning"),
+            Dialect::Vllm | Dialect::LlamaCpp => Thinking::Field("reasoning_content"),
+        }
+    }
+
+    /// How this server reports the usage of a streamed answer.
+    pub fn streamed_usage(self) -> StreamedUsage {
+        match self {
+            Dialect::OpenAi | Dialect::Ollama | Dialect::Vllm => StreamedUsage::WhenAsked,
+            Dialect::LlamaCpp => StreamedUsage::OnFinish,
+            Dialect::LmStudio => StreamedUsage::Never,
+        }
+    }
+
+    /// Whether a prompt longer than the context is cut to fit instead of refused (and the answer given anyway).
+    pub fn truncates_silently(self) -> bool {
+        self == Dialect::Ollama
+    }
+
+    /// A model's text (thinking in `<think>` blocks, as scripts write it) as this server would send it.
+    pub fn shape(self, text: &str) -> Shaped {
+        let separated = separate(text);
+        match self.thinking() {
+            Thinking::Field(name) if !separated.thoughts.is_empty() => {
+                Shaped { content: separated.answer, thinking: Some((name, separated.thoughts.join("\n\n"))) }
+            }
+            _ => Shaped { content: text.to_string(), thinking: None },
+        }
+    }
+
+    /// The refusal this server gives a request it cannot serve as sent in its default configuration: tools, JSON
+    /// mode, or a prompt of `prompt_tokens` (plus the answer's `max_tokens`) over a `context` window. `None` serves it.
+    pub fn refusal(self, request: &Value, prompt_tokens: u64, context: Option<u64>) -> Option<(StatusCode, String)> {
+        let has_tools = request.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty());
+        if has_tools {
+            let why = match self {
+                Dialect::Vllm => {
+                    Some("\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set")
+                }
+                Dialect::LlamaCpp => Some("tools param requires --jinja flag"),
+                _ => None,
+            };
+            if let Some(why) = why {
+                return Some((StatusCode::BAD_REQUEST, self.error_body(why, "invalid_request_error")));
+            }
+        }
+        let format = request.pointer("/response_format/type").and_then(Value::as_str);
+        if self == Dialect::LmStudio && format == Some("json_object") {
+            let why = "'response_format.type' must be 'json_schema' or 'text'";
+            return Some((StatusCode::BAD_REQUEST, self.error_body(why, "invalid_request_error")));
+        }
+        let context = context?;
+        let wanted = prompt_tokens + request.get("max_tokens").and_then(Value::as_u64).unwrap_or(0);
+        if wanted <= context || self.truncates_silently() {
+            return None;
+        }
+        let why = match self {
+            Dialect::OpenAi | Dialect::Vllm => format!(
+                "This model's maximum context length is {context} tokens. However, you requested {wanted} tokens \
+                 ({prompt_tokens} in the messages, {} in the completion). Please reduce the length of the messages \
+                 or completion.",
+                wanted - prompt_tokens
+            ),
+            Dialect::LmStudio => format!(
+                "The model is loaded with a context length of only {context} tokens, not enough for a request of \
+                 {wanted} tokens. Try loading it with a larger context length."
+            ),
+            Dialect::LlamaCpp | Dialect::Ollama => {
+                format!("the request ({wanted} tokens) exceeds the available context size ({context} tokens)")
+            }
+        };
+        Some((StatusCode::BAD_REQUEST, self.error_body(&why, "context_length_exceeded")))
+    }
+
+    /// An error body in this server's shape.
+    pub fn error_body(self, message: &str, kind: &str) -> String {
+        match self {
+            Dialect::Vllm => json!({"object": "error", "message": message, "type": "BadRequestError", "code": 400}),
+            _ => json!({"error": {"message": message, "type": kind, "code": kind}}),
+        }
+        .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    const THOUGHTFUL: &str = "<think>\nmaybe search_class(\"B\")\n</think>\n\nsearch_class(\"A\")";
+
+    #[test]
+    fn thinking_goes_where_each_server_puts_it() {
+        assert_eq!(Dialect::OpenAi.shape(THOUGHTFUL), Shaped { content: THOUGHTFUL.into(), thinking: None });
+        let ollama = Dialect::Ollama.shape(THOUGHTFUL);
+        assert_eq!(ollama.thinking, Some(("reasoning", "maybe search_class(\"B\")".into())));
+        assert_eq!(Dialect::Vllm.shape(THOUGHTFUL).thinking.map(|t| t.0), Some("reasoning_content"));
+        assert_eq!(Dialect::LmStudio.shape(THOUGHTFUL).content, THOUGHTFUL);
+        let plain = "search_class(\"A\")";
+        assert!(
+            Dialect::value_variants()
+                .iter()
+                .all(|d| d.shape(plain) == Shaped { content: plain.into(), thinking: None })
+        );
+    }
+
+    #[test]
+    fn refusals_follow_each_servers_defaults() {
+        let tools = json!({"tools": [{"type": "function"}]});
+        let refused: Vec<Dialect> =
+            Dialect::value_variants().iter().copied().filter(|d| d.refusal(&tools, 10, None).is_some()).collect();
+        assert_eq!(refused, [Dialect::Vllm, Dialect::LlamaCpp]);
+        let json_mode = json!({"response_format": {"type": "json_object"}});
+        let refused: Vec<Dialect> =
+            Dialect::value_variants().iter().copied().filter(|d| d.refusal(&json_mode, 10, None).is_some()).collect();
+        assert_eq!(refused, [Dialect::LmStudio]);
+        let (status, body) = Dialect::LmStudio.refusal(&json_mode, 10, None).unwrap();
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(body.contains("response_format"), "{body}");
+    }
+
+    #[test]
+    fn a_prompt_over_the_context_is_refused_except_by_ollama() {
+        let request = json!({"max_tokens": 100});
+        for &dialect in Dialect::value_variants() {
+            assert_eq!(dialect.refusal(&request, 900, Some(1000)), None, "{dialect:?}: it fits");
+            let over = dialect.refusal(&request, 901, Some(1000));
+            assert_eq!(over.is_none(), dialect.truncates_silently(), "{dialect:?}");
+            if let Some((_, body)) = over {
+                assert!(body.contains("context"), "{dialect:?}: {body}");
+            }
+        }
+        let vllm: Value = serde_json::from_str(&Dialect::Vllm.refusal(&request, 2000, Some(1000)).unwrap().1).unwrap();
+        assert_eq!(vllm["object"], "error", "vLLM's own error shape");
+        assert!(vllm["message"].as_str().unwrap().contains("maximum context length is 1000 tokens"));
+    }
+}

@@ -1,0 +1,75 @@
+//! The demo repair against every server dialect `acr serve-model` plays (OpenAI, Ollama, vLLM, LM Studio,
+//! llama.cpp), streamed and not, with a reasoning model and without: the same patch in every cell, the thinking kept
+//! apart wherever the server put it, and the usage estimated (and marked so) only where the server sent none.
+//! Where a dialect cannot serve a run as asked (a context window too small), the run ends with the server's reason.
+
+use std::path::{Path, PathBuf};
+
+use acr_core::llm::reasoning::separate;
+
+mod common;
+use common::{ModelServer, acr_run, events, of_kind, root};
+
+const DIALECTS: [&str; 5] = ["openai", "ollama", "vllm", "lmstudio", "llamacpp"];
+
+/// The reasoning model's script with every thinking block taken out: the same answers from a model that does not
+/// think aloud.
+fn without_thinking(dir: &Path) -> PathBuf {
+    let path = root().join("tests/fixtures/scripts/demo-reasoning.json");
+    let mut script: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for answers in script["answers"].as_object_mut().unwrap().values_mut() {
+        for answer in answers.as_array_mut().unwrap() {
+            *answer = separate(answer.as_str().unwrap()).answer.into();
+        }
+    }
+    let plain = dir.join("demo-plain.json");
+    std::fs::write(&plain, script.to_string()).unwrap();
+    plain
+}
+
+#[test]
+fn the_demo_repair_succeeds_in_every_dialect_streamed_or_not_thinking_or_not() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let plain = without_thinking(scratch.path());
+    let reasoning = root().join("tests/fixtures/scripts/demo-reasoning.json");
+    let mut cells = 0;
+    for dialect in DIALECTS {
+        for (thinks, script) in [(true, &reasoning), (false, &plain)] {
+            for stream in [false, true] {
+                let cell = format!("{dialect}, thinking {thinks}, streamed {stream}");
+                let server = ModelServer::start_with(script, &["--dialect", dialect]);
+                let out = tempfile::tempdir().expect("temp dir");
+                let run = acr_run(&server, if stream { &["--stream"] } else { &[] }, out.path());
+                let stderr = String::from_utf8_lossy(&run.stderr);
+                assert!(run.status.success(), "{cell}: acr run failed:\n{stderr}");
+                let diff = String::from_utf8_lossy(&run.stdout);
+                assert!(diff.contains("+            total += item.price_cents * units"), "{cell}: {diff}");
+                assert!(!diff.contains("+ units"), "{cell}: the drafted edit was applied: {diff}");
+                let events = events(out.path());
+                let models = of_kind(&events, "model");
+                assert!(models.iter().all(|e| !e["answer"].as_str().unwrap().contains("think>")), "{cell}");
+                let thinking_shown = models.iter().any(|e| e["reasoning"].is_string());
+                assert_eq!(thinking_shown, thinks, "{cell}: thinking kept apart, wherever the server put it");
+                let estimated = models.iter().filter(|e| e["usage_estimated"] == true).count();
+                let server_sends_none = stream && dialect == "lmstudio";
+                let expected = if server_sends_none { models.len() } else { 0 };
+                assert_eq!(estimated, expected, "{cell}: estimated usage only where none came");
+                cells += 1;
+            }
+        }
+    }
+    assert_eq!(cells, 20);
+}
+
+#[test]
+fn a_prompt_over_the_servers_context_ends_the_run_with_its_reason() {
+    let reasoning = root().join("tests/fixtures/scripts/demo-reasoning.json");
+    for dialect in ["openai", "vllm", "lmstudio", "llamacpp"] {
+        let server = ModelServer::start_with(&reasoning, &["--dialect", dialect, "--context-window", "300"]);
+        let out = tempfile::tempdir().expect("temp dir");
+        let run = acr_run(&server, &[], out.path());
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(!run.status.success(), "{dialect}: the run cannot succeed");
+        assert!(stderr.contains("HTTP 400") && stderr.contains("context"), "{dialect}: {stderr}");
+    }
+}

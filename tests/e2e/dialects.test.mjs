@@ -1,0 +1,58 @@
+// The demo repair in the page against every server dialect `acr serve-model --dialect` plays (OpenAI, Ollama, vLLM,
+// LM Studio, llama.cpp), streamed and not, with a reasoning model's answers: the same patch in every cell, the
+// thinking shown apart (collapsed) wherever the server put it, and the token meter marked as estimated only where
+// the server sent no counts. The same matrix runs natively in cli/tests/dialects.rs.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ROOT, serveDist, openBrowser, serveModel, acrHas, useRunner } from "./harness.mjs";
+
+const SCRIPT = join(ROOT, "tests", "fixtures", "scripts", "demo-reasoning.json");
+const DIALECTS = ["openai", "ollama", "vllm", "lmstudio", "llamacpp"];
+
+let server, browser;
+before(async () => {
+  server = await serveDist();
+  browser = await openBrowser();
+});
+after(async () => {
+  await browser?.ctx.close();
+  server?.close();
+});
+
+for (const dialect of DIALECTS) {
+  for (const stream of [false, true]) {
+    test(`the demo repair against ${dialect}${stream ? ", streamed" : ""}`, async (t) => {
+      if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
+      const model = await serveModel(SCRIPT, ["--dialect", dialect]); // each server plays its script once
+      t.after(() => model.close());
+      const page = await browser.ctx.newPage();
+      t.after(() => page.close());
+      const errors = [];
+      page.on("pageerror", (e) => errors.push(String(e)));
+      await page.goto(server.url);
+      await page.click("#demo-button");
+      await page.waitForSelector("#stats");
+      await page.selectOption("#provider", "custom");
+      await page.fill("#base-url", model.url);
+      await page.fill("#model-name", "scripted");
+      if (stream) await page.check("#stream");
+      else await page.uncheck("#stream");
+      await useRunner(page, "none"); // the script writes no reproducer; executions are tested elsewhere
+      await page.click("#run-button");
+      await page.waitForSelector("#run-status.ok, #run-error", { timeout: 60000 });
+      assert.match(await page.textContent("#run-status"), /an applicable patch/);
+      const diff = await page.textContent("#diff");
+      assert.ok(diff.includes("+            total += item.price_cents * units"), diff);
+      assert.ok(!diff.includes("+ units"), `the edit drafted while thinking was applied:\n${diff}`);
+      await page.click("#tab-transcript");
+      const answers = await page.locator("#transcript .ev.model .answer-line").allTextContents();
+      assert.ok(answers.length >= 4 && answers.every((a) => !a.includes("think>")), answers.join("\n"));
+      const thinking = await page.locator("#transcript .ev.model details.reasoning").count();
+      assert.ok(thinking >= 3, `thinking shown apart in ${thinking} answers`);
+      const tokens = await page.textContent("#count-tokens");
+      assert.equal(tokens.startsWith("~"), stream && dialect === "lmstudio", `token meter: ${tokens}`);
+      assert.deepEqual(errors, []);
+    });
+  }
+}
