@@ -1,6 +1,8 @@
 //! The native HTTP transport for the chat-completions client: blocking `ureq`, driven by `pollster`.
 
 use std::io::Read;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use acr_core::llm::openai::{HttpResponse, Transport, TransportError};
@@ -11,6 +13,8 @@ const MAX_BODY_BYTES: u64 = 32 << 20;
 /// A `ureq` agent with a whole-request timeout.
 pub struct UreqTransport {
     agent: ureq::Agent,
+    /// Set when the user stops the run: a streamed answer is cut (its connection closed) at the next chunk.
+    stop: Arc<AtomicBool>,
 }
 
 impl UreqTransport {
@@ -21,7 +25,12 @@ impl UreqTransport {
             // Error statuses are answers to interpret, not transport failures.
             .http_status_as_error(false)
             .build();
-        UreqTransport { agent: config.into() }
+        UreqTransport { agent: config.into(), stop: Arc::default() }
+    }
+
+    /// The same transport, cutting streamed answers once `stop` is set.
+    pub fn stopped_by(self, stop: Arc<AtomicBool>) -> Self {
+        UreqTransport { stop, ..self }
     }
 }
 
@@ -72,7 +81,7 @@ impl Transport for UreqTransport {
         let mut buffer = vec![0u8; 16 << 10];
         loop {
             let n = reader.read(&mut buffer).map_err(|e| reading_error(ureq::Error::from(e)))?;
-            if n == 0 || !sink(&buffer[..n]) {
+            if n == 0 || self.stop.load(Ordering::SeqCst) || !sink(&buffer[..n]) {
                 break;
             }
         }

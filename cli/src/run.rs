@@ -4,9 +4,11 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use acr_core::agent::{Agent, AgentConfig, Event, Mode, Outcome};
+use acr_core::agent::{Agent, AgentConfig, Event, Mode, Outcome, Transcript};
 use acr_core::llm::budget::{Budget, Budgeted};
 use acr_core::llm::openai::{Endpoint, OpenAiClient};
 use acr_core::llm::price::PriceTable;
@@ -75,6 +77,44 @@ impl Llm for CliModel {
     }
 }
 
+/// A model that stops answering once the user has pressed Ctrl-C: no request is sent after it, and a call cut short
+/// by it (a streamed answer the transport stopped reading) is reported as [`LlmError::Cancelled`].
+struct Stoppable<L> {
+    model: L,
+    stop: Arc<AtomicBool>,
+}
+
+impl<L: Llm> Llm for Stoppable<L> {
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        if self.stop.load(Ordering::SeqCst) {
+            return Err(LlmError::Cancelled);
+        }
+        match self.model.chat(request).await {
+            Err(_) if self.stop.load(Ordering::SeqCst) => Err(LlmError::Cancelled),
+            answer => answer,
+        }
+    }
+}
+
+/// Ctrl-C: the first press stops the run before its next model call (a streamed answer is cut at once) and keeps
+/// what it made; a second press quits at once.
+fn stop_on_ctrl_c() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let installed = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!(
+            "\nstopping: the run ends before its next model call and keeps what it made (Ctrl-C again quits now)"
+        );
+    });
+    if let Err(e) = installed {
+        eprintln!("note: Ctrl-C will quit at once ({e})");
+    }
+    stop
+}
+
 /// The runner: local processes or a runner server.
 enum CliRunner {
     Local(LocalRunner),
@@ -107,6 +147,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let repo = crate::load::repo_from_dir(&args.dir)?;
     let index = acr_core::Index::build(&repo);
     let echo = Echo::default();
+    let stop = stop_on_ctrl_c();
     let model = match (&args.script, &args.endpoint) {
         (Some(script), _) => {
             let text = std::fs::read_to_string(script).with_context(|| format!("cannot read {}", script.display()))?;
@@ -120,7 +161,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 None => String::new(),
             };
             let endpoint = Endpoint { base_url: url.clone(), model: args.model.clone(), api_key };
-            let client = OpenAiClient::new(endpoint, UreqTransport::new(Duration::from_secs(args.timeout)));
+            let transport = UreqTransport::new(Duration::from_secs(args.timeout)).stopped_by(stop.clone());
+            let client = OpenAiClient::new(endpoint, transport);
             CliModel::Remote(if args.stream { client.streaming(echo.hook()) } else { client })
         }
         (None, None) => anyhow::bail!("give a model: --endpoint URL (with --model) or --script FILE"),
@@ -147,7 +189,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         ..AgentConfig::default()
     };
     let started = Instant::now();
+    let model = Stoppable { model, stop };
     let model = Budgeted::new(model, args.budget, price, Box::new(move || started.elapsed().as_secs_f64() * 1000.0));
+    // Every event as it happens, so a run that fails midway still leaves its transcript in `--out`.
+    let seen: Rc<RefCell<Vec<Event>>> = Rc::default();
+    let record = seen.clone();
     let agent = Agent::new(Rc::new(repo), Rc::new(index), &model, runner, config)
         .with_clock(Box::new(move || started.elapsed().as_secs_f64() * 1000.0))
         .with_observer(Box::new(move |e| {
@@ -155,15 +201,35 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 echo.end_answer();
             }
             eprintln!("{}", progress_line(e));
+            record.borrow_mut().push(e.clone());
         }));
-    let outcome = pollster::block_on(agent.run(&issue)).map_err(|e| anyhow::anyhow!("the run stopped: {e}"))?;
+    let outcome = match pollster::block_on(agent.run(&issue)) {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            if let Some(out) = &args.out {
+                let transcript = Transcript::from_events(seen.take());
+                let summary = serde_json::json!({
+                    "status": "FAILED",
+                    "error": e.to_string(),
+                    "model_calls": transcript.model_calls,
+                    "usage": transcript.usage,
+                });
+                write_artefacts(out, &transcript, &summary, "")?;
+                eprintln!("wrote the transcript so far to {}", out.display());
+            }
+            anyhow::bail!("the run stopped: {e}");
+        }
+    };
     if let Some(out) = &args.out {
-        write_artefacts(out, &outcome)?;
+        write_artefacts(out, &outcome.transcript, &summary_of(&outcome), &outcome.diff)?;
         eprintln!("wrote the transcript and artefacts to {}", out.display());
     }
     let spent = model.spent();
     if let Some(exhausted) = &outcome.budget_exhausted {
         eprintln!("stopped early: {exhausted}");
+    }
+    if outcome.cancelled {
+        eprintln!("stopped early by Ctrl-C");
     }
     eprintln!(
         "status: {} ({} model calls, {} + {} tokens{}{}, {:.1} s{})",
@@ -178,7 +244,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     );
     if outcome.status.is_applicable() {
         print!("{}", outcome.diff);
-        Ok(ExitCode::SUCCESS)
+        Ok(if outcome.cancelled { ExitCode::from(130) } else { ExitCode::SUCCESS })
+    } else if outcome.cancelled {
+        eprintln!("no applicable patch: {}", outcome.reason);
+        Ok(ExitCode::from(130))
     } else {
         eprintln!("no applicable patch: {}", outcome.reason);
         Ok(ExitCode::from(1))
@@ -287,28 +356,34 @@ fn verdict(ok: bool) -> &'static str {
     if ok { "correct" } else { "wrong" }
 }
 
-/// Writes outcome.json, transcript.json, final.diff and one file per model call, as AutoCodeRover's output folders do.
-fn write_artefacts(out: &Path, outcome: &Outcome) -> anyhow::Result<()> {
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let write = |name: &str, text: &str| {
-        std::fs::write(out.join(name), text).with_context(|| format!("cannot write {}", out.join(name).display()))
-    };
-    write("transcript.json", &serde_json::to_string_pretty(&outcome.transcript)?)?;
-    let summary = serde_json::json!({
+/// outcome.json of a finished (or stopped) run.
+fn summary_of(outcome: &Outcome) -> serde_json::Value {
+    serde_json::json!({
         "status": outcome.status.as_str(),
         "validated": outcome.validated,
         "reason": outcome.reason,
         "budget_exhausted": outcome.budget_exhausted,
+        "cancelled": outcome.cancelled,
         "locations": outcome.locations,
         "tries": outcome.tries,
         "selection": outcome.selection,
         "model_calls": outcome.transcript.model_calls,
         "usage": outcome.transcript.usage,
-    });
-    write("outcome.json", &serde_json::to_string_pretty(&summary)?)?;
-    write("final.diff", &outcome.diff)?;
+    })
+}
+
+/// Writes outcome.json (`summary`), transcript.json, final.diff and one file per model call, as AutoCodeRover's
+/// output folders do.
+fn write_artefacts(out: &Path, transcript: &Transcript, summary: &serde_json::Value, diff: &str) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let write = |name: &str, text: &str| {
+        std::fs::write(out.join(name), text).with_context(|| format!("cannot write {}", out.join(name).display()))
+    };
+    write("transcript.json", &serde_json::to_string_pretty(transcript)?)?;
+    write("outcome.json", &serde_json::to_string_pretty(summary)?)?;
+    write("final.diff", diff)?;
     let mut n = 0;
-    for event in &outcome.transcript.events {
+    for event in &transcript.events {
         if let Event::Model { stage, prompt, answer, reasoning, .. } = event {
             n += 1;
             let thinking = reasoning.as_deref().map_or(String::new(), |r| format!("## reasoning\n\n{r}\n\n"));

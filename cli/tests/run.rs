@@ -185,3 +185,51 @@ fn a_money_budget_needs_a_price() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("a money budget needs a price for `qwen3:8b`") && stderr.contains("--price"), "{stderr}");
 }
+
+#[test]
+fn ctrl_c_stops_the_run_cuts_the_answer_and_keeps_the_transcript() {
+    use std::io::{BufRead, BufReader};
+    let server = ModelServer::start_with("demo-reasoning.json", &["--event-gap-ms", "200"]);
+    let out = tempfile::tempdir().expect("temp dir");
+    let mut child = acr_run_command(&server, &["--stream"], out.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("acr run starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut seen = String::new();
+    // Wait for the first answer to start arriving, then press Ctrl-C.
+    while !seen.contains("  > ") {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).expect("stderr readable") > 0, "the run ended first:\n{seen}");
+        seen.push_str(&line);
+    }
+    let interrupted = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill runs");
+    assert!(interrupted.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).expect("stderr readable");
+    let status = child.wait().expect("acr run ends");
+    assert_eq!(status.code(), Some(130), "{seen}{rest}");
+    assert!(rest.contains("stopping: the run ends before its next model call"), "{rest}");
+    assert!(rest.contains("stopped by the user; the run stops here, no patch was made"), "{rest}");
+    let outcome: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("outcome.json")).unwrap()).unwrap();
+    assert_eq!(outcome["cancelled"], true);
+    assert_eq!(outcome["status"], "NO_PATCH");
+    assert!(!events(out.path()).is_empty(), "the transcript so far is kept");
+}
+
+#[test]
+fn a_run_that_fails_midway_keeps_its_transcript() {
+    let server = ModelServer::start_with("demo-reasoning.json", &["--dialect", "vllm", "--context-window", "300"]);
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = acr_run(&server, &[], out.path());
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("wrote the transcript so far to"), "{stderr}");
+    let outcome: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("outcome.json")).unwrap()).unwrap();
+    assert_eq!(outcome["status"], "FAILED");
+    assert!(outcome["error"].as_str().unwrap().contains("maximum context length"), "{outcome}");
+    assert!(!of_kind(&events(out.path()), "phase").is_empty(), "the events before the failure are kept");
+}

@@ -108,7 +108,7 @@ test("stop aborts a streamed answer in flight: the server sees the connection cl
   await page.waitForSelector("#live-answer", { timeout: 20000 });
   const stopped = Date.now();
   await page.click("#stop-button");
-  await page.waitForFunction(() => document.querySelector("#run-status")?.textContent === "Stopped.", null, {
+  await page.waitForFunction(() => document.querySelector("#run-status")?.textContent === "Stopped. No patch was made.", null, {
     timeout: 5000,
   });
   assert.ok(Date.now() - stopped < 2000, "the run stops without waiting for the answer to finish");

@@ -157,6 +157,9 @@ fn ResultView() -> impl IntoView {
                 {outcome.budget_exhausted.map(|e| view! {
                     <span class="pill bad" id="result-budget" title=e.to_string()>"budget exhausted: best patch so far"</span>
                 })}
+                {outcome.cancelled.then(|| view! {
+                    <span class="pill bad" id="result-stopped">"stopped: best patch so far"</span>
+                })}
                 <span class="muted small">{format!("{} model calls, {} + {} tokens",
                     outcome.transcript.model_calls, outcome.transcript.usage.prompt_tokens, outcome.transcript.usage.completion_tokens)}</span>
             </div>

@@ -195,8 +195,9 @@ impl RunState {
             state.elapsed.set(browser::now() - started);
             match result {
                 Ok(outcome) => {
+                    let stopped = outcome.cancelled;
                     state.outcome.set(Some(outcome));
-                    state.status.set(RunStatus::Done);
+                    state.status.set(if stopped { RunStatus::Stopped } else { RunStatus::Done });
                 }
                 Err(AgentError::Cancelled) => state.status.set(RunStatus::Stopped),
                 Err(AgentError::Llm(e)) => state.status.set(RunStatus::Failed(model::explain(&e))),
@@ -254,6 +255,7 @@ impl RunState {
                 "tries": o.tries,
                 "selection": o.selection,
                 "budget_exhausted": o.budget_exhausted,
+                "cancelled": o.cancelled,
             })),
             "budget": self.budget.get_untracked(),
             "usage": self.usage.get_untracked(),

@@ -161,7 +161,16 @@ fn StatusLine() -> impl IntoView {
         RunStatus::Idle => view! { <p id="run-status" class="muted">"Ready when you are."</p> }.into_any(),
         RunStatus::Running => view! { <p id="run-status" aria-live="polite"><span class="spinner" aria-hidden="true"></span>"Running…"</p> }.into_any(),
         RunStatus::Stopping => view! { <p id="run-status" aria-live="polite">"Stopping after the current step…"</p> }.into_any(),
-        RunStatus::Stopped => view! { <p id="run-status" aria-live="polite">"Stopped."</p> }.into_any(),
+        RunStatus::Stopped => {
+            let kept = run.outcome.with(|o| o.as_ref().is_some_and(|o| o.status.is_applicable()));
+            view! {
+                <p id="run-status" aria-live="polite">
+                    {if kept { "Stopped. The best patch so far is kept. " } else { "Stopped. No patch was made." }}
+                    {kept.then(|| view! { <button class="link" on:click=move |_| app.tab.set(Tab::Result)>"See the diff"</button> })}
+                </p>
+            }
+            .into_any()
+        }
         RunStatus::Failed(e) => view! { <p id="run-error" class="error" role="alert">{e}</p> }.into_any(),
         RunStatus::Done => {
             let summary = run.outcome.with(|o| match o {

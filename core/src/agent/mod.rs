@@ -142,6 +142,14 @@ impl From<LlmError> for AgentError {
     }
 }
 
+/// Why a run ended before it finished.
+enum Ending {
+    /// A budget limit was reached.
+    Budget(Exhausted),
+    /// The user stopped it.
+    Cancelled,
+}
+
 /// The result of a run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Outcome {
@@ -161,6 +169,9 @@ pub struct Outcome {
     pub selection: Selection,
     /// The run's budget ran out before it finished: which limit. The patch is then the best made so far.
     pub budget_exhausted: Option<Exhausted>,
+    /// The user stopped the run before it finished ([`Agent::cancel`]). The patch is then the best made so far.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cancelled: bool,
     /// Everything that happened.
     pub transcript: Transcript,
 }
@@ -250,10 +261,14 @@ impl<L: Llm, R: Runner> Agent<L, R> {
                     tries,
                     selection,
                     budget_exhausted: None,
+                    cancelled: false,
                     transcript: self.transcript,
                 })
             }
-            Err(AgentError::Llm(LlmError::BudgetExhausted(exhausted))) => Ok(self.stop_early(exhausted, tries)),
+            Err(AgentError::Llm(LlmError::BudgetExhausted(exhausted))) => {
+                Ok(self.stop_early(Ending::Budget(exhausted), tries))
+            }
+            Err(AgentError::Cancelled) => Ok(self.stop_early(Ending::Cancelled, tries)),
             Err(e) => Err(e),
         }
     }
@@ -284,15 +299,19 @@ impl<L: Llm, R: Runner> Agent<L, R> {
     }
 
     /// The outcome of a run whose budget ran out: the best patch so far, and why the run stopped.
-    fn stop_early(mut self, exhausted: Exhausted, tries: Vec<TryRecord>) -> Outcome {
+    fn stop_early(mut self, ending: Ending, tries: Vec<TryRecord>) -> Outcome {
+        let why = match &ending {
+            Ending::Budget(exhausted) => exhausted.to_string(),
+            Ending::Cancelled => "stopped by the user".to_string(),
+        };
         let kept = best_so_far::patch(&self.transcript);
         let (status, diff, reason) = match &kept {
             Some(k) => (ExtractStatus::ApplicablePatch, k.diff.clone(), String::new()),
-            None => (ExtractStatus::NoPatch, String::new(), format!("{exhausted} before any patch applied")),
+            None => (ExtractStatus::NoPatch, String::new(), format!("{why} before any patch applied")),
         };
         let kept_note =
             kept.map_or("no patch was made".to_string(), |k| format!("keeping the best patch so far ({})", k.from));
-        self.note(format!("{exhausted}; the run stops here, {kept_note}"));
+        self.note(format!("{why}; the run stops here, {kept_note}"));
         Outcome {
             status,
             diff,
@@ -301,7 +320,11 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             validated: false,
             tries,
             selection: Selection::default(),
-            budget_exhausted: Some(exhausted),
+            cancelled: matches!(ending, Ending::Cancelled),
+            budget_exhausted: match ending {
+                Ending::Budget(exhausted) => Some(exhausted),
+                Ending::Cancelled => None,
+            },
             transcript: self.transcript,
         }
     }

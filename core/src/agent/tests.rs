@@ -179,7 +179,13 @@ fn later_prose_answers_go_to_the_proxy_model_even_when_they_mention_calls() {
 fn cancellation_stops_the_run() {
     let (agent, _) = agent::<NoRunner>(search_script(), None, AgentConfig::default());
     agent.cancel().set(true);
-    assert_eq!(pollster::block_on(agent.run(ISSUE)).unwrap_err(), AgentError::Cancelled);
+    let outcome = pollster::block_on(agent.run(ISSUE)).expect("a stopped run still has an outcome");
+    assert!(outcome.cancelled && outcome.budget_exhausted.is_none());
+    assert_eq!(outcome.status, ExtractStatus::NoPatch);
+    assert_eq!(outcome.reason, "stopped by the user before any patch applied");
+    assert!(
+        matches!(outcome.transcript.events.last(), Some(Event::Note { text }) if text.contains("stopped by the user"))
+    );
 }
 
 #[test]

@@ -346,6 +346,21 @@ pub struct Transcript {
     pub model_calls: usize,
 }
 
+impl Transcript {
+    /// The transcript of a run that ended in an error, from the events it had emitted (its observer's copy): the
+    /// totals are counted from the model calls among them.
+    pub fn from_events(events: Vec<Event>) -> Transcript {
+        let mut transcript = Transcript { events, ..Transcript::default() };
+        for event in &transcript.events {
+            if let Event::Model { usage, .. } = event {
+                transcript.usage += *usage;
+                transcript.model_calls += 1;
+            }
+        }
+        transcript
+    }
+}
+
 /// How values are written in the transcript's JSON: calls as the Python text the model reads, a root's missing
 /// verdict as `""`, so the transcript reads the same whatever the types behind it.
 mod as_text {
