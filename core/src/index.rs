@@ -27,54 +27,32 @@ use tree_sitter::{Node, Parser, Tree};
 
 use crate::repo::Repo;
 
-/// Node kinds and field names that the index reads from a grammar.
+/// Node kinds and field names that the index reads from a grammar: one row per [`Language`].
 #[derive(Debug, Clone, Copy)]
 pub struct Grammar {
-    /// Node kind of a class definition.
-    pub class_kind: &'static str,
-    /// Node kind of a function definition (sync or async).
-    pub function_kind: &'static str,
+    /// Node kinds of class-like definitions.
+    pub class_kinds: &'static [&'static str],
+    /// Node kinds of function-like definitions (functions, methods, constructors).
+    pub function_kinds: &'static [&'static str],
     /// Field holding a definition's name.
     pub name_field: &'static str,
-    /// Field holding a class's base-class list.
-    pub bases_field: &'static str,
+    /// Kinds of a class's direct children that list its bases (Python's superclass list, Java's `extends` and
+    /// `implements` clauses).
+    pub base_holders: &'static [&'static str],
+    /// Kinds inside a base list that are looked into for names (Java's type lists and generic types).
+    pub base_wrappers: &'static [&'static str],
     /// Node kinds inside the base list that name a base class (plain and dotted names).
     pub base_kinds: &'static [&'static str],
     /// Base class names that carry no information and are dropped.
     pub ignored_bases: &'static [&'static str],
-    /// Node kinds that can hold statements (and so definitions). The walk skips every other subtree, such as
-    /// expressions, unless it contains a syntax error.
-    pub container_kinds: &'static [&'static str],
+    /// Node kinds that can hold definitions: the walk skips every other subtree, such as expressions, unless it
+    /// contains a syntax error. `None`: every subtree can (Java's anonymous classes sit in expressions).
+    pub container_kinds: Option<&'static [&'static str]>,
+    /// Whether a class declared inside another is named `Outer.Inner` (Java) or by its own name (Python, as ACR).
+    pub qualify_nested: bool,
 }
 
-/// The Python row.
-pub const PYTHON: Grammar = Grammar {
-    class_kind: "class_definition",
-    function_kind: "function_definition",
-    name_field: "name",
-    bases_field: "superclasses",
-    base_kinds: &["identifier", "attribute"],
-    ignored_bases: &["object", "type"],
-    container_kinds: &[
-        "module",
-        "block",
-        "class_definition",
-        "function_definition",
-        "decorated_definition",
-        "if_statement",
-        "elif_clause",
-        "else_clause",
-        "for_statement",
-        "while_statement",
-        "try_statement",
-        "except_clause",
-        "finally_clause",
-        "with_statement",
-        "match_statement",
-        "case_clause",
-    ],
-};
-
+pub use crate::language::{Language, PYTHON};
 pub use crate::python::python_parser;
 
 /// A definition's name, stored once per definition and shared by every table and by the definitions nested in it
@@ -173,7 +151,7 @@ pub struct Index {
 }
 
 impl Index {
-    /// Indexes every non-test `.py` file of a repository.
+    /// Indexes every source file of a repository ([`Repo::source_files`]: not tests, in a [`Language`] it reads).
     ///
     /// Natively, files are parsed on every available core (each thread with its own parser) and entered into the
     /// tables in path order, so the result is the same as [`IndexBuilder::add_file`] file by file. In wasm32 the
@@ -226,6 +204,23 @@ impl Index {
         self.files.last().expect("just pushed")
     }
 
+    /// The class-table key a class name stands for: the name itself when a class (or a method table) has it, else
+    /// the one nested class whose own name it is (Java's `Outer.Inner` for `Inner`). `None` when no class has it, or
+    /// when several nested classes do (the caller then reports the name as not found).
+    pub fn class_key(&self, name: &str) -> Option<&Name> {
+        if let Some((key, _)) = self.classes.get_key_value(name) {
+            return Some(key);
+        }
+        if let Some((key, _)) = self.class_methods.get_key_value(name) {
+            return Some(key);
+        }
+        let mut nested = self.classes.keys().filter(|k| k.rsplit_once('.').is_some_and(|(_, own)| own == name));
+        match (nested.next(), nested.next()) {
+            (Some(key), None) => Some(key),
+            _ => None,
+        }
+    }
+
     /// The path of a file id.
     pub fn path(&self, file: FileId) -> &str {
         &self.files[file as usize].path
@@ -260,35 +255,49 @@ impl Index {
 
 /// Builds an [`Index`] one file at a time, so that callers can report progress between files.
 pub struct IndexBuilder {
-    parser: Parser,
-    grammar: Grammar,
-    kinds: KindIds,
+    /// A parser and resolved kinds per language, made when a file of that language first comes.
+    parsers: Vec<(Language, Parser, KindIds)>,
     index: Index,
+}
+
+/// What a node kind id means to the walk.
+#[derive(Debug, Clone, Copy, Default)]
+struct KindRole {
+    class: bool,
+    function: bool,
+    /// Definitions can occur below a node of this kind.
+    container: bool,
 }
 
 /// A [`Grammar`]'s node kinds resolved to the parser's numeric ids, so the walk compares numbers.
 struct KindIds {
-    class: u16,
-    function: u16,
-    /// Indexed by kind id: whether definitions can occur below a node of that kind.
-    container: Vec<bool>,
+    /// Indexed by kind id.
+    roles: Vec<KindRole>,
 }
 
 impl KindIds {
     fn new(g: &Grammar, language: &tree_sitter::Language) -> KindIds {
-        let id = |kind: &str| language.id_for_node_kind(kind, true);
-        let mut container = vec![false; language.node_kind_count()];
-        // Id 0 means the grammar has no such kind.
-        for kind in g.container_kinds.iter().map(|k| id(k)).filter(|&i| i != 0) {
-            if let Some(slot) = container.get_mut(kind as usize) {
-                *slot = true;
+        let mut roles = vec![
+            KindRole { container: g.container_kinds.is_none(), ..KindRole::default() };
+            language.node_kind_count()
+        ];
+        let mut mark = |kinds: &[&str], set: fn(&mut KindRole)| {
+            // Id 0 means the grammar has no such kind.
+            for id in kinds.iter().map(|k| language.id_for_node_kind(k, true)).filter(|&i| i != 0) {
+                if let Some(role) = roles.get_mut(id as usize) {
+                    set(role);
+                }
             }
-        }
-        KindIds { class: id(g.class_kind), function: id(g.function_kind), container }
+        };
+        mark(g.class_kinds, |r| r.class = true);
+        mark(g.function_kinds, |r| r.function = true);
+        mark(g.container_kinds.unwrap_or(&[]), |r| r.container = true);
+        KindIds { roles }
     }
 
-    fn is_container(&self, kind: u16) -> bool {
-        self.container.get(kind as usize).copied().unwrap_or(true)
+    /// The role of a kind id; kinds the grammar does not list (error nodes) are walked into.
+    fn role(&self, kind: u16) -> KindRole {
+        self.roles.get(kind as usize).copied().unwrap_or(KindRole { container: true, ..KindRole::default() })
     }
 }
 
@@ -299,14 +308,27 @@ impl Default for IndexBuilder {
 }
 
 impl IndexBuilder {
-    /// A builder for Python.
+    /// A builder for every [`Language`] of this build.
     pub fn new() -> Self {
-        let parser = python_parser();
-        let kinds = match parser.language() {
-            Some(language) => KindIds::new(&PYTHON, &language),
-            None => KindIds::new(&PYTHON, &tree_sitter_python::LANGUAGE.into()),
+        IndexBuilder { parsers: Vec::new(), index: Index::default() }
+    }
+
+    /// The parser and kinds for a language, made on first use.
+    fn parser_for(&mut self, language: Language) -> (&mut Parser, &KindIds) {
+        let at = match self.parsers.iter().position(|(l, _, _)| *l == language) {
+            Some(at) => at,
+            None => {
+                let parser = language.parser();
+                let kinds = match parser.language() {
+                    Some(ts) => KindIds::new(language.grammar(), &ts),
+                    None => KindIds { roles: Vec::new() },
+                };
+                self.parsers.push((language, parser, kinds));
+                self.parsers.len() - 1
+            }
         };
-        IndexBuilder { parser, grammar: PYTHON, kinds, index: Index::default() }
+        let (_, parser, kinds) = &mut self.parsers[at];
+        (parser, kinds)
     }
 
     /// Parses and indexes one file. The caller decides which files are sources (see [`Repo::source_files`]).
@@ -316,14 +338,17 @@ impl IndexBuilder {
     }
 
     /// Parses one file without touching the tables: the part of indexing that can run anywhere (another thread, a
-    /// Web Worker) and be entered later with [`IndexBuilder::insert`].
+    /// Web Worker) and be entered later with [`IndexBuilder::insert`]. The language comes from the path
+    /// ([`Language::of_path`]; Python when the extension names none).
     pub fn parse(&mut self, path: &str, text: &str) -> ParsedFile {
-        let tree = crate::python::parse(&mut self.parser, text);
+        let language = Language::of_path(path).unwrap_or(Language::Python);
+        let (parser, kinds) = self.parser_for(language);
+        let tree = language.parse(parser, text);
         let mut defs = Vec::new();
         let mut bases = HashMap::new();
         let has_error = match &tree {
             Some(tree) => {
-                collect(&self.grammar, &self.kinds, tree, text.as_bytes(), &mut defs, &mut bases);
+                collect(language.grammar(), kinds, tree, text.as_bytes(), &mut defs, &mut bases);
                 tree.root_node().has_error()
             }
             // Only a cancelled parse returns None; treat it as unparsable.
@@ -361,7 +386,7 @@ pub struct ParsedFile {
 
 /// Version of [`ParsedFile`]'s serialised form and of what the parse extracts: stored parsed files of another
 /// version must be parsed again, never trusted.
-pub const PARSED_FORMAT: u32 = 2;
+pub const PARSED_FORMAT: u32 = 3;
 
 /// The first bytes of [`encode_parsed`]'s output, before the little-endian [`PARSED_FORMAT`].
 const PARSED_MAGIC: &[u8; 4] = b"ACRP";
@@ -459,14 +484,17 @@ fn collect(
     let mut class_stack: Vec<(usize, Name)> = Vec::new();
     loop {
         let node = cursor.node();
-        let kind = node.kind_id();
+        let role = k.role(node.kind_id());
         let mut opened_class = None;
-        if (kind == k.class || kind == k.function)
+        if (role.class || role.function)
             && let Some(text) = node_name(g, node, src)
         {
-            let name: Name = Arc::from(text);
             let enclosing = class_stack.last().map(|(_, c)| c.clone());
-            let def_kind = if kind == k.class {
+            let name: Name = match &enclosing {
+                Some(outer) if role.class && g.qualify_nested => Arc::from(format!("{outer}.{text}")),
+                _ => Arc::from(text),
+            };
+            let def_kind = if role.class {
                 opened_class = Some(name.clone());
                 record_bases(g, node, &name, src, bases);
                 DefKind::Class
@@ -482,7 +510,7 @@ fn collect(
         if let Some(c) = opened_class {
             class_stack.push((node.id(), c));
         }
-        let descend = k.is_container(kind) || node.has_error();
+        let descend = role.container || node.has_error();
         if descend && cursor.goto_first_child() {
             continue;
         }
@@ -528,25 +556,37 @@ fn last_code_child(node: Node<'_>) -> Option<Node<'_>> {
     last
 }
 
-/// Adds a class's base names (as written, whitespace removed; `object` and `type` dropped) to its entry.
+/// Adds a class's base names (as written, whitespace removed; the grammar's ignored names such as `object`
+/// dropped) to its entry.
 fn record_bases(g: &Grammar, class: Node<'_>, name: &Name, src: &[u8], out: &mut HashMap<Name, Vec<Name>>) {
     let entry = out.entry(name.clone()).or_default();
-    let Some(list) = class.child_by_field_name(g.bases_field) else {
-        return;
-    };
     let mut seen: HashSet<Name> = entry.iter().cloned().collect();
-    let mut c = list.walk();
-    for arg in list.named_children(&mut c) {
-        if !g.base_kinds.contains(&arg.kind()) {
-            continue;
-        }
-        if let Ok(text) = arg.utf8_text(src) {
+    let mut names = Vec::new();
+    let mut c = class.walk();
+    for holder in class.children(&mut c).filter(|n| g.base_holders.contains(&n.kind())) {
+        base_nodes(g, holder, &mut names);
+    }
+    for node in names {
+        if let Ok(text) = node.utf8_text(src) {
             let base: String = text.split_whitespace().collect();
             if !g.ignored_bases.contains(&base.as_str()) && !seen.contains(base.as_str()) {
                 let base: Name = Arc::from(base);
                 seen.insert(base.clone());
                 entry.push(base);
             }
+        }
+    }
+}
+
+/// The nodes naming bases in a base list, in order, looking into the grammar's wrappers (Java's type lists and
+/// generic types; never into type arguments or keyword arguments, so the depth stays small).
+fn base_nodes<'t>(g: &Grammar, list: Node<'t>, out: &mut Vec<Node<'t>>) {
+    let mut c = list.walk();
+    for arg in list.named_children(&mut c) {
+        if g.base_wrappers.contains(&arg.kind()) {
+            base_nodes(g, arg, out);
+        } else if g.base_kinds.contains(&arg.kind()) {
+            out.push(arg);
         }
     }
 }
@@ -618,6 +658,7 @@ def top():
             "class_definition",
             "decorated_definition",
         ];
+        let containers = PYTHON.container_kinds.expect("Python lists its containers");
         let mut missing = Vec::new();
         for node in types.as_array().expect("a list of node types") {
             let mut child_types = Vec::new();
@@ -629,13 +670,13 @@ def top():
             child_types.extend(node["children"]["types"].as_array().into_iter().flatten());
             let kind = node["type"].as_str().unwrap_or("");
             if child_types.iter().any(|t| holds.contains(&t["type"].as_str().unwrap_or("")))
-                && !PYTHON.container_kinds.contains(&kind)
+                && !containers.contains(&kind)
             {
                 missing.push(kind.to_string());
             }
         }
         assert!(missing.is_empty(), "not walked into: {missing:?}");
-        assert!(PYTHON.container_kinds.len() >= 15);
+        assert!(containers.len() >= 15);
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub mod api;
 pub mod call;
 pub mod gate;
 pub mod index;
+pub mod language;
 pub mod llm;
 pub mod locate;
 pub mod mcts;

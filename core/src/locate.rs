@@ -723,6 +723,17 @@ impl Resolver<'_> {
 
 /// Resolves a location named by the model. `intended_behavior` is copied into every location found.
 pub fn resolve(index: &Index, repo: &Repo, query: &Query, intended_behavior: &str) -> Resolution {
+    // A nested class named by its own name (Java's `Inner` for `Outer.Inner`) is looked up by its table key.
+    let nested =
+        query.class.as_deref().and_then(|c| index.class_key(c)).filter(|k| Some(&***k) != query.class.as_deref());
+    let keyed;
+    let query = match nested {
+        Some(key) => {
+            keyed = Query { class: Some(key.to_string()), ..query.clone() };
+            &keyed
+        }
+        None => query,
+    };
     let r = Resolver { index, repo, intended: intended_behavior };
     let mut attempts = Vec::new();
     let mut tier_hit = None;

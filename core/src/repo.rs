@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::language::Language;
 use serde::Serialize;
 
 /// Size caps applied while loading. The defaults suit a browser tab.
@@ -291,9 +292,10 @@ impl Repo {
         self.files.iter().map(|(p, t)| (p.as_str(), t.as_str()))
     }
 
-    /// Kept `.py` files that are not test files (see [`is_test_file`]), in path order.
+    /// Kept files in a language the index reads ([`Language::of_path`]: `.py`, and `.java` with the `java`
+    /// feature) that are not test files (see [`is_test_file`]), in path order.
     pub fn source_files(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.files().filter(|(p, _)| p.ends_with(".py") && !is_test_file(p))
+        self.files().filter(|(p, _)| Language::of_path(p).is_some_and(|l| !l.is_test_file(p)))
     }
 
     /// Number of kept files.
@@ -340,19 +342,11 @@ pub fn archive_summary(bytes: &[u8]) -> Result<ArchiveSummary, RepoError> {
     Ok(summary)
 }
 
-/// Whether a path names a test file as AutoCodeRover defines it: a component equal to `test` or `tests`, or a file
-/// name that starts with `test_` or ends with `_test.py`.
+/// Whether a path names a test file: by its language's rule ([`Language::is_test_file`]), and for files in no
+/// language the index reads, by AutoCodeRover's (a component equal to `test` or `tests`, or a file name that starts
+/// with `test_` or ends with `_test.py`).
 pub fn is_test_file(path: &str) -> bool {
-    let mut parts = path.split('/').peekable();
-    while let Some(part) = parts.next() {
-        if parts.peek().is_none() {
-            return part.starts_with("test_") || part.ends_with("_test.py");
-        }
-        if part == "test" || part == "tests" {
-            return true;
-        }
-    }
-    false
+    Language::of_path(path).unwrap_or(Language::Python).is_test_file(path)
 }
 
 /// Checks a relative, `/`-separated path and returns it without `.` parts or repeated `/`; the [`PathProblem`]

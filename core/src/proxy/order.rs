@@ -27,7 +27,7 @@ pub trait Names {
 
 impl Names for Index {
     fn is_class(&self, name: &str) -> bool {
-        self.classes.contains_key(name)
+        self.class_key(name).is_some()
     }
 
     fn is_callable(&self, name: &str) -> bool {
@@ -35,7 +35,7 @@ impl Names for Index {
     }
 
     fn class_has(&self, class: &str, method: &str) -> bool {
-        self.class_methods.get(class).is_some_and(|m| m.contains_key(method))
+        self.class_key(class).and_then(|key| self.class_methods.get(key)).is_some_and(|m| m.contains_key(method))
     }
 }
 

@@ -11,7 +11,8 @@ use crate::index::{FileId, Span, python_parser};
 
 impl<'a> Searcher<'a> {
     fn class_spans(&self, class_name: &str) -> Option<&'a [Span]> {
-        self.index.classes.get(class_name).map(Vec::as_slice)
+        let key = self.index.class_key(class_name)?;
+        self.index.classes.get(key).map(Vec::as_slice)
     }
 
     fn class_hits(&self, spans: &[Span], class_name: &str) -> Vec<SearchHit> {
@@ -36,8 +37,14 @@ impl<'a> Searcher<'a> {
         } else {
             let blocks = spans.iter().map(|s| {
                 let src = self.text(s.file);
-                let lines = class_signature_lines(src, self.lines(s.file), s.start, s.end)
-                    .unwrap_or_else(|| (s.start..=s.start).collect());
+                let lines = match crate::language::Language::of_path(self.path(s.file)) {
+                    #[cfg(feature = "java")]
+                    Some(crate::language::Language::Java) => {
+                        super::java_class::signature_lines(src, self.lines(s.file), s.start)
+                    }
+                    _ => class_signature_lines(src, self.lines(s.file), s.start, s.end),
+                };
+                let lines = lines.unwrap_or_else(|| (s.start..=s.start).collect());
                 let code = numbered_lines(self.lines(s.file), src, lines);
                 tagged(self.path(s.file), Some(class_name), None, &code)
             });

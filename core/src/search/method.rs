@@ -37,7 +37,7 @@ impl<'a> Searcher<'a> {
     /// ACR), labelled with `class`, in (file, line) order.
     fn methods_in_class(&self, method: &str, class: &str) -> Vec<DefUnit<'a>> {
         let index = self.index;
-        let Some((class_key, spans)) = index.classes.get_key_value(class) else {
+        let Some((class_key, spans)) = index.class_key(class).and_then(|key| index.classes.get_key_value(key)) else {
             return Vec::new();
         };
         let mut units: Vec<DefUnit<'a>> = Vec::new();
@@ -114,7 +114,7 @@ impl<'a> Searcher<'a> {
     /// `search_method_in_class(method_name, class_name)`: methods with this name in every class with this name;
     /// past three, the rest are listed by file.
     pub fn search_method_in_class(&self, method_name: &str, class_name: &str) -> SearchOutput {
-        if !self.index.classes.contains_key(class_name) {
+        if self.index.class_key(class_name).is_none() {
             return SearchOutput::miss(format!("Could not find class {class_name} in the codebase."));
         }
         let units = self.methods_in_class(method_name, class_name);

@@ -33,6 +33,8 @@
 mod class;
 mod code;
 mod format;
+#[cfg(feature = "java")]
+mod java_class;
 mod method;
 mod source;
 

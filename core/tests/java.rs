@@ -1,0 +1,114 @@
+//! Java as the index's second language: the fixture project `tests/fixtures/javarepo` (a cart with overloads,
+//! nested and anonymous classes, a record, an enum with a constant body, an interface and an annotation type) indexed
+//! and searched as Python is, with Java's own conventions.
+
+use std::path::Path;
+
+use acr_core::Repo;
+use acr_core::index::{DefKind, Index};
+use acr_core::search::Searcher;
+
+fn fixture() -> Repo {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/javarepo");
+    let mut repo = Repo::new();
+    let mut pending = vec![root.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("fixture readable") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let rel = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+                repo.set_file(&rel, std::fs::read_to_string(&path).expect("UTF-8 fixture"));
+            }
+        }
+    }
+    repo
+}
+
+/// Every definition of a file as `kind class.name start-end`.
+fn defs(index: &Index, path: &str) -> Vec<String> {
+    let file = &index.files[index.file_id(path).expect("indexed") as usize];
+    file.defs
+        .iter()
+        .map(|d| {
+            let kind = match d.kind {
+                DefKind::Class => "class",
+                DefKind::Method => "method",
+                DefKind::Function => "function",
+            };
+            let owner = d.class.as_deref().map_or(String::new(), |c| format!("{c}::"));
+            format!("{kind} {owner}{} {}-{}", d.name, d.start, d.end)
+        })
+        .collect()
+}
+
+#[test]
+fn java_sources_are_indexed_and_tests_left_out() {
+    let repo = fixture();
+    let index = Index::build(&repo);
+    let paths: Vec<&str> = index.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "src/main/java/shop/Basket.java",
+            "src/main/java/shop/Cart.java",
+            "src/main/java/shop/Checked.java",
+            "src/main/java/shop/Currency.java",
+            "src/main/java/shop/Item.java",
+            "src/main/java/shop/Priced.java",
+        ],
+        "src/test/java is a test folder"
+    );
+    assert!(index.files.iter().all(|f| !f.has_error));
+    insta::assert_snapshot!("cart_definitions", defs(&index, "src/main/java/shop/Cart.java").join("\n"));
+    insta::assert_snapshot!("enum_definitions", defs(&index, "src/main/java/shop/Currency.java").join("\n"));
+    let bases = |c: &str| index.class_bases.get(c).map(|b| b.iter().map(|n| n.to_string()).collect::<Vec<_>>());
+    assert_eq!(bases("Cart"), Some(vec!["Basket".into(), "Priced".into(), "Comparable".into()]));
+    assert_eq!(bases("Priced"), Some(vec!["java.io.Serializable".into()]));
+    assert_eq!(bases("Currency"), Some(vec!["Priced".into()]));
+    let stats = index.stats();
+    assert_eq!((stats.classes, stats.functions), (8, 0), "Java has no functions outside classes");
+}
+
+#[test]
+fn overloads_are_separate_results() {
+    let repo = fixture();
+    let index = Index::build(&repo);
+    let out = Searcher::new(&index, &repo).search_method_in_class("add", "Cart");
+    assert_eq!(out.results.len(), 2, "{}", out.text);
+    insta::assert_snapshot!("overloads_in_class", out.text);
+}
+
+#[test]
+fn a_class_shows_its_shape_and_nested_types_answer_to_their_own_names() {
+    let repo = fixture();
+    let index = Index::build(&repo);
+    let searcher = Searcher::new(&index, &repo);
+    insta::assert_snapshot!("cart_signature", searcher.search_class("Cart").text);
+    insta::assert_snapshot!("enum_signature", searcher.search_class("Currency").text);
+    let line = searcher.search_class("Line");
+    assert_eq!(line.results.len(), 1, "{}", line.text);
+    assert_eq!(line.text, searcher.search_class("Cart.Line").text.replace("Cart.Line", "Line"));
+    let log = searcher.search_method_in_class("log", "Audit");
+    assert!(log.text.contains("<class>Cart.Audit</class> <func>log</func>"), "{}", log.text);
+    let anonymous = searcher.search_method_in_class("compare", "Cart");
+    assert_eq!(anonymous.results.len(), 1, "a method of an anonymous class belongs to the enclosing type");
+    let constant_body = searcher.search_method_in_class("total", "Currency");
+    assert_eq!(constant_body.results.len(), 2, "{}", constant_body.text);
+}
+
+#[test]
+fn locate_resolves_java_classes_methods_and_ancestors() {
+    use acr_core::locate::{Query, resolve};
+    let repo = fixture();
+    let index = Index::build(&repo);
+    let found = |class: Option<&str>, method: Option<&str>| {
+        let r = resolve(&index, &repo, &Query::new(None, class, method), "");
+        r.locations.iter().map(|l| format!("{}:{}-{}", l.file, l.start, l.end)).collect::<Vec<_>>()
+    };
+    assert_eq!(found(Some("Cart"), Some("total")), ["src/main/java/shop/Cart.java:29-36"]);
+    assert_eq!(found(Some("Cart.Line"), None), ["src/main/java/shop/Cart.java:55-61"]);
+    // `isEmpty` is inherited from `Basket`: the ancestor tier finds it.
+    assert_eq!(found(Some("Cart"), Some("isEmpty")), ["src/main/java/shop/Basket.java:6-8"]);
+}
