@@ -28,6 +28,8 @@ pub mod api;
 pub mod call;
 pub mod gate;
 pub mod index;
+#[cfg(feature = "java")]
+pub mod java_syntax;
 pub mod language;
 pub mod llm;
 pub mod locate;
