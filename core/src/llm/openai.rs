@@ -183,9 +183,15 @@ impl<T: Transport> OpenAiClient<T> {
             let outcome = match &self.stream {
                 None => self.transport.post_json(&self.endpoint.chat_url(), &headers, &body).await,
                 Some(hook) => {
+                    let mut shown: Option<usize> = None;
                     let mut sink = |bytes: &[u8]| match reader.push(bytes) {
                         Ok(changed) => {
-                            if changed {
+                            // Each look at the answer so far costs its length: after the first, it is taken once
+                            // the text has grown by an eighth (at least 64 bytes), so a stream in one-byte chunks
+                            // costs a few passes over the answer, not one per chunk.
+                            let received = reader.received();
+                            if changed && shown.is_none_or(|s| received >= s + (s / 8).max(64)) {
+                                shown = Some(received);
                                 (hook.0)(&reader.partial());
                             }
                             true
@@ -434,6 +440,51 @@ mod tests {
         let body: Value = serde_json::from_str(&canned.seen.borrow()[0].2).unwrap();
         assert_eq!(body["stream"], true);
         assert_eq!(body["stream_options"]["include_usage"], true);
+    }
+
+    /// Hands a body over one byte at a time, as a server that flushes every byte would.
+    struct Trickle(String);
+
+    impl Transport for Trickle {
+        async fn post_json(&self, _: &str, _: &[(String, String)], _: &str) -> Result<HttpResponse, TransportError> {
+            unreachable!("only streamed requests are sent")
+        }
+        async fn post_stream(
+            &self,
+            _: &str,
+            _: &[(String, String)],
+            _: &str,
+            sink: &mut dyn FnMut(&[u8]) -> bool,
+        ) -> Result<HttpResponse, TransportError> {
+            for byte in self.0.as_bytes().chunks(1) {
+                if !sink(byte) {
+                    break;
+                }
+            }
+            ok("")
+        }
+        async fn sleep(&self, _: u64) {}
+    }
+
+    /// Found by fuzzing (`chat_response`): the answer so far was split again after every chunk, so a stream in
+    /// one-byte chunks took time quadratic in its length. It is now looked at each time it grows by an eighth.
+    #[test]
+    fn a_stream_in_one_byte_chunks_is_looked_at_a_few_dozen_times() {
+        let piece = "word ".repeat(8);
+        let mut sse: String = (0..2_000)
+            .map(|_| format!("data: {{\"choices\":[{{\"delta\":{{\"content\":\"{piece}\"}}}}]}}\n\n"))
+            .collect();
+        sse.push_str("data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+        let looks = Rc::new(RefCell::new(Vec::new()));
+        let hook = looks.clone();
+        let client =
+            OpenAiClient::new(endpoint(), Trickle(sse)).streaming(move |p| hook.borrow_mut().push(p.answer.len()));
+        let answer = block_on(client.chat(&request())).unwrap();
+        assert_eq!(answer.content.len(), 80_000);
+        let looks = looks.borrow();
+        assert!(looks.len() < 80, "{} looks at an 80 KB answer", looks.len());
+        assert!(looks.windows(2).all(|w| w[0] < w[1]), "each look shows more");
+        assert!(*looks.last().unwrap() >= 80_000 * 8 / 9, "the last look is close to the whole answer");
     }
 
     #[test]

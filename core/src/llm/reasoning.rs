@@ -36,27 +36,36 @@ pub fn separate(text: &str) -> Separated {
     }
     let mut answer = String::new();
     let mut thoughts = Vec::new();
-    let mut rest = text;
+    let mut pos = 0;
     // A closing tag before any opening tag: everything before it is thinking opened by the prompt template.
-    if let Some((close, at)) = first_unopened_close(rest) {
-        thoughts.push(rest[..at].to_string());
-        rest = &rest[at + close.len()..];
+    if let Some((close, at)) = first_unopened_close(text) {
+        thoughts.push(text[..at].to_string());
+        pos = at + close.len();
     }
+    // Where each kind of opening tag next occurs at or after `pos`: looked for again only once passed, so text
+    // with thousands of blocks of one kind is still read in one pass (not once per block for the other kind).
+    let find_from = |from: usize, open: &str| text[from..].find(open).map(|at| at + from);
+    let mut next_open: Vec<Option<usize>> = TAGS.iter().map(|(open, _)| find_from(pos, open)).collect();
     loop {
-        let next = TAGS.iter().filter_map(|&(open, close)| rest.find(open).map(|at| (at, open, close))).min();
-        let Some((at, open, close)) = next else {
-            answer.push_str(rest);
+        for (slot, (open, _)) in next_open.iter_mut().zip(TAGS) {
+            if slot.is_some_and(|at| at < pos) {
+                *slot = find_from(pos, open);
+            }
+        }
+        let next = next_open.iter().zip(TAGS).filter_map(|(at, tags)| at.map(|at| (at, tags))).min();
+        let Some((at, (open, close))) = next else {
+            answer.push_str(&text[pos..]);
             break;
         };
-        answer.push_str(&rest[..at]);
-        let inside = &rest[at + open.len()..];
-        match inside.find(close) {
+        answer.push_str(&text[pos..at]);
+        let inside = at + open.len();
+        match find_from(inside, close) {
             Some(end) => {
-                thoughts.push(inside[..end].to_string());
-                rest = &inside[end + close.len()..];
+                thoughts.push(text[inside..end].to_string());
+                pos = end + close.len();
             }
             None => {
-                thoughts.push(inside.to_string());
+                thoughts.push(text[inside..].to_string());
                 break;
             }
         }
@@ -94,6 +103,18 @@ impl ChatResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by fuzzing (`chat_response`): each block looked for every kind of opening tag from where it stood,
+    /// so text with many blocks of one kind was read once per block. It is now read once.
+    #[test]
+    fn thousands_of_blocks_of_one_kind_are_split() {
+        let text = "<thinking>t</thinking>a".repeat(20_000);
+        let split = separate(&text);
+        assert_eq!(split.answer, "a".repeat(20_000));
+        assert_eq!(split.thoughts.len(), 20_000);
+        let mixed = separate("<think>1</think>x<thinking>2</thinking>y<think>3");
+        assert_eq!((mixed.answer.as_str(), mixed.thoughts), ("xy", vec!["1".into(), "2".into(), "3".into()]));
+    }
 
     #[test]
     fn text_without_thinking_is_untouched() {

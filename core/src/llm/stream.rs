@@ -75,6 +75,11 @@ impl StreamReader {
         Ok(before != (self.content.len(), self.reasoning.len()))
     }
 
+    /// Bytes of answer and thinking received so far.
+    pub fn received(&self) -> usize {
+        self.content.len() + self.reasoning.len()
+    }
+
     /// What has arrived so far, split like a finished answer.
     pub fn partial(&self) -> Partial {
         let held = self.content.len() - unfinished_tag_len(&self.content);
