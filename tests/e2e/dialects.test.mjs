@@ -2,23 +2,15 @@
 // LM Studio, llama.cpp), streamed and not, with a reasoning model's answers: the same patch in every cell, the
 // thinking shown apart (collapsed) wherever the server put it, and the token meter marked as estimated only where
 // the server sent no counts. The same matrix runs natively in cli/tests/dialects.rs.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, serveDist, openBrowser, serveModel, acrHas, useRunner } from "./harness.mjs";
+import { ROOT, servedPlayground, serveModel, acrHas, useRunner } from "./harness.mjs";
 
 const SCRIPT = join(ROOT, "tests", "fixtures", "scripts", "demo-reasoning.json");
 const DIALECTS = ["openai", "ollama", "vllm", "lmstudio", "llamacpp"];
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await openBrowser();
-});
-after(async () => {
-  await browser?.ctx.close();
-  server?.close();
-});
+const playground = servedPlayground();
 
 for (const dialect of DIALECTS) {
   for (const stream of [false, true]) {
@@ -26,11 +18,11 @@ for (const dialect of DIALECTS) {
       if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
       const model = await serveModel(SCRIPT, ["--dialect", dialect]); // each server plays its script once
       t.after(() => model.close());
-      const page = await browser.ctx.newPage();
+      const page = await playground.browser.ctx.newPage();
       t.after(() => page.close());
       const errors = [];
       page.on("pageerror", (e) => errors.push(String(e)));
-      await page.goto(server.url);
+      await page.goto(playground.server.url);
       await page.click("#demo-button");
       await page.waitForSelector("#stats");
       await page.selectOption("#provider", "custom");

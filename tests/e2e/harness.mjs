@@ -7,6 +7,7 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:
 import { tmpdir } from "node:os";
 import { join, dirname, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { before, after } from "node:test";
 import { chromium } from "playwright-core";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -48,6 +49,21 @@ export async function serveDist(dir = join(ROOT, "dist")) {
     stdio: ["ignore", "pipe", "inherit"],
   });
   return listening(child, /http:\/\/127\.0\.0\.1:\d+\//, "serve.py");
+}
+
+/** The built playground served and a browser open for the test file that calls this (both closed after it): the
+ * returned object's `server` and `browser` are set once the file's `before` hook has run. */
+export function servedPlayground() {
+  const playground = {};
+  before(async () => {
+    playground.server = await serveDist();
+    playground.browser = await openBrowser();
+  });
+  after(async () => {
+    await playground.browser?.ctx.close();
+    playground.server?.close();
+  });
+  return playground;
 }
 
 /** Headless Debian Chromium; page errors are collected so tests can assert there were none. */

@@ -175,9 +175,14 @@ fn is_plain_assignment(stmt: Node<'_>, src: &str) -> bool {
 
 /// The class definition whose first row (the `class` keyword) is `row`.
 fn find_class_at(root: Node<'_>, row: usize) -> Option<Node<'_>> {
+    find_at(root, row, |n| n.kind() == "class_definition")
+}
+
+/// The node of a wanted kind that starts on `row`, found by descending only into the nodes that span the row.
+pub(crate) fn find_at<'t>(root: Node<'t>, row: usize, wanted: impl Fn(&Node<'t>) -> bool) -> Option<Node<'t>> {
     let mut node = root;
     'descend: loop {
-        if node.kind() == "class_definition" && node.start_position().row == row {
+        if wanted(&node) && node.start_position().row == row {
             return Some(node);
         }
         let mut cursor = node.walk();

@@ -67,20 +67,7 @@ fn is_comment_line(line: &str) -> bool {
 
 /// The type declaration whose first row is `row`.
 fn find_type_at(root: Node<'_>, row: usize) -> Option<Node<'_>> {
-    let mut node = root;
-    'descend: loop {
-        if JAVA.class_kinds.contains(&node.kind()) && node.start_position().row == row {
-            return Some(node);
-        }
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            if child.start_position().row <= row && row <= child.end_position().row {
-                node = child;
-                continue 'descend;
-            }
-        }
-        return None;
-    }
+    super::class::find_at(root, row, |n| JAVA.class_kinds.contains(&n.kind()))
 }
 
 #[cfg(test)]
