@@ -120,6 +120,18 @@ test("locate resolves a bug location, with the class and an ancestor as context"
   assert.match(missing.message, /nowhere\.py/);
 });
 
+test("a Java project is indexed, searched and located as Python is", () => {
+  const java = acr.Repo.fromZip(readFileSync(zipFixture("javarepo")));
+  const stats = java.index();
+  assert.deepEqual([stats.files, stats.classes, stats.methods, stats.functions], [6, 8, 17, 0], "tests left out");
+  const adds = java.search("search_method_in_class", { method_name: "add", class_name: "Cart" });
+  assert.equal(adds.results.length, 2, "overloads are separate results");
+  const nested = java.search("search_class", { class_name: "Line" });
+  assert.match(nested.text, /public record Line\(Item item, int units\) \{/);
+  const inherited = java.locate({ class: "Cart", method: "isEmpty" });
+  assert.deepEqual([inherited.locations[0].file, inherited.locations[0].class], ["src/main/java/shop/Basket.java", "Basket"]);
+});
+
 test("an answer is applied in memory; each edit says what became of it", () => {
   const answer = [
     "<file>shop/orders.py</file>",
