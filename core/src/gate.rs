@@ -34,6 +34,8 @@ use std::hash::{Hash, Hasher};
 
 use serde::Serialize;
 
+use crate::language::Language;
+
 /// The Python version whose grammar the gate follows.
 pub const PYTHON_VERSION: (u8, u8) = (3, 12);
 
@@ -108,6 +110,7 @@ pub struct TextEdit {
 #[derive(Debug, Default)]
 pub struct Gate {
     last_old: Option<(u64, usize, Result<(), SyntaxProblem>)>,
+    language: Language,
 }
 
 impl Gate {
@@ -116,9 +119,26 @@ impl Gate {
         Gate::default()
     }
 
-    /// `Ok` when CPython would compile the source, otherwise the problem it would report.
+    /// Judges sources of `language` from now on: Python by CPython's rules (the default), Java (with the `java`
+    /// feature) by `javac`'s parser's ([`crate::java_syntax`]).
+    pub fn set_language(&mut self, language: Language) {
+        if self.language != language {
+            self.language = language;
+            self.last_old = None;
+        }
+    }
+
+    /// `Ok` when the source passes (for Python: CPython would compile it), otherwise the problem reported.
     pub fn check(&mut self, source: &str) -> Result<(), SyntaxProblem> {
-        check(source)
+        self.judge(source)
+    }
+
+    fn judge(&self, source: &str) -> Result<(), SyntaxProblem> {
+        match self.language {
+            Language::Python => check(source),
+            #[cfg(feature = "java")]
+            Language::Java => crate::java_syntax::check(source),
+        }
     }
 
     /// Whether the edit that turned `old` into `new` breaks the source: for an `old` that passes, exactly
@@ -126,7 +146,7 @@ impl Gate {
     /// had: `new` passes when its first problem is the old one (same message, on the same line once the lines the
     /// edit added or removed are counted). CPython reports one problem, so an edit after that problem is not seen.
     pub fn check_edit(&mut self, old: &str, new: &str, edit: TextEdit) -> Result<(), SyntaxProblem> {
-        let problem = match check(new) {
+        let problem = match self.judge(new) {
             Ok(()) => return Ok(()),
             Err(p) => p,
         };
@@ -148,7 +168,7 @@ impl Gate {
         {
             return verdict.clone();
         }
-        let verdict = check(old);
+        let verdict = self.judge(old);
         self.last_old = Some((key, old.len(), verdict.clone()));
         verdict
     }

@@ -13,9 +13,10 @@ use tree_sitter::{Parser, Tree};
 use crate::index::Grammar;
 
 /// A language with a row in the index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Language {
-    /// Python 3 (`.py`).
+    /// Python 3 (`.py`); also the language assumed for files of no known language.
+    #[default]
     Python,
     /// Java (`.java`), with the `java` feature.
     #[cfg(feature = "java")]

@@ -112,3 +112,29 @@ fn locate_resolves_java_classes_methods_and_ancestors() {
     // `isEmpty` is inherited from `Basket`: the ancestor tier finds it.
     assert_eq!(found(Some("Cart"), Some("isEmpty")), ["src/main/java/shop/Basket.java:6-8"]);
 }
+
+#[test]
+fn edits_to_java_files_pass_javas_gate_not_pythons() {
+    use acr_core::patch::{ExtractOptions, ExtractStatus, extract};
+    let repo = fixture();
+    let edit = |patched: &str| {
+        format!(
+            "<file>src/main/java/shop/Cart.java</file>\n<original>\n            total += line.item().priceCents();\n\
+             </original>\n<patched>\n{patched}\n</patched>\n"
+        )
+    };
+    let fixed = extract(
+        &repo,
+        &edit("            total += line.item().priceCents() * line.units();"),
+        &ExtractOptions::default(),
+    );
+    assert_eq!(fixed.status, ExtractStatus::ApplicablePatch, "{}", fixed.reason);
+    assert!(fixed.diff.contains("+            total += line.item().priceCents() * line.units();"));
+    let broken = extract(
+        &repo,
+        &edit("            total += line.item().priceCents() * line.units()"),
+        &ExtractOptions::default(),
+    );
+    assert_ne!(broken.status, ExtractStatus::ApplicablePatch, "a missing `;` is refused");
+    assert!(broken.reason.contains("';' expected"), "{}", broken.reason);
+}

@@ -40,6 +40,7 @@ pub use status::ExtractStatus;
 use apply::Gating;
 
 use crate::gate::Gate;
+use crate::language::Language;
 use crate::paths::{self, Ambiguity, PathError};
 use crate::repo::{Repo, SkipReason, is_test_file, normalize_path};
 
@@ -266,6 +267,7 @@ pub fn extract_edits(repo: &Repo, edits: &[Edit], options: &ExtractOptions, gate
             let (Some(new), Some(old)) = (combined.get(&path), repo.file(&path)) else {
                 continue;
             };
+            gate.set_language(Language::of_path(&path).unwrap_or_default());
             let passes = match gate.check(new) {
                 Ok(()) => true,
                 Err(p) => gate.check(old).err() == Some(p),
@@ -431,6 +433,7 @@ fn apply_one(
                 .collect(),
             refuse_ambiguous: options.refuse_ambiguous,
         };
+        gate.set_language(Language::of_path(path).unwrap_or_default());
         match apply::apply_gated(text, edit, &apply_options, gate, gating) {
             Ok(mut applied) => {
                 if sources.len() > 1 {
