@@ -32,6 +32,7 @@ play: web
 bench: pkg
 	cargo build -q --release -p acr-cli
 	cargo bench -q -p acr-core
+	ACR_JAVAC_FULL=1 cargo test -q -p acr-core --features java --test gate_javac -- --nocapture
 	node tests/bench/index.mjs
 	python3 tools/bench_acr_index.py
 	$(MAKE) web
