@@ -159,95 +159,103 @@ pub(super) struct Case {
     pub(super) body: List<StmtId>,
 }
 
-/// Statement kinds.
+/// A `def` (or `async def`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct FunctionDef {
+    pub(super) is_async: bool,
+    pub(super) name: TokId,
+    pub(super) type_params: List<TypeParam>,
+    pub(super) params: Params,
+    pub(super) returns: Option<ExprId>,
+    pub(super) body: List<StmtId>,
+    pub(super) decorators: List<ExprId>,
+}
+
+/// A `class`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ClassDef {
+    pub(super) name: TokId,
+    pub(super) type_params: List<TypeParam>,
+    pub(super) bases: List<ExprId>,
+    pub(super) keywords: List<Keyword>,
+    pub(super) body: List<StmtId>,
+    pub(super) decorators: List<ExprId>,
+}
+
+/// A `for` (or `async for`) loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ForLoop {
+    pub(super) is_async: bool,
+    pub(super) target: ExprId,
+    pub(super) iter: ExprId,
+    pub(super) body: List<StmtId>,
+    pub(super) orelse: List<StmtId>,
+}
+
+/// An `if` or a `while`: a test, a body and an `else`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Conditional {
+    pub(super) test: ExprId,
+    pub(super) body: List<StmtId>,
+    pub(super) orelse: List<StmtId>,
+}
+
+/// A `with` (or `async with`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct WithBlock {
+    pub(super) is_async: bool,
+    pub(super) items: List<(ExprId, Option<ExprId>)>,
+    pub(super) body: List<StmtId>,
+}
+
+/// A `match`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct MatchStmt {
+    pub(super) subject: ExprId,
+    pub(super) cases: List<Case>,
+}
+
+/// A `try` (or `try` with `except*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct TryStmt {
+    pub(super) body: List<StmtId>,
+    pub(super) handlers: List<Handler>,
+    pub(super) orelse: List<StmtId>,
+    pub(super) finalbody: List<StmtId>,
+    pub(super) star: bool,
+}
+
+/// A `from ... import ...`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ImportFrom {
+    pub(super) module: Option<(TokId, TokId)>,
+    pub(super) names: List<Alias>,
+    pub(super) star: Option<TokId>,
+    pub(super) level: u32,
+}
+
+/// Statement kinds. Compound statements and imports are boxed, so that a statement is 32 bytes however many
+/// lists its largest kind holds (a file of 200,000 assignments keeps 200,000 of them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum StmtKind {
-    FunctionDef {
-        is_async: bool,
-        name: TokId,
-        type_params: List<TypeParam>,
-        params: Box<Params>,
-        returns: Option<ExprId>,
-        body: List<StmtId>,
-        decorators: List<ExprId>,
-    },
-    ClassDef {
-        name: TokId,
-        type_params: List<TypeParam>,
-        bases: List<ExprId>,
-        keywords: List<Keyword>,
-        body: List<StmtId>,
-        decorators: List<ExprId>,
-    },
+    FunctionDef(Box<FunctionDef>),
+    ClassDef(Box<ClassDef>),
     Return(Option<ExprId>),
     Delete(List<ExprId>),
-    Assign {
-        targets: List<ExprId>,
-        value: ExprId,
-    },
-    TypeAlias {
-        name: ExprId,
-        type_params: List<TypeParam>,
-        value: ExprId,
-    },
-    AugAssign {
-        target: ExprId,
-        value: ExprId,
-    },
-    AnnAssign {
-        target: ExprId,
-        annotation: ExprId,
-        value: Option<ExprId>,
-        simple: bool,
-    },
-    For {
-        is_async: bool,
-        target: ExprId,
-        iter: ExprId,
-        body: List<StmtId>,
-        orelse: List<StmtId>,
-    },
-    While {
-        test: ExprId,
-        body: List<StmtId>,
-        orelse: List<StmtId>,
-    },
-    If {
-        test: ExprId,
-        body: List<StmtId>,
-        orelse: List<StmtId>,
-    },
-    With {
-        is_async: bool,
-        items: List<(ExprId, Option<ExprId>)>,
-        body: List<StmtId>,
-    },
-    Match {
-        subject: ExprId,
-        cases: List<Case>,
-    },
-    Raise {
-        exc: Option<ExprId>,
-        cause: Option<ExprId>,
-    },
-    Try {
-        body: List<StmtId>,
-        handlers: List<Handler>,
-        orelse: List<StmtId>,
-        finalbody: List<StmtId>,
-        star: bool,
-    },
-    Assert {
-        test: ExprId,
-        msg: Option<ExprId>,
-    },
+    Assign { targets: List<ExprId>, value: ExprId },
+    TypeAlias { name: ExprId, type_params: List<TypeParam>, value: ExprId },
+    AugAssign { target: ExprId, value: ExprId },
+    AnnAssign { target: ExprId, annotation: ExprId, value: Option<ExprId>, simple: bool },
+    For(Box<ForLoop>),
+    While(Box<Conditional>),
+    If(Box<Conditional>),
+    With(Box<WithBlock>),
+    Match(Box<MatchStmt>),
+    Raise { exc: Option<ExprId>, cause: Option<ExprId> },
+    Try(Box<TryStmt>),
+    Assert { test: ExprId, msg: Option<ExprId> },
     Import(List<Alias>),
-    ImportFrom {
-        module: Option<(TokId, TokId)>,
-        names: List<Alias>,
-        star: Option<TokId>,
-        level: u32,
-    },
+    ImportFrom(Box<ImportFrom>),
     Global(List<TokId>),
     Nonlocal(List<TokId>),
     Expr(ExprId),

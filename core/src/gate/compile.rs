@@ -9,7 +9,10 @@
 
 use std::collections::HashSet;
 
-use super::ast::{Arg, Ast, Const, Ctx, ExprId, ExprKind, Keyword, PatId, PatKind, StmtId, StmtKind, TokId};
+use super::ast::{
+    Arg, Ast, ClassDef, Conditional, Const, Ctx, ExprId, ExprKind, ForLoop, FunctionDef, ImportFrom, Keyword,
+    MatchStmt, PatId, PatKind, StmtId, StmtKind, TokId, TryStmt, WithBlock,
+};
 use super::tokens::{Token, char_count};
 use super::{ProblemKind, Stack, SyntaxProblem};
 
@@ -70,8 +73,8 @@ pub(super) struct Future {
 }
 
 fn is_future_import(view: &View<'_>, s: StmtId) -> bool {
-    matches!(&view.ast.stmt(s).kind, StmtKind::ImportFrom { module: Some((a, b)), .. }
-        if a == b && view.name(*a) == "__future__")
+    matches!(&view.ast.stmt(s).kind, StmtKind::ImportFrom(import)
+        if import.module.is_some_and(|(a, b)| a == b && view.name(a) == "__future__"))
 }
 
 /// `future.c`: the leading `from __future__` imports must name known features.
@@ -90,7 +93,8 @@ pub(super) fn future(view: &View<'_>, body: &[StmtId]) -> Result<Future, SyntaxP
         }
         let stmt = view.ast.stmt(s);
         let at = view.position(stmt.first);
-        if let StmtKind::ImportFrom { names, star, .. } = &stmt.kind {
+        if let StmtKind::ImportFrom(import) = &stmt.kind {
+            let ImportFrom { names, star, .. } = &**import;
             if star.is_some() {
                 return Err(error("future feature * is not defined", at));
             }
@@ -227,7 +231,8 @@ impl Compiler<'_> {
         let s = view.ast.stmt(id);
         let at = self.at_tok(s.first);
         match &s.kind {
-            StmtKind::FunctionDef { is_async, name, type_params, params, returns, body, decorators } => {
+            StmtKind::FunctionDef(node) => {
+                let FunctionDef { is_async, name, type_params, params, returns, body, decorators } = &**node;
                 self.check_debug_args(params.all())?;
                 self.exprs(decorators)?;
                 for tp in type_params {
@@ -255,7 +260,8 @@ impl Compiler<'_> {
                 self.units.pop();
                 self.forbidden(&view.name(*name), Ctx::Store, at)?;
             }
-            StmtKind::ClassDef { name, type_params, bases, keywords, body, decorators } => {
+            StmtKind::ClassDef(node) => {
+                let ClassDef { name, type_params, bases, keywords, body, decorators } = &**node;
                 self.exprs(decorators)?;
                 for tp in type_params {
                     if let Some(b) = tp.bound {
@@ -333,7 +339,8 @@ impl Compiler<'_> {
                     self.annotation(*annotation)?;
                 }
             }
-            StmtKind::For { is_async, target, iter, body, orelse } => {
+            StmtKind::For(node) => {
+                let ForLoop { is_async, target, iter, body, orelse } = &**node;
                 if *is_async && !matches!(self.unit(), Unit::Function { is_async: true, .. }) {
                     return Err(error("'async for' outside async function", at));
                 }
@@ -344,19 +351,22 @@ impl Compiler<'_> {
                 self.pop_block();
                 self.stmts(orelse)?;
             }
-            StmtKind::While { test, body, orelse } => {
+            StmtKind::While(node) => {
+                let Conditional { test, body, orelse } = &**node;
                 self.expr(*test)?;
                 self.push_block(Block::Loop, at)?;
                 self.stmts(body)?;
                 self.pop_block();
                 self.stmts(orelse)?;
             }
-            StmtKind::If { test, body, orelse } => {
+            StmtKind::If(node) => {
+                let Conditional { test, body, orelse } = &**node;
                 self.expr(*test)?;
                 self.stmts(body)?;
                 self.stmts(orelse)?;
             }
-            StmtKind::With { is_async, items, body } => {
+            StmtKind::With(node) => {
+                let WithBlock { is_async, items, body } = &**node;
                 if *is_async && !matches!(self.unit(), Unit::Function { is_async: true, .. }) {
                     return Err(error("'async with' outside async function", at));
                 }
@@ -374,7 +384,8 @@ impl Compiler<'_> {
                     self.pop_block();
                 }
             }
-            StmtKind::Match { subject, cases } => {
+            StmtKind::Match(node) => {
+                let MatchStmt { subject, cases } = &**node;
                 self.expr(*subject)?;
                 let n = cases.len();
                 let has_default = cases.last().is_some_and(|c| {
@@ -398,7 +409,8 @@ impl Compiler<'_> {
                     self.expr(*e)?;
                 }
             }
-            StmtKind::Try { body, handlers, orelse, finalbody, star } => {
+            StmtKind::Try(node) => {
+                let TryStmt { body, handlers, orelse, finalbody, star } = &**node;
                 let finally = !finalbody.is_empty();
                 if finally {
                     self.push_block(Block::Other, at)?;
@@ -446,7 +458,8 @@ impl Compiler<'_> {
                     self.forbidden(&stored, Ctx::Store, self.at_tok(a.first))?;
                 }
             }
-            StmtKind::ImportFrom { names, .. } => {
+            StmtKind::ImportFrom(node) => {
+                let ImportFrom { names, .. } = &**node;
                 if is_future_import(view, id) && at > self.future.at {
                     return Err(error("from __future__ imports must occur at the beginning of the file", at));
                 }
@@ -836,13 +849,15 @@ fn contains_yield(ast: &Ast, body: &[StmtId]) -> bool {
     while let Some(n) = stack.pop() {
         match n {
             Node::Stmt(s) => match &ast.stmt(s).kind {
-                StmtKind::FunctionDef { params, decorators, returns, .. } => {
+                StmtKind::FunctionDef(node) => {
+                    let FunctionDef { params, decorators, returns, .. } = &**node;
                     stack.extend(
                         decorators.iter().chain(&params.defaults).chain(&params.kw_defaults).map(|&e| Node::Expr(e)),
                     );
                     stack.extend(returns.iter().map(|&e| Node::Expr(e)));
                 }
-                StmtKind::ClassDef { bases, decorators, keywords, .. } => {
+                StmtKind::ClassDef(node) => {
+                    let ClassDef { bases, decorators, keywords, .. } = &**node;
                     stack.extend(bases.iter().chain(decorators).map(|&e| Node::Expr(e)));
                     stack.extend(keywords.iter().map(|k| Node::Expr(k.value)));
                 }
@@ -928,7 +943,7 @@ fn child_nodes_of_stmt(kind: &StmtKind, out: &mut Vec<Node>) {
     let e = |out: &mut Vec<Node>, x: &ExprId| out.push(Node::Expr(*x));
     let ss = |out: &mut Vec<Node>, b: &[StmtId]| out.extend(b.iter().map(|&s| Node::Stmt(s)));
     match kind {
-        StmtKind::FunctionDef { .. } | StmtKind::ClassDef { .. } => {}
+        StmtKind::FunctionDef(_) | StmtKind::ClassDef(_) => {}
         StmtKind::Return(v) => v.iter().for_each(|x| e(out, x)),
         StmtKind::Delete(v) => v.iter().for_each(|x| e(out, x)),
         StmtKind::Assign { targets, value } => {
@@ -945,25 +960,29 @@ fn child_nodes_of_stmt(kind: &StmtKind, out: &mut Vec<Node>) {
             e(out, annotation);
             value.iter().for_each(|x| e(out, x));
         }
-        StmtKind::For { target, iter, body, orelse, .. } => {
+        StmtKind::For(node) => {
+            let ForLoop { target, iter, body, orelse, .. } = &**node;
             e(out, target);
             e(out, iter);
             ss(out, body);
             ss(out, orelse);
         }
-        StmtKind::While { test, body, orelse } | StmtKind::If { test, body, orelse } => {
+        StmtKind::While(node) | StmtKind::If(node) => {
+            let Conditional { test, body, orelse } = &**node;
             e(out, test);
             ss(out, body);
             ss(out, orelse);
         }
-        StmtKind::With { items, body, .. } => {
+        StmtKind::With(node) => {
+            let WithBlock { items, body, .. } = &**node;
             for (a, b) in items {
                 e(out, a);
                 b.iter().for_each(|x| e(out, x));
             }
             ss(out, body);
         }
-        StmtKind::Match { subject, cases } => {
+        StmtKind::Match(node) => {
+            let MatchStmt { subject, cases } = &**node;
             e(out, subject);
             for c in cases {
                 c.guard.iter().for_each(|x| e(out, x));
@@ -971,7 +990,8 @@ fn child_nodes_of_stmt(kind: &StmtKind, out: &mut Vec<Node>) {
             }
         }
         StmtKind::Raise { exc, cause } => exc.iter().chain(cause).for_each(|x| e(out, x)),
-        StmtKind::Try { body, handlers, orelse, finalbody, .. } => {
+        StmtKind::Try(node) => {
+            let TryStmt { body, handlers, orelse, finalbody, .. } = &**node;
             ss(out, body);
             for h in handlers {
                 h.type_.iter().for_each(|x| e(out, x));
@@ -986,7 +1006,7 @@ fn child_nodes_of_stmt(kind: &StmtKind, out: &mut Vec<Node>) {
         }
         StmtKind::Expr(x) => e(out, x),
         StmtKind::Import(_)
-        | StmtKind::ImportFrom { .. }
+        | StmtKind::ImportFrom(_)
         | StmtKind::Global(_)
         | StmtKind::Nonlocal(_)
         | StmtKind::Pass

@@ -1,7 +1,10 @@
 //! Statement rules of CPython 3.12's grammar, with their `invalid_*` rules (second pass only).
 
 use super::ProblemKind;
-use super::ast::{Alias, Case, Ctx, ExprId, ExprKind, Handler, StmtId, StmtKind, TargetsKind, TokId, TypeParam};
+use super::ast::{
+    Alias, Case, ClassDef, Conditional, Ctx, ExprId, ExprKind, ForLoop, FunctionDef, Handler, ImportFrom, MatchStmt,
+    StmtId, StmtKind, TargetsKind, TokId, TryStmt, TypeParam, WithBlock,
+};
 use super::parser::{Memo, Parser};
 use super::tokens::{Kind, Kw, Op};
 
@@ -476,7 +479,7 @@ impl Parser<'_> {
             p.kw(Kw::Import)?;
             let (names, star) = p.import_from_targets()?;
             Some(p.ast.add_stmt(
-                StmtKind::ImportFrom { module: Some(module), names: names.into(), star, level },
+                StmtKind::ImportFrom(Box::new(ImportFrom { module: Some(module), names: names.into(), star, level })),
                 start,
                 p.last(),
             ))
@@ -492,7 +495,7 @@ impl Parser<'_> {
             p.kw(Kw::Import)?;
             let (names, star) = p.import_from_targets()?;
             Some(p.ast.add_stmt(
-                StmtKind::ImportFrom { module: None, names: names.into(), star, level },
+                StmtKind::ImportFrom(Box::new(ImportFrom { module: None, names: names.into(), star, level })),
                 start,
                 p.last(),
             ))
@@ -645,10 +648,10 @@ impl Parser<'_> {
         if let Some(s) = self.alt(|p| {
             let d = p.decorators()?;
             let s = raw(p)?;
-            if let StmtKind::ClassDef { decorators, .. } | StmtKind::FunctionDef { decorators, .. } =
-                &mut p.ast.stmts[s as usize].kind
-            {
-                *decorators = d.into();
+            match &mut p.ast.stmts[s as usize].kind {
+                StmtKind::ClassDef(class) => class.decorators = d.into(),
+                StmtKind::FunctionDef(function) => function.decorators = d.into(),
+                _ => {}
             }
             Some(s)
         }) {
@@ -713,14 +716,14 @@ impl Parser<'_> {
             p.op(Op::Colon)?;
             let body = p.block()?;
             Some(p.ast.add_stmt(
-                StmtKind::ClassDef {
+                StmtKind::ClassDef(Box::new(ClassDef {
                     name,
                     type_params: type_params.into(),
                     bases,
                     keywords,
                     body: body.into(),
                     decorators: Vec::new().into(),
-                },
+                })),
                 start,
                 p.last(),
             ))
@@ -773,15 +776,15 @@ impl Parser<'_> {
                 p.type_comment_probe();
                 let body = p.block()?;
                 Some(p.ast.add_stmt(
-                    StmtKind::FunctionDef {
+                    StmtKind::FunctionDef(Box::new(FunctionDef {
                         is_async,
                         name,
                         type_params: type_params.into(),
-                        params: Box::new(params),
+                        params,
                         returns,
                         body: body.into(),
                         decorators: Vec::new().into(),
-                    },
+                    })),
                     start,
                     p.last(),
                 ))
@@ -888,7 +891,11 @@ impl Parser<'_> {
             p.op(Op::Colon)?;
             let body = p.block()?;
             let elif = p.if_or_elif(Kw::Elif)?;
-            Some(p.ast.add_stmt(StmtKind::If { test, body: body.into(), orelse: vec![elif].into() }, start, p.last()))
+            Some(p.ast.add_stmt(
+                StmtKind::If(Box::new(Conditional { test, body: body.into(), orelse: vec![elif].into() })),
+                start,
+                p.last(),
+            ))
         }) {
             return Some(s);
         }
@@ -898,7 +905,11 @@ impl Parser<'_> {
             p.op(Op::Colon)?;
             let body = p.block()?;
             let orelse = p.alt(Self::else_block).unwrap_or_default();
-            Some(p.ast.add_stmt(StmtKind::If { test, body: body.into(), orelse: orelse.into() }, start, p.last()))
+            Some(p.ast.add_stmt(
+                StmtKind::If(Box::new(Conditional { test, body: body.into(), orelse: orelse.into() })),
+                start,
+                p.last(),
+            ))
         })
     }
 
@@ -951,7 +962,11 @@ impl Parser<'_> {
             p.op(Op::Colon)?;
             let body = p.block()?;
             let orelse = p.alt(Self::else_block).unwrap_or_default();
-            Some(p.ast.add_stmt(StmtKind::While { test, body: body.into(), orelse: orelse.into() }, start, p.last()))
+            Some(p.ast.add_stmt(
+                StmtKind::While(Box::new(Conditional { test, body: body.into(), orelse: orelse.into() })),
+                start,
+                p.last(),
+            ))
         })
     }
 
@@ -1008,7 +1023,13 @@ impl Parser<'_> {
                 let body = p.block()?;
                 let orelse = p.alt(Self::else_block).unwrap_or_default();
                 Some(p.ast.add_stmt(
-                    StmtKind::For { is_async, target, iter, body: body.into(), orelse: orelse.into() },
+                    StmtKind::For(Box::new(ForLoop {
+                        is_async,
+                        target,
+                        iter,
+                        body: body.into(),
+                        orelse: orelse.into(),
+                    })),
                     start,
                     p.last(),
                 ))
@@ -1066,7 +1087,7 @@ impl Parser<'_> {
                     p.op(Op::Colon)?;
                     let body = p.block()?;
                     Some(p.ast.add_stmt(
-                        StmtKind::With { is_async, items: items.into(), body: body.into() },
+                        StmtKind::With(Box::new(WithBlock { is_async, items: items.into(), body: body.into() })),
                         start,
                         p.last(),
                     ))
@@ -1160,13 +1181,13 @@ impl Parser<'_> {
             let body = p.block()?;
             let finalbody = p.finally_block()?;
             Some(p.ast.add_stmt(
-                StmtKind::Try {
+                StmtKind::Try(Box::new(TryStmt {
                     body: body.into(),
                     handlers: Vec::new().into(),
                     orelse: Vec::new().into(),
                     finalbody: finalbody.into(),
                     star: false,
-                },
+                })),
                 start,
                 p.last(),
             ))
@@ -1182,13 +1203,13 @@ impl Parser<'_> {
                 let orelse = p.alt(Self::else_block).unwrap_or_default();
                 let finalbody = p.alt(Self::finally_block).unwrap_or_default();
                 Some(p.ast.add_stmt(
-                    StmtKind::Try {
+                    StmtKind::Try(Box::new(TryStmt {
                         body: body.into(),
                         handlers: handlers.into(),
                         orelse: orelse.into(),
                         finalbody: finalbody.into(),
                         star,
-                    },
+                    })),
                     start,
                     p.last(),
                 ))
@@ -1405,7 +1426,7 @@ impl Parser<'_> {
             p.expect(Kind::Indent)?;
             let cases = p.repeat1(Self::case_block)?;
             p.expect(Kind::Dedent)?;
-            Some(p.ast.add_stmt(StmtKind::Match { subject, cases: cases.into() }, start, p.last()))
+            Some(p.ast.add_stmt(StmtKind::Match(Box::new(MatchStmt { subject, cases: cases.into() })), start, p.last()))
         }) {
             return Some(s);
         }

@@ -11,7 +11,8 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use super::ast::{
-    Arg, Comprehension, Ctx, ExprId, ExprKind, Handler, PatId, PatKind, StmtId, StmtKind, TokId, TypeParam,
+    Arg, ClassDef, Comprehension, Conditional, Ctx, ExprId, ExprKind, ForLoop, FunctionDef, Handler, ImportFrom,
+    MatchStmt, PatId, PatKind, StmtId, StmtKind, TokId, TryStmt, TypeParam, WithBlock,
 };
 use super::compile::View;
 use super::{ProblemKind, Stack, SyntaxProblem};
@@ -222,7 +223,8 @@ impl Table<'_> {
         let s = view.ast.stmt(id);
         let at = self.at_tok(s.first);
         match &s.kind {
-            StmtKind::FunctionDef { name, type_params, params, returns, body, decorators, .. } => {
+            StmtKind::FunctionDef(node) => {
+                let FunctionDef { name, type_params, params, returns, body, decorators, .. } = &**node;
                 let fname = self.name_text(*name);
                 self.add_def(&fname, DEF_LOCAL, at)?;
                 self.exprs(&params.defaults)?;
@@ -248,7 +250,8 @@ impl Table<'_> {
                     self.exit();
                 }
             }
-            StmtKind::ClassDef { name, type_params, bases, keywords, body, decorators } => {
+            StmtKind::ClassDef(node) => {
+                let ClassDef { name, type_params, bases, keywords, body, decorators } = &**node;
                 let cname = self.name_text(*name);
                 self.add_def(&cname, DEF_LOCAL, at)?;
                 self.exprs(decorators)?;
@@ -321,18 +324,21 @@ impl Table<'_> {
                 self.expr(*target)?;
                 self.expr(*value)?;
             }
-            StmtKind::For { target, iter, body, orelse, .. } => {
+            StmtKind::For(node) => {
+                let ForLoop { target, iter, body, orelse, .. } = &**node;
                 self.expr(*target)?;
                 self.expr(*iter)?;
                 self.stmts(body)?;
                 self.stmts(orelse)?;
             }
-            StmtKind::While { test, body, orelse } | StmtKind::If { test, body, orelse } => {
+            StmtKind::While(node) | StmtKind::If(node) => {
+                let Conditional { test, body, orelse } = &**node;
                 self.expr(*test)?;
                 self.stmts(body)?;
                 self.stmts(orelse)?;
             }
-            StmtKind::With { items, body, .. } => {
+            StmtKind::With(node) => {
+                let WithBlock { items, body, .. } = &**node;
                 for (e, v) in items {
                     self.expr(*e)?;
                     if let Some(v) = v {
@@ -341,7 +347,8 @@ impl Table<'_> {
                 }
                 self.stmts(body)?;
             }
-            StmtKind::Match { subject, cases } => {
+            StmtKind::Match(node) => {
+                let MatchStmt { subject, cases } = &**node;
                 self.expr(*subject)?;
                 for c in cases {
                     self.pattern(c.pattern)?;
@@ -359,7 +366,8 @@ impl Table<'_> {
                     self.expr(*c)?;
                 }
             }
-            StmtKind::Try { body, handlers, orelse, finalbody, .. } => {
+            StmtKind::Try(node) => {
+                let TryStmt { body, handlers, orelse, finalbody, .. } = &**node;
                 self.stmts(body)?;
                 self.stmts(orelse)?;
                 for h in handlers {
@@ -382,7 +390,8 @@ impl Table<'_> {
                     self.add_def(&bound, DEF_IMPORT, self.at_tok(a.first))?;
                 }
             }
-            StmtKind::ImportFrom { names, star, .. } => {
+            StmtKind::ImportFrom(node) => {
+                let ImportFrom { names, star, .. } = &**node;
                 for a in names {
                     let bound = self.name_text(a.asname.unwrap_or(a.first));
                     self.add_def(&bound, DEF_IMPORT, self.at_tok(a.first))?;
