@@ -466,13 +466,22 @@ fn apply_with(
         occurrences: starts.clone(),
         notes,
     };
-    let mut tried: Vec<String> = Vec::new();
+    // Candidates already judged, by a hash of their text: a rendering can be as large as the answer, and only one
+    // is kept alive at a time (the file the gate reads).
+    let mut tried: Vec<(u64, usize)> = Vec::new();
     let mut first_candidate: Option<(String, IndentGuess)> = None;
     for &guess in candidates {
         let body = render(&replacement, guess, &indenter, eol, keeps_final_eol);
-        if tried.contains(&body) {
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            body.hash(&mut h);
+            (h.finish(), body.len())
+        };
+        if tried.contains(&key) {
             continue;
         }
+        tried.push(key);
         let mut new_text = String::with_capacity(prefix.len() + body.len() + suffix.len());
         new_text.push_str(prefix);
         new_text.push_str(&body);
@@ -482,6 +491,7 @@ fn apply_with(
             old_end: prefix.len() + (text.len() - prefix.len() - suffix.len()),
             new_end: prefix.len() + body.len(),
         };
+        drop(body);
         match gate.check_edit(text, &new_text, span) {
             Ok(()) => return Ok(applied(new_text, guess, notes)),
             Err(problem) => {
@@ -491,7 +501,6 @@ fn apply_with(
                 }
             }
         }
-        tried.push(body);
     }
     if gating == Gating::Deferred
         && let (Some((new_text, guess)), Some(problem)) = (first_candidate, failures.first())
