@@ -10,8 +10,8 @@
 use std::collections::HashSet;
 
 use super::ast::{
-    Arg, Ast, ClassDef, Conditional, Const, Ctx, ExprId, ExprKind, ForLoop, FunctionDef, ImportFrom, Keyword,
-    MatchStmt, PatId, PatKind, StmtId, StmtKind, TokId, TryStmt, WithBlock,
+    Arg, Ast, CallExpr, ClassDef, CompareExpr, Conditional, Const, Ctx, DictExpr, ExprId, ExprKind, ForLoop,
+    FunctionDef, ImportFrom, Keyword, MatchStmt, PatId, PatKind, StmtId, StmtKind, TokId, TryStmt, WithBlock,
 };
 use super::tokens::{Token, char_count};
 use super::{ProblemKind, Stack, SyntaxProblem};
@@ -274,7 +274,7 @@ impl Compiler<'_> {
                 self.call_args(bases, keywords)?;
                 self.forbidden(&view.name(*name), Ctx::Store, at)?;
             }
-            StmtKind::TypeAlias { value, .. } => self.expr(*value)?,
+            StmtKind::TypeAlias(alias) => self.expr(alias.value)?,
             StmtKind::Return(value) => {
                 if !self.function_like() {
                     return Err(error("'return' outside function", at));
@@ -573,7 +573,8 @@ impl Compiler<'_> {
                 self.expr(*body)?;
                 self.expr(*orelse)?;
             }
-            ExprKind::Dict { keys, values } => {
+            ExprKind::Dict(node) => {
+                let DictExpr { keys, values } = &**node;
                 for (k, v) in keys.iter().zip(values) {
                     if let Some(k) = k {
                         self.expr(*k)?;
@@ -585,7 +586,10 @@ impl Compiler<'_> {
             ExprKind::ListComp(elt, gens) | ExprKind::SetComp(elt, gens) => {
                 self.comprehension(id, gens, &[*elt], false)?
             }
-            ExprKind::DictComp(k, v, gens) => self.comprehension(id, gens, &[*k, *v], false)?,
+            ExprKind::DictComp(node) => {
+                let (k, v, gens) = &**node;
+                self.comprehension(id, gens, &[*k, *v], false)?
+            }
             ExprKind::GeneratorExp(elt, gens) => self.comprehension(id, gens, &[*elt], true)?,
             ExprKind::Await(v) => {
                 if !self.function_like() {
@@ -613,11 +617,13 @@ impl Compiler<'_> {
                 }
                 self.expr(*v)?;
             }
-            ExprKind::Compare { left, comparators, .. } => {
+            ExprKind::Compare(node) => {
+                let CompareExpr { left, comparators, .. } = &**node;
                 self.expr(*left)?;
                 self.exprs(comparators)?;
             }
-            ExprKind::Call { func, args, keywords } => {
+            ExprKind::Call(node) => {
+                let CallExpr { func, args, keywords } = &**node;
                 self.expr(*func)?;
                 self.call_args(args, keywords)?;
             }
@@ -657,7 +663,8 @@ impl Compiler<'_> {
                 }
                 self.elements(elts)?;
             }
-            ExprKind::Slice(a, b, c) => {
+            ExprKind::Slice(bounds) => {
+                let (a, b, c) = &**bounds;
                 for x in [a, b, c].into_iter().flatten() {
                     self.expr(*x)?;
                 }
@@ -868,11 +875,11 @@ fn contains_yield(ast: &Ast, body: &[StmtId]) -> bool {
                 ExprKind::Lambda { params, .. } => {
                     stack.extend(params.defaults.iter().chain(&params.kw_defaults).map(|&e| Node::Expr(e)));
                 }
-                ExprKind::ListComp(_, gens)
-                | ExprKind::SetComp(_, gens)
-                | ExprKind::DictComp(_, _, gens)
-                | ExprKind::GeneratorExp(_, gens) => {
-                    if let Some(g) = gens.first() {
+                kind @ (ExprKind::ListComp(..)
+                | ExprKind::SetComp(..)
+                | ExprKind::DictComp(..)
+                | ExprKind::GeneratorExp(..)) => {
+                    if let Some(g) = kind.generators().and_then(<[_]>::first) {
                         stack.push(Node::Expr(g.iter));
                     }
                 }
@@ -888,7 +895,7 @@ fn contains_yield(ast: &Ast, body: &[StmtId]) -> bool {
 fn comprehension_is_async(ast: &Ast, id: ExprId) -> bool {
     let (gens, elts): (&[super::ast::Comprehension], Vec<ExprId>) = match &ast.expr(id).kind {
         ExprKind::ListComp(e, g) | ExprKind::SetComp(e, g) => (g, vec![*e]),
-        ExprKind::DictComp(k, v, g) => (g, vec![*k, *v]),
+        ExprKind::DictComp(node) => (&node.2, vec![node.0, node.1]),
         _ => return false,
     };
     if gens.iter().any(|g| g.is_async) {
@@ -915,9 +922,9 @@ fn comprehension_is_async(ast: &Ast, id: ExprId) -> bool {
                 if comprehension_is_async(ast, e) {
                     return true;
                 }
-                if let ExprKind::ListComp(_, g) | ExprKind::SetComp(_, g) | ExprKind::DictComp(_, _, g) =
-                    &ast.expr(e).kind
-                    && let Some(g) = g.first()
+                let kind = &ast.expr(e).kind;
+                if !matches!(kind, ExprKind::GeneratorExp(..))
+                    && let Some(g) = kind.generators().and_then(<[_]>::first)
                 {
                     stack.push(Node::Expr(g.iter));
                 }
@@ -950,7 +957,7 @@ fn child_nodes_of_stmt(kind: &StmtKind, out: &mut Vec<Node>) {
             targets.iter().for_each(|x| e(out, x));
             e(out, value);
         }
-        StmtKind::TypeAlias { value, .. } => e(out, value),
+        StmtKind::TypeAlias(alias) => e(out, &alias.value),
         StmtKind::AugAssign { target, value } => {
             e(out, target);
             e(out, value);
@@ -1032,12 +1039,14 @@ fn child_nodes_of_expr(kind: &ExprKind, out: &mut Vec<Node>) {
             e(a);
             e(b);
         }
-        ExprKind::Call { func, args, keywords } => {
+        ExprKind::Call(node) => {
+            let CallExpr { func, args, keywords } = &**node;
             e(func);
             args.iter().for_each(&mut e);
             keywords.iter().for_each(|k| e(&k.value));
         }
-        ExprKind::Compare { left, comparators, .. } => {
+        ExprKind::Compare(node) => {
+            let CompareExpr { left, comparators, .. } = &**node;
             e(left);
             comparators.iter().for_each(e);
         }
@@ -1047,7 +1056,8 @@ fn child_nodes_of_expr(kind: &ExprKind, out: &mut Vec<Node>) {
             e(body);
             e(orelse);
         }
-        ExprKind::Dict { keys, values } => {
+        ExprKind::Dict(node) => {
+            let DictExpr { keys, values } = &**node;
             keys.iter().flatten().for_each(&mut e);
             values.iter().for_each(e);
         }
@@ -1059,7 +1069,8 @@ fn child_nodes_of_expr(kind: &ExprKind, out: &mut Vec<Node>) {
                 c.ifs.iter().for_each(&mut e);
             }
         }
-        ExprKind::DictComp(a, b, g) => {
+        ExprKind::DictComp(node) => {
+            let (a, b, g) = &**node;
             e(a);
             e(b);
             for c in g {
@@ -1069,7 +1080,7 @@ fn child_nodes_of_expr(kind: &ExprKind, out: &mut Vec<Node>) {
             }
         }
         ExprKind::Yield(a) => a.iter().for_each(e),
-        ExprKind::Slice(a, b, c) => [a, b, c].into_iter().flatten().for_each(e),
+        ExprKind::Slice(bounds) => [&bounds.0, &bounds.1, &bounds.2].into_iter().flatten().for_each(e),
     }
 }
 

@@ -6,7 +6,10 @@
 //! parser's stack stays shallow for deeply bracketed code.
 
 use super::ProblemKind;
-use super::ast::{CmpOp, Comprehension, Const, Ctx, ExprId, ExprKind, Keyword, List, TargetsKind, TokId};
+use super::ast::{
+    CallExpr, CmpOp, CompareExpr, Comprehension, Const, Ctx, DictExpr, ExprId, ExprKind, Keyword, List, TargetsKind,
+    TokId,
+};
 use super::parser::{Memo, Parser};
 use super::tokens::{Kind, Kw, Op};
 
@@ -422,7 +425,7 @@ impl Parser<'_> {
             return Some(left);
         }
         Some(self.ast.add_expr(
-            ExprKind::Compare { left, ops: ops.into(), comparators: comparators.into() },
+            ExprKind::Compare(Box::new(CompareExpr { left, ops: ops.into(), comparators: comparators.into() })),
             start,
             self.last(),
         ))
@@ -563,7 +566,7 @@ impl Parser<'_> {
         if self.at_op(Op::LPar) {
             if let Some(g) = self.alt(Self::genexp) {
                 return Some(self.ast.add_expr(
-                    ExprKind::Call { func: e, args: vec![g].into(), keywords: Vec::new().into() },
+                    ExprKind::Call(Box::new(CallExpr { func: e, args: vec![g].into(), keywords: Vec::new().into() })),
                     start,
                     self.last(),
                 ));
@@ -575,7 +578,11 @@ impl Parser<'_> {
                 Some(args)
             }) {
                 let (args, keywords) = self.call_parts(call);
-                return Some(self.ast.add_expr(ExprKind::Call { func: e, args, keywords }, start, self.last()));
+                return Some(self.ast.add_expr(
+                    ExprKind::Call(Box::new(CallExpr { func: e, args, keywords })),
+                    start,
+                    self.last(),
+                ));
             }
         }
         if self.at_op(Op::LSqb)
@@ -594,7 +601,10 @@ impl Parser<'_> {
     /// The positional and keyword arguments of an `arguments` result (a call of a dummy name).
     pub(super) fn call_parts(&self, args: Option<ExprId>) -> (List<ExprId>, List<Keyword>) {
         match args.map(|a| self.ast.expr(a).kind.clone()) {
-            Some(ExprKind::Call { args, keywords, .. }) => (args, keywords),
+            Some(ExprKind::Call(call)) => {
+                let CallExpr { args, keywords, .. } = *call;
+                (args, keywords)
+            }
             _ => (List::default(), List::default()),
         }
     }
@@ -628,7 +638,7 @@ impl Parser<'_> {
                     Some(p.alt(Self::expression))
                 })
                 .flatten();
-            Some(p.ast.add_expr(ExprKind::Slice(lower, upper, step), start, p.last()))
+            Some(p.ast.add_expr(ExprKind::Slice(Box::new((lower, upper, step))), start, p.last()))
         }) {
             return Some(e);
         }
@@ -783,7 +793,11 @@ impl Parser<'_> {
                 .unwrap_or_default();
             p.op(Op::RBrace)?;
             let (keys, values): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
-            Some(p.ast.add_expr(ExprKind::Dict { keys: keys.into(), values: values.into() }, start, p.last()))
+            Some(p.ast.add_expr(
+                ExprKind::Dict(Box::new(DictExpr { keys: keys.into(), values: values.into() })),
+                start,
+                p.last(),
+            ))
         }) {
             return Some(e);
         }
@@ -1002,7 +1016,7 @@ impl Parser<'_> {
             let (k, v) = p.kvpair()?;
             let gens = p.for_if_clauses()?;
             p.op(Op::RBrace)?;
-            Some(p.ast.add_expr(ExprKind::DictComp(k, v, gens.into()), start, p.last()))
+            Some(p.ast.add_expr(ExprKind::DictComp(Box::new((k, v, gens.into()))), start, p.last()))
         }) {
             return Some(e);
         }
@@ -1119,7 +1133,7 @@ impl Parser<'_> {
             let func = start;
             let dummy = p.ast.add_expr(ExprKind::Name, func, func);
             Some(p.ast.add_expr(
-                ExprKind::Call { func: dummy, args: args.into(), keywords: keywords.into() },
+                ExprKind::Call(Box::new(CallExpr { func: dummy, args: args.into(), keywords: keywords.into() })),
                 start,
                 p.last(),
             ))
@@ -1138,7 +1152,7 @@ impl Parser<'_> {
             }
             let dummy = p.ast.add_expr(ExprKind::Name, start, start);
             Some(p.ast.add_expr(
-                ExprKind::Call { func: dummy, args: args.into(), keywords: keywords.into() },
+                ExprKind::Call(Box::new(CallExpr { func: dummy, args: args.into(), keywords: keywords.into() })),
                 start,
                 p.last(),
             ))
@@ -1313,10 +1327,10 @@ impl Parser<'_> {
             p.for_if_clauses()?;
             Some(a)
         }) {
-            if let ExprKind::Call { args, .. } = &self.ast.expr(a).kind
-                && args.len() > 1
+            if let ExprKind::Call(call) = &self.ast.expr(a).kind
+                && call.args.len() > 1
             {
-                let last = args[args.len() - 1];
+                let last = call.args[call.args.len() - 1];
                 self.raise_expr(last, "Generator expression must be parenthesized");
             }
             return;
@@ -1337,8 +1351,8 @@ impl Parser<'_> {
             p.args()?;
             Some(a)
         }) {
-            let unpacking = matches!(&self.ast.expr(a).kind, ExprKind::Call { keywords, .. }
-                if keywords.iter().any(|k| k.name.is_none()));
+            let unpacking = matches!(&self.ast.expr(a).kind, ExprKind::Call(call)
+                if call.keywords.iter().any(|k| k.name.is_none()));
             let msg = if unpacking {
                 "positional argument follows keyword argument unpacking"
             } else {

@@ -3,7 +3,7 @@
 use super::ProblemKind;
 use super::ast::{
     Alias, Case, ClassDef, Conditional, Ctx, ExprId, ExprKind, ForLoop, FunctionDef, Handler, ImportFrom, MatchStmt,
-    StmtId, StmtKind, TargetsKind, TokId, TryStmt, TypeParam, WithBlock,
+    StmtId, StmtKind, TargetsKind, TokId, TryStmt, TypeAlias, TypeParam, WithBlock,
 };
 use super::parser::{Memo, Parser};
 use super::tokens::{Kind, Kw, Op};
@@ -395,7 +395,7 @@ impl Parser<'_> {
         let name = self.name_expr(n);
         self.ast.set_ctx(name, Ctx::Store);
         Some(self.ast.add_stmt(
-            StmtKind::TypeAlias { name, type_params: type_params.into(), value },
+            StmtKind::TypeAlias(Box::new(TypeAlias { name, type_params: type_params.into(), value })),
             start,
             self.last(),
         ))

@@ -7,12 +7,14 @@
 //! As in CPython, the construction errors come in the order the tree is visited, and the errors found when the
 //! names are resolved (`nonlocal`) come after all of them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::hash::{BuildHasher, RandomState};
 use std::rc::Rc;
 
 use super::ast::{
-    Arg, ClassDef, Comprehension, Conditional, Ctx, ExprId, ExprKind, ForLoop, FunctionDef, Handler, ImportFrom,
-    MatchStmt, PatId, PatKind, StmtId, StmtKind, TokId, TryStmt, TypeParam, WithBlock,
+    Arg, CallExpr, ClassDef, CompareExpr, Comprehension, Conditional, Ctx, DictExpr, ExprId, ExprKind, ForLoop,
+    FunctionDef, Handler, ImportFrom, MatchStmt, PatId, PatKind, StmtId, StmtKind, TokId, TryStmt, TypeAlias,
+    TypeParam, WithBlock,
 };
 use super::compile::View;
 use super::{ProblemKind, Stack, SyntaxProblem};
@@ -49,10 +51,12 @@ enum Comp {
 struct Scope {
     block: Block,
     comprehension: Option<Comp>,
-    /// Names in the order they were first seen, with their flags. Each name is stored once and shared with
-    /// `index` (a 200,000-name function would otherwise keep every name twice).
+    /// Names in the order they were first seen, with their flags, each stored once.
     names: Vec<(Rc<str>, u32)>,
-    index: HashMap<Rc<str>, usize>,
+    /// Positions in `names` by the name's hash: four bytes a name (a 200,000-name function would otherwise keep
+    /// every name again as a key).
+    index: hashbrown::HashTable<u32>,
+    hasher: RandomState,
     /// `global`/`nonlocal` directives (and assignment expressions in comprehensions): name and position.
     directives: Vec<(String, (u32, u32))>,
     children: Vec<usize>,
@@ -67,7 +71,8 @@ impl Scope {
             block,
             comprehension: None,
             names: Vec::new(),
-            index: HashMap::new(),
+            index: hashbrown::HashTable::new(),
+            hasher: RandomState::new(),
             directives: Vec::new(),
             children: Vec::new(),
             comp_iter_target: false,
@@ -76,8 +81,27 @@ impl Scope {
         }
     }
 
+    /// Where a name is in `names`.
+    fn position(&self, name: &str) -> Option<usize> {
+        let names = &self.names;
+        self.index.find(self.hasher.hash_one(name), |&i| &*names[i as usize].0 == name).map(|&i| i as usize)
+    }
+
     fn flags(&self, name: &str) -> u32 {
-        self.index.get(name).map_or(0, |&i| self.names[i].1)
+        self.position(name).map_or(0, |i| self.names[i].1)
+    }
+
+    /// Sets a name's flags, adding it when it is new.
+    fn set_flags(&mut self, name: &str, flags: u32) {
+        match self.position(name) {
+            Some(i) => self.names[i].1 = flags,
+            None => {
+                let Scope { names, index, hasher, .. } = self;
+                let at = names.len() as u32;
+                index.insert_unique(hasher.hash_one(name), at, |&i| hasher.hash_one(&*names[i as usize].0));
+                names.push((name.into(), flags));
+            }
+        }
     }
 
     fn is_function_like(&self) -> bool {
@@ -185,14 +209,7 @@ impl Table<'_> {
             }
             val |= DEF_COMP_ITER;
         }
-        match s.index.get(mangled.as_str()) {
-            Some(&i) => s.names[i].1 = val,
-            None => {
-                let name: Rc<str> = mangled.into();
-                s.index.insert(Rc::clone(&name), s.names.len());
-                s.names.push((name, val));
-            }
-        }
+        s.set_flags(&mangled, val);
         Ok(())
     }
 
@@ -274,7 +291,8 @@ impl Table<'_> {
                 }
                 self.private = saved;
             }
-            StmtKind::TypeAlias { name, type_params, value } => {
+            StmtKind::TypeAlias(alias) => {
+                let TypeAlias { name, type_params, value } = &**alias;
                 self.expr(*name)?;
                 if !type_params.is_empty() {
                     self.enter(Block::TypeParams);
@@ -569,14 +587,16 @@ impl Table<'_> {
                 self.expr(*a)?;
                 self.expr(*b)?;
             }
-            ExprKind::Call { func, args, keywords } => {
+            ExprKind::Call(node) => {
+                let CallExpr { func, args, keywords } = &**node;
                 self.expr(*func)?;
                 self.exprs(args)?;
                 for k in keywords {
                     self.expr(k.value)?;
                 }
             }
-            ExprKind::Compare { left, comparators, .. } => {
+            ExprKind::Compare(node) => {
+                let CompareExpr { left, comparators, .. } = &**node;
                 self.expr(*left)?;
                 self.exprs(comparators)?;
             }
@@ -593,7 +613,8 @@ impl Table<'_> {
                 self.expr(*body)?;
                 self.expr(*orelse)?;
             }
-            ExprKind::Dict { keys, values } => {
+            ExprKind::Dict(node) => {
+                let DictExpr { keys, values } = &**node;
                 for k in keys.iter().flatten() {
                     self.expr(*k)?;
                 }
@@ -602,7 +623,10 @@ impl Table<'_> {
             ExprKind::ListComp(elt, gens) => self.comprehension(id, Comp::List, gens, *elt, None)?,
             ExprKind::SetComp(elt, gens) => self.comprehension(id, Comp::Set, gens, *elt, None)?,
             ExprKind::GeneratorExp(elt, gens) => self.comprehension(id, Comp::Generator, gens, *elt, None)?,
-            ExprKind::DictComp(k, v, gens) => self.comprehension(id, Comp::Dict, gens, *k, Some(*v))?,
+            ExprKind::DictComp(node) => {
+                let (k, v, gens) = &**node;
+                self.comprehension(id, Comp::Dict, gens, *k, Some(*v))?
+            }
             ExprKind::Yield(v) => {
                 self.not_in_type_scope("yield expression", at)?;
                 if let Some(v) = v {
@@ -620,7 +644,8 @@ impl Table<'_> {
                 self.expr(*v)?;
                 self.scope().coroutine = true;
             }
-            ExprKind::Slice(a, b, c) => {
+            ExprKind::Slice(bounds) => {
+                let (a, b, c) = &**bounds;
                 for x in [a, b, c].into_iter().flatten() {
                     self.expr(*x)?;
                 }
@@ -774,9 +799,13 @@ impl Table<'_> {
                 }
                 continue;
             }
-            if flags & DEF_BOUND != 0 {
+            // What this scope binds matters only to the scopes nested in it.
+            if flags & DEF_BOUND != 0 && !s.children.is_empty() {
                 local.insert(Rc::clone(name));
             }
+        }
+        if s.children.is_empty() {
+            return Ok(());
         }
         let mut newbound = HashSet::new();
         if s.block == Block::Class {

@@ -1,6 +1,6 @@
 //! Assignment and deletion targets (`star_targets`, `single_target`, `del_targets` and `t_primary`).
 
-use super::ast::{Ctx, ExprId, ExprKind, TokId};
+use super::ast::{CallExpr, Ctx, ExprId, ExprKind, TokId};
 use super::parser::{Memo, Parser};
 use super::tokens::{Kind, Op};
 
@@ -237,7 +237,7 @@ impl Parser<'_> {
                 return None;
             }
             Some(p.ast.add_expr(
-                ExprKind::Call { func: e, args: vec![g].into(), keywords: Vec::new().into() },
+                ExprKind::Call(Box::new(CallExpr { func: e, args: vec![g].into(), keywords: Vec::new().into() })),
                 start,
                 p.last(),
             ))
@@ -252,7 +252,7 @@ impl Parser<'_> {
                 return None;
             }
             let (args, keywords) = p.call_parts(args);
-            Some(p.ast.add_expr(ExprKind::Call { func: e, args, keywords }, start, p.last()))
+            Some(p.ast.add_expr(ExprKind::Call(Box::new(CallExpr { func: e, args, keywords })), start, p.last()))
         })
     }
 
