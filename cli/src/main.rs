@@ -96,6 +96,11 @@ enum Command {
         /// OpenAI models are priced already).
         #[arg(long, value_name = "MODEL=IN/OUT")]
         price: Vec<String>,
+        /// The model's context window in tokens: older search results are left out (with a note the model reads)
+        /// so that no request is longer. Default: none (requests are sent whole). Set it for local servers: Ollama
+        /// cuts an over-long prompt silently.
+        #[arg(long, value_name = "TOKENS")]
+        context_window: Option<u64>,
     },
     /// Serve a model script as an OpenAI-compatible chat-completions endpoint (for tests and demos).
     ServeModel {
@@ -229,6 +234,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_seconds,
             max_cost,
             price,
+            context_window,
         } => run::run(run::RunArgs {
             dir,
             issue,
@@ -256,6 +262,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 max_cost,
             },
             prices: price,
+            context_window,
         }),
         Command::ServeModel { script, port, host, event_gap_ms, dialect, context_window } => {
             let manner =

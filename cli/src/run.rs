@@ -60,6 +60,8 @@ pub struct RunArgs {
     pub budget: Budget,
     /// Extra model prices, `MODEL=IN/OUT` dollars per million tokens.
     pub prices: Vec<String>,
+    /// The model's context window in tokens, if known.
+    pub context_window: Option<u64>,
 }
 
 /// The model: an endpoint or a script.
@@ -186,6 +188,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         mode: args.mode,
         max_search_rounds: args.max_rounds,
         overall_retries: args.overall_retries,
+        context_window: args.context_window,
         ..AgentConfig::default()
     };
     let started = Instant::now();

@@ -233,3 +233,26 @@ fn a_run_that_fails_midway_keeps_its_transcript() {
     assert!(outcome["error"].as_str().unwrap().contains("maximum context length"), "{outcome}");
     assert!(!of_kind(&events(out.path()), "phase").is_empty(), "the events before the failure are kept");
 }
+
+#[test]
+fn a_context_window_leaves_old_results_out_instead_of_overflowing() {
+    // The server refuses prompts over 900 tokens; the decide request of the demo is about 940. With a window of
+    // 1,900 (900 for the prompt, 1,024 kept for the answer), the oldest results are left out and the run completes.
+    let server = ModelServer::start_with("demo-reasoning.json", &["--dialect", "vllm", "--context-window", "900"]);
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = acr_run(&server, &["--context-window", "1900"], out.path());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "acr run failed:\n{stderr}");
+    assert!(String::from_utf8_lossy(&run.stdout).contains("+            total += item.price_cents * units"));
+    let events = events(out.path());
+    let notes: Vec<&str> = of_kind(&events, "note").iter().filter_map(|e| e["text"].as_str()).collect();
+    assert!(
+        notes.iter().any(|n| n.contains("left out to fit the context window") && n.contains("search_class(\"Cart\")")),
+        "{notes:?}"
+    );
+    let too_small = acr_run(&server, &["--context-window", "600"], tempfile::tempdir().unwrap().path());
+    let stderr = String::from_utf8_lossy(&too_small.stderr);
+    assert!(!too_small.status.success());
+    assert!(stderr.contains("more than the model's context window of 600"), "{stderr}");
+    assert!(!stderr.contains("HTTP 400"), "nothing over the window was sent:\n{stderr}");
+}

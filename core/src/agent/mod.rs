@@ -71,6 +71,9 @@ pub struct AgentConfig {
     pub run_timeout_secs: u32,
     /// MCTS settings.
     pub mcts: MctsConfig,
+    /// The model's context window in tokens: older search results are left out (with a note) to keep every request
+    /// inside it ([`crate::llm::window`]). `None`: requests are sent whole.
+    pub context_window: Option<u64>,
 }
 
 impl Default for AgentConfig {
@@ -84,6 +87,7 @@ impl Default for AgentConfig {
             overall_retries: 3,
             run_timeout_secs: 60,
             mcts: MctsConfig::default(),
+            context_window: None,
         }
     }
 }
@@ -379,9 +383,16 @@ impl<L: Llm, R: Runner> Agent<L, R> {
         if self.cancel.get() { Err(AgentError::Cancelled) } else { Ok(()) }
     }
 
-    /// Sends a request to the model and records it.
-    async fn send(&mut self, request: &ChatRequest, kind: crate::prompt::PromptKind) -> Result<String, AgentError> {
+    /// Sends a request to the model and records it. The request is first fitted to the context window, if the run
+    /// has one (older search results replaced by a note, which the transcript shows too).
+    async fn send(&mut self, request: &mut ChatRequest, kind: crate::prompt::PromptKind) -> Result<String, AgentError> {
         self.check_cancel()?;
+        if let Some(window) = self.config.context_window {
+            let notes = crate::llm::window::fit(request, window).map_err(LlmError::ContextWindow)?;
+            for note in notes {
+                self.note(note);
+            }
+        }
         let started = (self.clock)();
         let response = self.llm.chat(request).await?;
         self.check_cancel()?;
@@ -405,13 +416,13 @@ impl<L: Llm, R: Runner> Agent<L, R> {
 
     /// Sends a prompt that needs no earlier conversation.
     async fn ask(&mut self, prompt: &Prompt<'_>) -> Result<String, AgentError> {
-        self.send(&prompt.request(&[]), prompt.kind()).await
+        self.send(&mut prompt.request(&[]), prompt.kind()).await
     }
 
     /// Sends a prompt at the end of a conversation, and adds the prompt and the answer to it.
     async fn converse(&mut self, conversation: &mut Vec<Message>, prompt: &Prompt<'_>) -> Result<String, AgentError> {
-        let request = prompt.request(conversation);
-        let answer = self.send(&request, prompt.kind()).await?;
+        let mut request = prompt.request(conversation);
+        let answer = self.send(&mut request, prompt.kind()).await?;
         *conversation = request.messages;
         conversation.push(Message::assistant(answer.clone()));
         Ok(answer)

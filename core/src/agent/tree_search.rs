@@ -95,10 +95,10 @@ pub async fn run<L: Llm, R: Runner>(
             if children.len() >= cfg.branch {
                 break;
             }
-            let request = crate::llm::ChatRequest::new(crate::llm::Stage::Patch, messages.clone())
+            let mut request = crate::llm::ChatRequest::new(crate::llm::Stage::Patch, messages.clone())
                 .with_temperature(cfg.temperature);
             let answer = agent
-                .send(&request, kind)
+                .send(&mut request, kind)
                 .await
                 .inspect_err(|_| keep_partial(agent, &tree, iteration, node, &children))?;
             let extraction = extract_for(agent, &mode, &answer, &options);

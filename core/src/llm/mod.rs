@@ -13,6 +13,7 @@ pub mod reasoning;
 pub mod scripted;
 pub mod sse;
 pub mod stream;
+pub mod window;
 
 use std::fmt;
 use std::future::Future;
@@ -240,6 +241,8 @@ pub enum LlmError {
     Cancelled,
     /// The next request would go over the run's budget; it was not sent.
     BudgetExhausted(budget::Exhausted),
+    /// The next request would not fit the model's context window; it was not sent.
+    ContextWindow(window::TooLong),
 }
 
 impl fmt::Display for LlmError {
@@ -254,6 +257,7 @@ impl fmt::Display for LlmError {
             LlmError::ScriptExhausted(s) => write!(f, "the scripted model has no answer left for stage `{s}`"),
             LlmError::Cancelled => write!(f, "stopped by the user"),
             LlmError::BudgetExhausted(e) => e.fmt(f),
+            LlmError::ContextWindow(e) => e.fmt(f),
         }
     }
 }

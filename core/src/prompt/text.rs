@@ -64,6 +64,28 @@ pub fn call_results(results: &[(SearchCall, String)]) -> String {
     s
 }
 
+/// The calls whose results a message holds, when it is a [`call_results`] message.
+pub fn results_calls(content: &str) -> Option<Vec<&str>> {
+    if !content.starts_with("Result of ") {
+        return None;
+    }
+    let calls = content
+        .split("\n\n")
+        .filter_map(|part| part.strip_prefix("Result of ")?.strip_suffix(':'))
+        .filter(|call| !call.contains('\n'))
+        .collect();
+    Some(calls)
+}
+
+/// Takes the place of search results left out to fit the model's context window.
+pub fn results_left_out(calls: &[&str]) -> String {
+    format!(
+        "[The results of {} were shown here and have been left out to fit the context window. Call them again if \
+         you need them.]",
+        if calls.is_empty() { "earlier searches".to_string() } else { calls.join(", ") }
+    )
+}
+
 /// Tells the model that none of the locations it named could be found.
 pub fn locations_not_found(reasons: &[String]) -> String {
     let mut s = String::from(
