@@ -48,3 +48,27 @@ for (const dialect of DIALECTS) {
     });
   }
 }
+
+test("a context window set in the page leaves old results out instead of overflowing the server", async (t) => {
+  if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
+  // The server refuses prompts over 900 tokens; the demo's decide request is about 940.
+  const model = await serveModel(SCRIPT, ["--dialect", "vllm", "--context-window", "900"]);
+  t.after(() => model.close());
+  const page = await playground.browser.ctx.newPage();
+  t.after(() => page.close());
+  await page.goto(playground.server.url);
+  await page.click("#demo-button");
+  await page.waitForSelector("#stats");
+  await page.selectOption("#provider", "vllm");
+  await page.fill("#base-url", model.url);
+  await page.fill("#model-name", "scripted");
+  await page.fill("#context-window", "1,900");
+  assert.match(await page.textContent("#context-hint"), /Small: .* under 1900/);
+  await useRunner(page, "none");
+  await page.click("#run-button");
+  await page.waitForSelector("#run-status.ok, #run-error", { timeout: 60000 });
+  assert.match(await page.textContent("#run-status"), /an applicable patch/);
+  await page.click("#tab-transcript");
+  const notes = await page.locator("#transcript .ev.note").allTextContents();
+  assert.ok(notes.some((n) => /left out to fit the context window/.test(n)), notes.join("\n"));
+});

@@ -37,7 +37,19 @@ pub enum ModelChoice {
         endpoint: Endpoint,
         /// Ask for streamed answers (`stream: true`).
         stream: bool,
+        /// The model's context window in tokens, if set: requests are fitted to it.
+        context_window: Option<u64>,
     },
+}
+
+impl ModelChoice {
+    /// The context window requests must fit, if one is set.
+    pub fn context_window(&self) -> Option<u64> {
+        match self {
+            ModelChoice::Demo => None,
+            ModelChoice::Remote { context_window, .. } => *context_window,
+        }
+    }
 }
 
 /// Which model answers.
@@ -61,7 +73,7 @@ impl PlaygroundModel {
     pub fn new(choice: &ModelChoice, stop: Rc<Cell<bool>>, live: impl Fn(&Partial) + 'static) -> Result<Self, String> {
         let backend = match choice {
             ModelChoice::Demo => Backend::Demo(ScriptedModel::new(demo_script()?)),
-            ModelChoice::Remote { endpoint, stream } => {
+            ModelChoice::Remote { endpoint, stream, .. } => {
                 check_endpoint(endpoint)?;
                 let transport = FetchTransport { timeout_ms: None, stop: Some(stop.clone()) };
                 let client = OpenAiClient::new(endpoint.clone(), transport);

@@ -135,7 +135,7 @@ impl RunState {
             mode: if mode == Mode::Mcts { "mcts" } else { "acr" }.into(),
             model: match &choice {
                 ModelChoice::Demo => "demo model (scripted)".into(),
-                ModelChoice::Remote { endpoint: e, stream } => {
+                ModelChoice::Remote { endpoint: e, stream, .. } => {
                     format!("{} at {}{}", e.model, e.base_url, if *stream { ", streamed" } else { "" })
                 }
             },
@@ -172,7 +172,8 @@ impl RunState {
         self.priced.set(price.is_some());
         let model = Budgeted::new(model, budget, price, Box::new(browser::now));
         let meter = model.meter();
-        let config = AgentConfig { mode, overall_retries, ..AgentConfig::default() };
+        let config =
+            AgentConfig { mode, overall_retries, context_window: choice.context_window(), ..AgentConfig::default() };
         let (events, usage, calls, spent, live) = (self.events, self.usage, self.model_calls, self.spent, self.live);
         let agent = Agent::new(loaded.repo.clone(), loaded.index.clone(), model, runner, config)
             .with_observer(Box::new(move |e: &Event| {

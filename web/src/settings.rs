@@ -84,6 +84,17 @@ impl Provider {
         Provider::ALL.into_iter().find(|p| p.id() == id).unwrap_or(Provider::Custom)
     }
 
+    /// The context window to assume, in tokens, as text for the settings field (empty: unknown, no trimming).
+    pub fn context_window(self) -> &'static str {
+        match self {
+            // gpt-4o and gpt-4.1 mini hold 128,000 tokens or more.
+            Provider::OpenAi => "128000",
+            // Ollama's default (2,048 to 4,096 tokens by version) unless raised when the server starts.
+            Provider::Ollama => "4096",
+            Provider::Demo | Provider::Vllm | Provider::LmStudio | Provider::LlamaCpp | Provider::Custom => "",
+        }
+    }
+
     /// The preset base URL and model name.
     pub fn preset(self) -> (&'static str, &'static str) {
         match self {
@@ -126,6 +137,8 @@ pub struct Settings {
     pub api_key: RwSignal<String>,
     /// Ask for streamed answers and show them as they arrive.
     pub stream: RwSignal<bool>,
+    /// The model's context window in tokens, as typed (empty: unknown).
+    pub context_window: RwSignal<String>,
     /// Save the settings in `localStorage`.
     pub remember: RwSignal<bool>,
     /// Where executions happen.
@@ -157,6 +170,7 @@ struct Saved {
     model: String,
     api_key: String,
     stream: bool,
+    context_window: String,
     runner: Option<RunnerKind>,
     package_index: String,
     runner_url: String,
@@ -175,6 +189,7 @@ impl Settings {
             model: RwSignal::new(saved.model),
             api_key: RwSignal::new(saved.api_key),
             stream: RwSignal::new(saved.stream),
+            context_window: RwSignal::new(saved.context_window),
             remember: RwSignal::new(remember),
             runner_kind: RwSignal::new(saved.runner.unwrap_or_default()),
             requirements: RwSignal::new(String::new()),
@@ -216,6 +231,7 @@ impl Settings {
                 model: self.model.get(),
                 api_key: self.api_key.get(),
                 stream: self.stream.get(),
+                context_window: self.context_window.get(),
                 runner: Some(self.runner_kind.get()),
                 package_index: self.package_index.get(),
                 runner_url: self.runner_url.get(),
@@ -238,8 +254,14 @@ impl Settings {
                     api_key: self.api_key.get_untracked().trim().to_string(),
                 },
                 stream: self.stream.get_untracked(),
+                context_window: self.context_window_tokens(),
             },
         }
+    }
+
+    /// The context window typed, in tokens (`None` when empty or not a positive number).
+    pub fn context_window_tokens(&self) -> Option<u64> {
+        parse_tokens(&self.context_window.get_untracked())
     }
 
     /// The runner a run should use: Python in this tab, the runner server (when its URL is set), or none.
@@ -270,8 +292,43 @@ impl Settings {
             if current.is_empty() || current == previous.preset().1 {
                 self.model.set(model.to_string());
             }
+            // The same for the context window.
+            let window = self.context_window.get_untracked();
+            if window.trim().is_empty() || window == previous.context_window() {
+                self.context_window.set(provider.context_window().to_string());
+            }
         }
     }
+}
+
+/// Fewer tokens than a run's requests usually need (the system prompt, the issue, a round of search results and
+/// room for the answer come to 3,000 to 8,000).
+const SMALL_WINDOW: u64 = 6_000;
+
+/// A number of tokens as typed (`16384`, `16,384`, `16 384`); `None` when empty, zero or not a number.
+fn parse_tokens(typed: &str) -> Option<u64> {
+    typed.trim().replace([',', '_', ' '], "").parse().ok().filter(|&n| n > 0)
+}
+
+/// What to say under the context window field.
+fn context_hint(provider: Provider, typed: &str) -> String {
+    let tokens = parse_tokens(typed);
+    let mut hint = match tokens {
+        None if !typed.trim().is_empty() => "Not a number of tokens: requests will be sent whole.".to_string(),
+        None => "Unknown: requests are sent whole, and a server may refuse (or cut) the longer ones.".to_string(),
+        Some(n) if n < SMALL_WINDOW => format!(
+            "Small: a run's requests reach 3,000 to 8,000 tokens, so older search results will often be left out \
+             (with a note) to stay under {n}, and a long issue may not fit at all."
+        ),
+        Some(n) => format!("Older search results are left out (with a note) when a request would pass {n} tokens."),
+    };
+    if provider == Provider::Ollama {
+        hint.push_str(
+            " Ollama cuts longer prompts silently; its default window is 2,048 to 4,096 tokens. Start it with a \
+             larger one (OLLAMA_CONTEXT_LENGTH=16384 ollama serve) and enter that number here.",
+        );
+    }
+    hint
 }
 
 /// The settings panel.
@@ -333,6 +390,12 @@ pub fn SettingsView(settings: Settings) -> impl IntoView {
             </div>
             <label class="check"><input id="stream" type="checkbox" bind:checked=settings.stream />
                 " Stream answers (show them in the transcript as they arrive)"</label>
+            <div class="field">
+                <label for="context-window">"Context window (tokens)"</label>
+                <input id="context-window" type="text" inputmode="numeric" placeholder="unknown: requests are sent whole"
+                    bind:value=settings.context_window />
+            </div>
+            <p id="context-hint" class="muted small">{move || context_hint(settings.provider.get(), &settings.context_window.get())}</p>
         </div>
         <div class="row">
             <label class="check"><input id="remember" type="checkbox" bind:checked=settings.remember />
@@ -390,5 +453,22 @@ pub fn CheckView(id: &'static str, check: RwSignal<Check>) -> impl IntoView {
         Check::Ok(m) => view! { <p id=id class="ok small" aria-live="polite">{m}</p> }.into_any(),
         Check::Failed(m) => view! { <p id=id class="error small" role="alert">{m}</p> }.into_any(),
         Check::Warning(m) => view! { <p id=id class="error warning small" role="alert">{m}</p> }.into_any(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_windows_are_read_and_explained() {
+        assert_eq!(parse_tokens(" 16,384 "), Some(16_384));
+        assert_eq!((parse_tokens(""), parse_tokens("0"), parse_tokens("lots")), (None, None, None));
+        assert!(context_hint(Provider::Custom, "").starts_with("Unknown"));
+        assert!(context_hint(Provider::Custom, "lots").starts_with("Not a number"));
+        assert!(context_hint(Provider::Vllm, "4096").starts_with("Small"));
+        assert!(context_hint(Provider::OpenAi, "128000").contains("128000 tokens"));
+        assert!(context_hint(Provider::Ollama, "32768").contains("OLLAMA_CONTEXT_LENGTH"), "Ollama's caveat always");
+        assert_eq!(Provider::Ollama.context_window(), "4096");
     }
 }
