@@ -120,7 +120,7 @@ impl Gate {
     }
 
     /// Judges sources of `language` from now on: Python by CPython's rules (the default), Java (with the `java`
-    /// feature) by `javac`'s parser's ([`crate::java_syntax`]).
+    /// feature) by `javac`'s parser's (the `java_syntax` module).
     pub fn set_language(&mut self, language: Language) {
         if self.language != language {
             self.language = language;
