@@ -12,25 +12,32 @@ const DIALECTS = ["openai", "ollama", "vllm", "lmstudio", "llamacpp"];
 
 const playground = servedPlayground();
 
+/** A new page (closed after the test) with the demo repository loaded, set to run against `model` as `provider`
+ * without executions (the script writes no reproducer; executions are tested elsewhere); page errors are collected. */
+async function demoPageAgainst(t, model, provider) {
+  const page = await playground.browser.ctx.newPage();
+  t.after(() => page.close());
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(playground.server.url);
+  await page.click("#demo-button");
+  await page.waitForSelector("#stats");
+  await page.selectOption("#provider", provider);
+  await page.fill("#base-url", model.url);
+  await page.fill("#model-name", "scripted");
+  await useRunner(page, "none");
+  return { page, errors };
+}
+
 for (const dialect of DIALECTS) {
   for (const stream of [false, true]) {
     test(`the demo repair against ${dialect}${stream ? ", streamed" : ""}`, async (t) => {
       if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
       const model = await serveModel(SCRIPT, ["--dialect", dialect]); // each server plays its script once
       t.after(() => model.close());
-      const page = await playground.browser.ctx.newPage();
-      t.after(() => page.close());
-      const errors = [];
-      page.on("pageerror", (e) => errors.push(String(e)));
-      await page.goto(playground.server.url);
-      await page.click("#demo-button");
-      await page.waitForSelector("#stats");
-      await page.selectOption("#provider", "custom");
-      await page.fill("#base-url", model.url);
-      await page.fill("#model-name", "scripted");
+      const { page, errors } = await demoPageAgainst(t, model, "custom");
       if (stream) await page.check("#stream");
       else await page.uncheck("#stream");
-      await useRunner(page, "none"); // the script writes no reproducer; executions are tested elsewhere
       await page.click("#run-button");
       await page.waitForSelector("#run-status.ok, #run-error", { timeout: 60000 });
       assert.match(await page.textContent("#run-status"), /an applicable patch/);
@@ -54,21 +61,14 @@ test("a context window set in the page leaves old results out instead of overflo
   // The server refuses prompts over 900 tokens; the demo's decide request is about 940.
   const model = await serveModel(SCRIPT, ["--dialect", "vllm", "--context-window", "900"]);
   t.after(() => model.close());
-  const page = await playground.browser.ctx.newPage();
-  t.after(() => page.close());
-  await page.goto(playground.server.url);
-  await page.click("#demo-button");
-  await page.waitForSelector("#stats");
-  await page.selectOption("#provider", "vllm");
-  await page.fill("#base-url", model.url);
-  await page.fill("#model-name", "scripted");
+  const { page, errors } = await demoPageAgainst(t, model, "vllm");
   await page.fill("#context-window", "1,900");
   assert.match(await page.textContent("#context-hint"), /Small: .* under 1900/);
-  await useRunner(page, "none");
   await page.click("#run-button");
   await page.waitForSelector("#run-status.ok, #run-error", { timeout: 60000 });
   assert.match(await page.textContent("#run-status"), /an applicable patch/);
   await page.click("#tab-transcript");
   const notes = await page.locator("#transcript .ev.note").allTextContents();
   assert.ok(notes.some((n) => /left out to fit the context window/.test(n)), notes.join("\n"));
+  assert.deepEqual(errors, []);
 });
