@@ -33,7 +33,7 @@ pub use transcript::{Event, Phase, ReadBy, RunPurpose, ShownUnit, Transcript, Tr
 
 use crate::index::Index;
 use crate::llm::budget::Exhausted;
-use crate::llm::{ChatRequest, Llm, LlmError, Message};
+use crate::llm::{ChatRequest, Llm, LlmError, Message, ToolCall, tools};
 use crate::locate::BugLocation;
 use crate::patch::{ExtractStatus, Extraction};
 use crate::prompt::Prompt;
@@ -74,6 +74,9 @@ pub struct AgentConfig {
     /// The model's context window in tokens: older search results are left out (with a note) to keep every request
     /// inside it ([`crate::llm::window`]). `None`: requests are sent whole.
     pub context_window: Option<u64>,
+    /// Offer the search APIs as chat-completions tools ([`crate::llm::tools`]) rather than asking for calls written
+    /// in the answer. A server that refuses tools is asked again without them, and the run carries on in prose.
+    pub tools: bool,
 }
 
 impl Default for AgentConfig {
@@ -88,6 +91,7 @@ impl Default for AgentConfig {
             run_timeout_secs: 60,
             mcts: MctsConfig::default(),
             context_window: None,
+            tools: false,
         }
     }
 }
@@ -206,6 +210,8 @@ pub struct Agent<L, R = NoRunner> {
     clock: Clock,
     cancel: Rc<Cell<bool>>,
     transcript: Transcript,
+    /// Whether search requests offer tools: [`AgentConfig::tools`], until the server refuses them.
+    tools: bool,
 }
 
 impl<L: Llm, R: Runner> Agent<L, R> {
@@ -216,6 +222,7 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             index,
             llm,
             runner,
+            tools: config.tools,
             config,
             observer: Box::new(|_| {}),
             clock: Box::new(|| 0.0),
@@ -384,8 +391,9 @@ impl<L: Llm, R: Runner> Agent<L, R> {
     }
 
     /// Sends a request to the model and records it. The request is first fitted to the context window, if the run
-    /// has one (older search results replaced by a note, which the transcript shows too).
-    async fn send(&mut self, request: &mut ChatRequest, kind: crate::prompt::PromptKind) -> Result<String, AgentError> {
+    /// has one (older search results replaced by a note, which the transcript shows too). A request with tools that
+    /// the server refuses for them goes again without, and the run stops offering them.
+    async fn send(&mut self, request: &mut ChatRequest, kind: crate::prompt::PromptKind) -> Result<Reply, AgentError> {
         self.check_cancel()?;
         if let Some(window) = self.config.context_window {
             let notes = crate::llm::window::fit(request, window).map_err(LlmError::ContextWindow)?;
@@ -394,7 +402,22 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             }
         }
         let started = (self.clock)();
-        let response = self.llm.chat(request).await?;
+        let response = match self.llm.chat(request).await {
+            Err(LlmError::Http { status, message })
+                if !request.tools.is_empty() && tools::refused(status, &message) =>
+            {
+                self.tools = false;
+                self.note(format!(
+                    "the model server does not take tools (HTTP {status}: {message}); the run goes on without them, \
+                     with search calls written in the answers"
+                ));
+                request.tools.clear();
+                request.messages = tools::flatten(std::mem::take(&mut request.messages));
+                self.check_cancel()?;
+                self.llm.chat(request).await?
+            }
+            answer => answer?,
+        };
         self.check_cancel()?;
         let ms = (self.clock)() - started;
         self.transcript.usage += response.usage;
@@ -407,25 +430,40 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             messages: request.messages.len(),
             answer: response.content.clone(),
             reasoning: response.reasoning,
+            tool_calls: response.tool_calls.clone(),
             usage: response.usage,
             usage_estimated: response.usage_estimated,
             ms,
         });
-        Ok(response.content)
+        Ok(Reply { text: response.content, tool_calls: response.tool_calls })
     }
 
     /// Sends a prompt that needs no earlier conversation.
     async fn ask(&mut self, prompt: &Prompt<'_>) -> Result<String, AgentError> {
-        self.send(&mut prompt.request(&[]), prompt.kind()).await
+        Ok(self.send(&mut prompt.request(&[]), prompt.kind()).await?.text)
     }
 
     /// Sends a prompt at the end of a conversation, and adds the prompt and the answer to it.
     async fn converse(&mut self, conversation: &mut Vec<Message>, prompt: &Prompt<'_>) -> Result<String, AgentError> {
+        Ok(self.converse_offering(conversation, prompt, false).await?.text)
+    }
+
+    /// [`Agent::converse`], offering the search APIs as tools when `tools` is set and the run still uses them. The
+    /// answer's tool calls are kept in the conversation, and must be answered before the next prompt.
+    async fn converse_offering(
+        &mut self,
+        conversation: &mut Vec<Message>,
+        prompt: &Prompt<'_>,
+        tools: bool,
+    ) -> Result<Reply, AgentError> {
         let mut request = prompt.request(conversation);
-        let answer = self.send(&mut request, prompt.kind()).await?;
+        if tools && self.tools {
+            request.tools = crate::llm::Tool::search_apis();
+        }
+        let reply = self.send(&mut request, prompt.kind()).await?;
         *conversation = request.messages;
-        conversation.push(Message::assistant(answer.clone()));
-        Ok(answer)
+        conversation.push(Message { tool_calls: reply.tool_calls.clone(), ..Message::assistant(reply.text.clone()) });
+        Ok(reply)
     }
 
     /// Runs a command on the repository with a patch and extra files, when a runner is configured.
@@ -460,6 +498,12 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             }
         }
     }
+}
+
+/// What the model answered: its text (thinking left out) and the functions it called.
+struct Reply {
+    text: String,
+    tool_calls: Vec<ToolCall>,
 }
 
 /// Reads an [`Extraction`]'s outcome for feedback.

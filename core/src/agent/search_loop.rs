@@ -7,14 +7,20 @@
 //! loop ends when at least one resolves. After [`AgentConfig::max_search_rounds`] rounds the agent carries on
 //! without locations, reusing the conversation.
 //!
+//! With [`AgentConfig::tools`] the APIs are also offered as chat-completions tools. Tool calls need no reading: each
+//! is checked against the API table, run, and answered with a `tool` message (its result, or what was wrong with it),
+//! and the analysis follows as in prose. An answer without tool calls (the bug locations, or calls written in text)
+//! is read as above.
+//!
 //! [`AgentConfig::max_search_rounds`]: super::AgentConfig::max_search_rounds
+//! [`AgentConfig::tools`]: super::AgentConfig::tools
 
 use super::{Agent, AgentError, Event, Phase, ReadBy};
 use crate::answers::{self, SearchAnswer};
 use crate::call::SearchCall;
-use crate::llm::{Llm, Message};
+use crate::llm::{Llm, Message, ToolCall, tools};
 use crate::locate::{self, BugLocation, Context};
-use crate::prompt::Prompt;
+use crate::prompt::{Prompt, text as prompt_text};
 use crate::proxy::{self, MAX_RETRIES, Validated};
 use crate::runner::Runner;
 use crate::search::Searcher;
@@ -56,9 +62,19 @@ pub async fn run<L: Llm, R: Runner>(
             }
             Some(Next::NotFound(reasons)) => Prompt::DecideAfterNotFound { reasons },
         };
-        let answer = agent.converse(&mut conversation, &prompt).await?;
+        let reply = agent.converse_offering(&mut conversation, &prompt, true).await?;
+        if !reply.tool_calls.is_empty() {
+            if answer_tool_calls(agent, round, &mut conversation, &reply.tool_calls) > 0 {
+                let analysis =
+                    agent.converse_offering(&mut conversation, &Prompt::Analyse { results: &[] }, true).await?;
+                // A model may search again while analysing; those calls are answered too, before the next question.
+                answer_tool_calls(agent, round, &mut conversation, &analysis.tool_calls);
+            }
+            next = Some(Next::Decide);
+            continue;
+        }
 
-        let Some(validated) = proxy_answer(agent, round, &answer).await? else {
+        let Some(validated) = proxy_answer(agent, round, &reply.text).await? else {
             next = Some(Next::Unusable);
             continue;
         };
@@ -73,7 +89,7 @@ pub async fn run<L: Llm, R: Runner>(
         let (found, context, not_found) = resolve_locations(agent, &validated);
         agent.emit(Event::Locations { round, found: found.clone(), not_found: not_found.clone() });
         if !found.is_empty() {
-            return Ok(Found { locations: found, context, conversation });
+            return Ok(Found { locations: found, context, conversation: tools::flatten(conversation) });
         }
         next = Some(Next::NotFound(not_found));
     }
@@ -81,7 +97,7 @@ pub async fn run<L: Llm, R: Runner>(
         "no bug location resolved after {} search rounds; writing a patch from the search conversation",
         agent.config.max_search_rounds
     ));
-    Ok(Found { locations: Vec::new(), context: Vec::new(), conversation })
+    Ok(Found { locations: Vec::new(), context: Vec::new(), conversation: tools::flatten(conversation) })
 }
 
 /// Turns an answer into checked calls and locations: deterministically when the reading is trusted, otherwise
@@ -145,22 +161,53 @@ fn run_calls<L: Llm, R: Runner>(
     round: usize,
     calls: &[SearchCall],
 ) -> Vec<(SearchCall, String)> {
-    let index = agent.index.clone();
-    let repo = agent.repo.clone();
-    let searcher = Searcher::new(&index, &repo);
-    let mut shown = Vec::new();
-    for call in calls {
-        let out = searcher.run(call);
-        agent.emit(Event::Search {
-            round,
-            call: call.clone(),
-            output: out.text.clone(),
-            ok: out.ok,
-            results: out.results.clone(),
-        });
-        shown.push((call.clone(), out.text));
+    calls.iter().map(|call| (call.clone(), run_call(agent, round, call))).collect()
+}
+
+/// Runs one call and records it; returns what the model is shown.
+fn run_call<L: Llm, R: Runner>(agent: &mut Agent<L, R>, round: usize, call: &SearchCall) -> String {
+    let out = Searcher::new(&agent.index, &agent.repo).run(call);
+    agent.emit(Event::Search { round, call: call.clone(), output: out.text.clone(), ok: out.ok, results: out.results });
+    out.text
+}
+
+/// Answers each tool call with a `tool` message: the call's result, or what is wrong with it. Returns how many calls
+/// were run.
+fn answer_tool_calls<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    round: usize,
+    conversation: &mut Vec<Message>,
+    tool_calls: &[ToolCall],
+) -> usize {
+    if tool_calls.is_empty() {
+        return 0;
     }
-    shown
+    let checked: Vec<Result<SearchCall, String>> = tool_calls.iter().map(ToolCall::search_call).collect();
+    let calls: Vec<SearchCall> = checked.iter().filter_map(|c| c.as_ref().ok().cloned()).collect();
+    let problems = tool_calls
+        .iter()
+        .zip(&checked)
+        .filter_map(|(t, c)| c.as_ref().err().map(|problem| format!("tool call `{}`: {problem}", t.as_text())))
+        .collect();
+    agent.emit(Event::Proxy {
+        round,
+        source: ReadBy::Tools,
+        calls: calls.clone(),
+        locations: Vec::new(),
+        problems,
+        notes: Vec::new(),
+    });
+    for (tool_call, checked) in tool_calls.iter().zip(checked) {
+        let content = match checked {
+            Ok(call) => {
+                let output = run_call(agent, round, &call);
+                prompt_text::call_results(&[(call, output)])
+            }
+            Err(problem) => prompt_text::tool_call_failed(&tool_call.name, &problem),
+        };
+        conversation.push(Message::tool(tool_call.id.clone(), content));
+    }
+    calls.len()
 }
 
 /// Resolves every requested location; returns the code found, the context that comes with it, and, for the rest,

@@ -685,3 +685,111 @@ fn a_broken_candidate_is_an_error_child_and_its_parent_loses_the_next_selection(
     assert_eq!(broken_node.verdict, Some(Verdict::Error));
     assert!(broken_node.diff.is_empty());
 }
+
+/// With tools, the calls come back as tool calls: run without reading them, answered in `tool` messages that quote
+/// their ids, then the same analysis and decision as in prose, and the same patch.
+#[test]
+fn tool_calls_are_run_and_answered_in_tool_messages() {
+    let script = search_script().answer(Stage::Patch, GOOD_PATCH);
+    let config = AgentConfig { tools: true, overall_retries: 1, ..AgentConfig::default() };
+    let (agent, seen) = agent::<NoRunner>(script, None, config);
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert_eq!(outcome.status, ExtractStatus::ApplicablePatch, "{}", outcome.reason);
+    let events = seen.borrow();
+    let read: Vec<(ReadBy, usize)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Proxy { source, calls, .. } => Some((*source, calls.len())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(read, [(ReadBy::Tools, 2), (ReadBy::Deterministic, 0)], "calls by tools, locations from the text");
+    let asked: Vec<Stage> =
+        events.iter().filter_map(|e| if let Event::Model { stage, .. } = e { Some(*stage) } else { None }).collect();
+    assert_eq!(asked, [Stage::Search, Stage::Analyse, Stage::Decide, Stage::Patch], "no proxy model needed");
+    let Some(Event::Model { tool_calls, .. }) = events.iter().find(|e| matches!(e, Event::Model { .. })) else {
+        panic!("a model event")
+    };
+    assert_eq!(
+        tool_calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["search_class", "search_method_in_class"]
+    );
+    // The analysis request carried the results as tool messages answering those ids, and nothing else new.
+    let analyse = events.iter().find_map(|e| match e {
+        Event::Model { stage: Stage::Analyse, prompt, messages, .. } => Some((prompt.clone(), *messages)),
+        _ => None,
+    });
+    assert_eq!(analyse, Some((crate::prompt::text::ANALYSE.to_string(), 6)), "system, issue, calls, 2 results, ask");
+}
+
+/// A tool call that does not fit the API table is answered with what is wrong, and the valid ones still run.
+#[test]
+fn a_bad_tool_call_is_answered_with_the_problem() {
+    let script = Script::default()
+        .answer(Stage::Search, "search_klass(\"Cart\")\nsearch_class(\"Cart\")")
+        .answer(Stage::Analyse, "Seen.")
+        .answer(Stage::Decide, LOCATION_JSON)
+        .answer(Stage::Patch, GOOD_PATCH);
+    let config = AgentConfig { tools: true, overall_retries: 1, ..AgentConfig::default() };
+    let (agent, seen) = agent::<NoRunner>(script, None, config);
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert_eq!(outcome.status, ExtractStatus::ApplicablePatch, "{}", outcome.reason);
+    let events = seen.borrow();
+    let searches = events.iter().filter(|e| matches!(e, Event::Search { .. })).count();
+    assert_eq!(searches, 1, "only the valid call ran");
+}
+
+/// A model answering prose to a request with tools (calls written in the text) is read as without tools.
+#[test]
+fn prose_answers_still_work_when_tools_are_offered() {
+    struct Prose(ScriptedModel);
+    impl Llm for Prose {
+        async fn chat(&self, request: &ChatRequest) -> Result<crate::llm::ChatResponse, LlmError> {
+            let answer = self.0.chat(request).await?;
+            Ok(crate::llm::ChatResponse { tool_calls: Vec::new(), ..answer })
+        }
+    }
+    let (repo, index) = workspace();
+    let script = search_script().answer(Stage::Patch, GOOD_PATCH);
+    let config = AgentConfig { tools: true, overall_retries: 1, ..AgentConfig::default() };
+    let agent = Agent::<_, NoRunner>::new(repo, index, Prose(ScriptedModel::new(script)), None, config);
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert_eq!(outcome.status, ExtractStatus::ApplicablePatch, "{}", outcome.reason);
+    let searched = outcome.transcript.events.iter().filter(|e| matches!(e, Event::Search { ok: true, .. })).count();
+    assert_eq!(searched, 2);
+}
+
+/// A server that refuses tools (HTTP 400 naming them) is asked again without, once; the run says so and goes on in
+/// prose, with the same patch.
+#[test]
+fn a_server_refusing_tools_is_asked_again_without_them() {
+    struct NoTools {
+        model: ScriptedModel,
+        offered: RefCell<usize>,
+    }
+    impl Llm for NoTools {
+        async fn chat(&self, request: &ChatRequest) -> Result<crate::llm::ChatResponse, LlmError> {
+            if !request.tools.is_empty() {
+                *self.offered.borrow_mut() += 1;
+                return Err(LlmError::Http { status: 400, message: "tools param requires --jinja flag".into() });
+            }
+            assert!(request.messages.iter().all(|m| m.role != crate::llm::Role::Tool), "no tool messages sent");
+            self.model.chat(request).await
+        }
+    }
+    let (repo, index) = workspace();
+    let model =
+        NoTools { model: ScriptedModel::new(search_script().answer(Stage::Patch, GOOD_PATCH)), offered: 0.into() };
+    let config = AgentConfig { tools: true, overall_retries: 1, ..AgentConfig::default() };
+    let agent = Agent::<_, NoRunner>::new(repo, index, &model, None, config);
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert_eq!(outcome.status, ExtractStatus::ApplicablePatch, "{}", outcome.reason);
+    assert_eq!(*model.offered.borrow(), 1, "tools offered once, then never again");
+    let notes: Vec<&str> = outcome
+        .transcript
+        .events
+        .iter()
+        .filter_map(|e| if let Event::Note { text } = e { Some(text.as_str()) } else { None })
+        .collect();
+    assert!(notes.iter().any(|n| n.contains("does not take tools") && n.contains("--jinja")), "{notes:?}");
+}

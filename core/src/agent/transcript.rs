@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::call::SearchCall;
-use crate::llm::{Stage, Usage};
+use crate::llm::{Stage, ToolCall, Usage};
 use crate::locate::{BugLocation, Query};
 use crate::patch::ExtractStatus;
 use crate::prompt::PromptKind;
@@ -66,6 +66,8 @@ pub enum ReadBy {
     Deterministic,
     /// The proxy model.
     Model,
+    /// The model's tool calls (no reading needed).
+    Tools,
 }
 
 impl fmt::Display for ReadBy {
@@ -73,6 +75,7 @@ impl fmt::Display for ReadBy {
         f.write_str(match self {
             ReadBy::Deterministic => "deterministic",
             ReadBy::Model => "model",
+            ReadBy::Tools => "tools",
         })
     }
 }
@@ -177,6 +180,9 @@ pub enum Event {
         /// The model's thinking, kept apart from the answer and never parsed, if any.
         #[serde(skip_serializing_if = "Option::is_none")]
         reasoning: Option<String>,
+        /// Functions the model called, when it was offered tools.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
         /// Tokens.
         usage: Usage,
         /// The server sent no token counts: `usage` is estimated.

@@ -100,7 +100,8 @@ pub async fn run<L: Llm, R: Runner>(
             let answer = agent
                 .send(&mut request, kind)
                 .await
-                .inspect_err(|_| keep_partial(agent, &tree, iteration, node, &children))?;
+                .inspect_err(|_| keep_partial(agent, &tree, iteration, node, &children))?
+                .text;
             let extraction = extract_for(agent, &mode, &answer, &options);
             if let Some(problem) = syntax_error(&extraction) {
                 // APR-MCTS: a candidate that does not compile is an error with reward -1. It stays in the tree as a

@@ -13,12 +13,15 @@ pub mod reasoning;
 pub mod scripted;
 pub mod sse;
 pub mod stream;
+pub mod tools;
 pub mod window;
 
 use std::fmt;
 use std::future::Future;
 
 use serde::{Deserialize, Serialize};
+
+pub use tools::{Tool, ToolCall};
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,6 +33,8 @@ pub enum Role {
     User,
     /// The model's side.
     Assistant,
+    /// The result of a function the model called ([`ToolCall`]).
+    Tool,
 }
 
 /// One chat message.
@@ -39,20 +44,33 @@ pub struct Message {
     pub role: Role,
     /// Text.
     pub content: String,
+    /// Functions the model called in this (assistant) message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The call this (tool) message answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 impl Message {
     /// A system message.
     pub fn system(content: impl Into<String>) -> Self {
-        Message { role: Role::System, content: content.into() }
+        Message::of(Role::System, content)
     }
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
-        Message { role: Role::User, content: content.into() }
+        Message::of(Role::User, content)
     }
     /// An assistant message.
     pub fn assistant(content: impl Into<String>) -> Self {
-        Message { role: Role::Assistant, content: content.into() }
+        Message::of(Role::Assistant, content)
+    }
+    /// The result of the tool call `id`.
+    pub fn tool(id: impl Into<String>, content: impl Into<String>) -> Self {
+        Message { tool_call_id: Some(id.into()), ..Message::of(Role::Tool, content) }
+    }
+    fn of(role: Role, content: impl Into<String>) -> Self {
+        Message { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None }
     }
 }
 
@@ -117,31 +135,6 @@ impl Stage {
 impl fmt::Display for Stage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// A function the model may call instead of answering in text (a chat-completions tool).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Tool {
-    /// The function's name.
-    pub name: String,
-    /// What it does, for the model.
-    pub description: String,
-    /// A JSON Schema of its arguments.
-    pub parameters: serde_json::Value,
-}
-
-impl Tool {
-    /// The search APIs as tools, from [`crate::api::APIS`].
-    pub fn search_apis() -> Vec<Tool> {
-        crate::api::APIS
-            .iter()
-            .map(|a| Tool {
-                name: a.name.to_string(),
-                description: a.summary.to_string(),
-                parameters: a.parameters_schema(),
-            })
-            .collect()
     }
 }
 
@@ -212,6 +205,9 @@ pub struct ChatResponse {
     /// The server sent no token counts; [`ChatResponse::usage`] is an [`estimate`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub usage_estimated: bool,
+    /// Functions the model called (when the request offered [`ChatRequest::tools`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
 }
 
 /// Why a model call failed.

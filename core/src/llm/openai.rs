@@ -258,12 +258,7 @@ pub fn request_body(model: &str, request: &ChatRequest) -> Value {
         body["response_format"] = json!({ "type": "json_object" });
     }
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
-            .collect();
-        body["tools"] = json!(tools);
+        body["tools"] = request.tools.iter().map(super::Tool::to_json).collect();
     }
     body
 }
@@ -298,7 +293,7 @@ pub fn parse_response(response: &HttpResponse) -> Result<ChatResponse, LlmError>
         .find_map(|k| message.get(*k).and_then(Value::as_str))
         .map(str::to_string);
     let usage = Usage { prompt_tokens: count("prompt_tokens"), completion_tokens: count("completion_tokens") };
-    Ok(ChatResponse::new(content, usage, reasoning))
+    Ok(ChatResponse { tool_calls: super::tools::read_message(message), ..ChatResponse::new(content, usage, reasoning) })
 }
 
 /// The `error.message` of an error body, or the body itself, shortened.
@@ -391,6 +386,27 @@ mod tests {
         assert_eq!(body["temperature"], 0.5);
         assert_eq!(body["messages"][0]["role"], "user");
         assert!(body.get("tools").is_none(), "no tools unless asked");
+    }
+
+    #[test]
+    fn tool_calls_are_read_from_the_answer() {
+        let body = r#"{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"search_class","arguments":"{\"class_name\":\"Cart\"}"}}]},"finish_reason":"tool_calls"}]}"#;
+        let answer = parse_response(&HttpResponse { status: 200, body: body.into(), retry_after: None }).unwrap();
+        assert_eq!(answer.content, "");
+        assert_eq!(answer.tool_calls.len(), 1);
+        assert_eq!(answer.tool_calls[0].search_call().unwrap().to_string(), "search_class(\"Cart\")");
+        // The assistant message that made the call, and the result, go back to the server in its own form.
+        let call = answer.tool_calls[0].clone();
+        let messages = vec![
+            Message { tool_calls: vec![call], ..Message::assistant("") },
+            Message::tool("call_1", "Result of search_class(\"Cart\"): ..."),
+        ];
+        let body = request_body("m", &ChatRequest::new(Stage::Analyse, messages));
+        assert_eq!(body["messages"][0]["tool_calls"][0]["function"]["name"], "search_class");
+        assert_eq!(body["messages"][0]["tool_calls"][0]["type"], "function");
+        assert_eq!(body["messages"][1]["role"], "tool");
+        assert_eq!(body["messages"][1]["tool_call_id"], "call_1");
+        assert!(body["messages"][1].get("tool_calls").is_none(), "empty lists are left out");
     }
 
     #[test]

@@ -3,6 +3,9 @@
 //! Scripts drive every loop end to end without a network (tests, the playground's offline demo, the mock
 //! chat-completions server of the end-to-end tests). When a stage's answers run out, the last one is repeated if
 //! the script says `repeat_last`, otherwise the call fails with [`LlmError::ScriptExhausted`].
+//!
+//! Offered tools, a scripted model uses them as a tool-calling model would: the search calls an answer names come
+//! back as [`super::ToolCall`]s as well ([`super::tools::calls_in`]), so one script drives both ways of searching.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -69,6 +72,9 @@ impl Llm for ScriptedModel {
         let answer = self.next(request.stage).map(|text| {
             // Scripts hold answers as servers send them, thinking included; usage is estimated so meters move.
             let mut answer = ChatResponse::new(&text, Usage::default(), None);
+            if !request.tools.is_empty() {
+                answer.tool_calls = super::tools::calls_in(&answer.content);
+            }
             estimate::fill_missing_usage(&mut answer, request);
             answer
         });

@@ -20,6 +20,7 @@ use serde_json::Value;
 use super::openai::{HttpResponse, parse_response};
 use super::reasoning::separate;
 use super::sse::{SseDecoder, SseEvent};
+use super::tools::Deltas;
 use super::{ChatResponse, LlmError, Usage};
 
 /// Longest body kept while no event has been seen (a server that ignored `stream: true`).
@@ -42,6 +43,7 @@ pub struct StreamReader {
     decoder: SseDecoder,
     content: String,
     reasoning: String,
+    tool_calls: Deltas,
     usage: Option<Usage>,
     chunks: usize,
     any_choice: bool,
@@ -67,17 +69,17 @@ impl StreamReader {
         if self.events == 0 && self.plain.len() < MAX_PLAIN_BODY {
             self.plain.extend_from_slice(bytes);
         }
-        let before = (self.content.len(), self.reasoning.len());
+        let before = self.received();
         match self.decoder.push(bytes) {
             Ok(events) => events.into_iter().try_for_each(|e| self.event(e))?,
             Err(e) => return Err(self.fail(LlmError::Malformed(e.to_string()))),
         }
-        Ok(before != (self.content.len(), self.reasoning.len()))
+        Ok(before != self.received())
     }
 
-    /// Bytes of answer and thinking received so far.
+    /// Bytes of answer, thinking and tool calls received so far.
     pub fn received(&self) -> usize {
-        self.content.len() + self.reasoning.len()
+        self.content.len() + self.reasoning.len() + self.tool_calls.received()
     }
 
     /// What has arrived so far, split like a finished answer.
@@ -116,7 +118,8 @@ impl StreamReader {
             )));
         }
         let reasoning = Some(self.reasoning).filter(|r| !r.trim().is_empty());
-        Ok(ChatResponse::new(&self.content, self.usage.unwrap_or_default(), reasoning))
+        let answer = ChatResponse::new(&self.content, self.usage.unwrap_or_default(), reasoning);
+        Ok(ChatResponse { tool_calls: self.tool_calls.finish(), ..answer })
     }
 
     fn fail(&mut self, e: LlmError) -> LlmError {
@@ -167,6 +170,7 @@ impl StreamReader {
             if let Some(text) = ["reasoning_content", "reasoning"].iter().find_map(|k| delta.get(*k)?.as_str()) {
                 self.reasoning.push_str(text);
             }
+            self.tool_calls.push(delta);
         }
         Ok(())
     }
@@ -246,6 +250,29 @@ mod tests {
                 assert_eq!(seen.len(), 2, "one update per delta");
                 assert_eq!(seen[0].answer, "search_");
             }
+        }
+    }
+
+    /// OpenAI sends a call's id and name once, then its arguments in fragments; two calls interleave by `index`.
+    #[test]
+    fn streamed_tool_calls_are_joined_by_index() {
+        let call = |v: &str| format!(r#"{{"choices":[{{"index":0,"delta":{{"tool_calls":[{v}]}}}}]}}"#);
+        let pieces = [
+            call(r#"{"index":0,"id":"call_a","type":"function","function":{"name":"search_class","arguments":""}}"#),
+            call(
+                r#"{"index":1,"id":"call_b","type":"function","function":{"name":"search_method","arguments":"{\"method_"}}"#,
+            ),
+            call(r#"{"index":0,"function":{"arguments":"{\"class_name\": \"Cart\"}"}}"#),
+            call(r#"{"index":1,"function":{"arguments":"name\": \"total\"}"}}"#),
+        ];
+        let finish = r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#;
+        let mut all: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        all.extend([finish, "[DONE]"]);
+        for size in [1, 13, 4096] {
+            let answer = read_in_pieces(&sse(&all), size).1.unwrap();
+            let calls: Vec<String> = answer.tool_calls.iter().map(|c| c.search_call().unwrap().to_string()).collect();
+            assert_eq!(calls, ["search_class(\"Cart\")", "search_method(\"total\")"]);
+            assert_eq!((answer.tool_calls[0].id.as_str(), answer.content.as_str()), ("call_a", ""));
         }
     }
 

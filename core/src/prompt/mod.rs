@@ -42,7 +42,7 @@ pub enum Prompt<'a> {
     },
     /// Show search results and ask for an analysis.
     Analyse {
-        /// Each call run and the text it returned.
+        /// Each call run and the text it returned; empty when the results were given as answers to tool calls.
         results: &'a [(SearchCall, String)],
     },
     /// Ask: more context, or bug locations?
@@ -314,6 +314,8 @@ impl Prompt<'_> {
             Prompt::Search { issue, trace } => {
                 vec![Message::system(text::SEARCH_SYSTEM), Message::user(text::search_start(issue, trace))]
             }
+            // With no results given, they are already in the conversation (as the answers to tool calls).
+            Prompt::Analyse { results: [] } => user(text::ANALYSE.to_string()),
             Prompt::Analyse { results } => {
                 vec![Message::user(text::call_results(results)), Message::user(text::ANALYSE)]
             }

@@ -47,3 +47,24 @@ fn snapshot_of_every_prompt() {
         insta::assert_snapshot!(format!("{kind:?}"), rendered.join("\n\n"));
     }
 }
+
+/// What the model reads when the search APIs are offered as tools: their definitions, and the answer to a call that
+/// could not be made.
+#[test]
+fn snapshot_of_the_tools() {
+    let tools: Vec<serde_json::Value> = crate::llm::Tool::search_apis().iter().map(crate::llm::Tool::to_json).collect();
+    insta::assert_snapshot!("tools", serde_json::to_string_pretty(&tools).unwrap_or_default());
+    insta::assert_snapshot!(
+        "tool_call_failed",
+        text::tool_call_failed(
+            "search_klass",
+            &crate::llm::ToolCall {
+                id: "call_1".into(),
+                name: "search_klass".into(),
+                arguments: "{\"class_name\": \"Cart\"}".into(),
+            }
+            .search_call()
+            .unwrap_err()
+        )
+    );
+}

@@ -77,6 +77,14 @@ pub fn results_calls(content: &str) -> Option<Vec<&str>> {
     Some(calls)
 }
 
+/// Answers a tool call that could not be made (an unknown API, arguments that do not fit it).
+pub fn tool_call_failed(name: &str, problem: &str) -> String {
+    format!(
+        "The call to `{name}` could not be made: {problem}\nCheck the API's name and arguments against the list of \
+         APIs, and call it again if you still need it."
+    )
+}
+
 /// Takes the place of search results left out to fit the model's context window.
 pub fn results_left_out(calls: &[&str]) -> String {
     format!(
