@@ -101,6 +101,10 @@ enum Command {
         /// cuts an over-long prompt silently.
         #[arg(long, value_name = "TOKENS")]
         context_window: Option<u64>,
+        /// Offer the search APIs to the model as tools (function calling) instead of asking for calls in the text.
+        /// A server that refuses tools is asked again without them, and the run goes on in text.
+        #[arg(long)]
+        tools: bool,
     },
     /// Serve a model script as an OpenAI-compatible chat-completions endpoint (for tests and demos).
     ServeModel {
@@ -235,6 +239,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_cost,
             price,
             context_window,
+            tools,
         } => run::run(run::RunArgs {
             dir,
             issue,
@@ -263,6 +268,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             },
             prices: price,
             context_window,
+            tools,
         }),
         Command::ServeModel { script, port, host, event_gap_ms, dialect, context_window } => {
             let manner =

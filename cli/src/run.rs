@@ -62,6 +62,8 @@ pub struct RunArgs {
     pub prices: Vec<String>,
     /// The model's context window in tokens, if known.
     pub context_window: Option<u64>,
+    /// Offer the search APIs as tools.
+    pub tools: bool,
 }
 
 /// The model: an endpoint or a script.
@@ -189,6 +191,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         max_search_rounds: args.max_rounds,
         overall_retries: args.overall_retries,
         context_window: args.context_window,
+        tools: args.tools,
         ..AgentConfig::default()
     };
     let started = Instant::now();
@@ -303,10 +306,15 @@ impl Echo {
 fn progress_line(event: &Event) -> String {
     match event {
         Event::Phase { name } => format!("== {name}"),
-        Event::Model { stage, usage, usage_estimated, ms, .. } => {
+        Event::Model { stage, usage, usage_estimated, ms, tool_calls, .. } => {
             let about = if *usage_estimated { "~" } else { "" };
+            let calls = match tool_calls.len() {
+                0 => String::new(),
+                1 => ", 1 tool call".to_string(),
+                n => format!(", {n} tool calls"),
+            };
             format!(
-                "  model [{stage}] {about}{} + {about}{} tokens, {ms:.0} ms",
+                "  model [{stage}] {about}{} + {about}{} tokens, {ms:.0} ms{calls}",
                 usage.prompt_tokens, usage.completion_tokens
             )
         }
@@ -387,12 +395,14 @@ fn write_artefacts(out: &Path, transcript: &Transcript, summary: &serde_json::Va
     write("final.diff", diff)?;
     let mut n = 0;
     for event in &transcript.events {
-        if let Event::Model { stage, prompt, answer, reasoning, .. } = event {
+        if let Event::Model { stage, prompt, answer, reasoning, tool_calls, .. } = event {
             n += 1;
             let thinking = reasoning.as_deref().map_or(String::new(), |r| format!("## reasoning\n\n{r}\n\n"));
+            let calls: String = tool_calls.iter().map(|c| format!("- `{}` ({})\n", c.as_text(), c.id)).collect();
+            let calls = if calls.is_empty() { calls } else { format!("\n## tool calls\n\n{calls}") };
             write(
                 &format!("model_{n:03}_{stage}.md"),
-                &format!("## prompt\n\n{prompt}\n\n{thinking}## answer\n\n{answer}\n"),
+                &format!("## prompt\n\n{prompt}\n\n{thinking}## answer\n\n{answer}\n{calls}"),
             )?;
         }
     }

@@ -7,6 +7,8 @@
 //! answered with server-sent events, the answer cut into small deltas sent a few milliseconds apart, then a chunk
 //! with the `finish_reason`, a usage chunk when `stream_options.include_usage` asks for one, and `data: [DONE]`. A
 //! client that closes the connection mid-answer is reported on stderr (how the tests see that Stop really aborts).
+//! Offered `tools`, it plays a model that uses them: the search calls its scripted answer names come back as
+//! `tool_calls` too (whole, or streamed in fragments by `index`), with `finish_reason: "tool_calls"`.
 //!
 //! `--dialect` plays the edges where real servers differ (where thinking goes, streamed usage, what they refuse;
 //! see [`crate::dialect`]), and `--context-window` gives the server a context limit to refuse (or, as Ollama does,
@@ -21,7 +23,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use acr_core::llm::scripted::{Script, ScriptedModel};
-use acr_core::llm::{Message, estimate};
+use acr_core::llm::reasoning::separate;
+use acr_core::llm::{Message, ToolCall, estimate, tools};
 use acr_core::prompt::PromptKind;
 use acr_runner::guard::{self, Guard};
 use anyhow::Context;
@@ -188,6 +191,10 @@ fn answer(model: &ScriptedModel, manner: Manner, raw: &str) -> Reply {
         None => "ok".to_string(),
     };
     let usage = json!({"prompt_tokens": prompt_tokens, "completion_tokens": estimate::tokens(&content)});
+    let offered = body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty());
+    // Calls only from the answer: what a model thought about calling is not a call.
+    let tool_calls = if offered { tools::calls_in(&separate(&content).answer) } else { Vec::new() };
+    let finish = if tool_calls.is_empty() { "stop" } else { "tool_calls" };
     if body["stream"] == true {
         let asked = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
         let usage = match dialect.streamed_usage() {
@@ -195,18 +202,21 @@ fn answer(model: &ScriptedModel, manner: Manner, raw: &str) -> Reply {
             StreamedUsage::OnFinish => Usage::OnFinish(usage),
             _ => Usage::None,
         };
-        return Reply::Events(stream_events(dialect, &body["model"], &content, usage));
+        return Reply::Events(stream_events(dialect, &body["model"], &content, &tool_calls, usage));
     }
     let shaped = dialect.shape(&content);
     let mut message = json!({"role": "assistant", "content": shaped.content});
     if let Some((field, thinking)) = shaped.thinking {
         message[field] = json!(thinking);
     }
+    if !tool_calls.is_empty() {
+        message["tool_calls"] = json!(tool_calls);
+    }
     let reply = json!({
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "model": body["model"],
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": usage,
     });
     Reply::Json(StatusCode::OK, reply.to_string())
@@ -238,8 +248,9 @@ enum Usage {
 }
 
 /// A streamed completion's `data:` payloads: the role, the thinking (for servers that send it apart) and the answer
-/// in deltas, the finish, the usage where the dialect puts it, `[DONE]`.
-fn stream_events(dialect: Dialect, model: &Value, content: &str, usage: Usage) -> Vec<String> {
+/// in deltas, each tool call (its id and name, then its arguments in pieces), the finish, the usage where the dialect
+/// puts it, `[DONE]`.
+fn stream_events(dialect: Dialect, model: &Value, content: &str, tool_calls: &[ToolCall], usage: Usage) -> Vec<String> {
     let chunk = |delta: Value, finish: Value| {
         json!({
             "id": "chatcmpl-scripted",
@@ -261,7 +272,18 @@ fn stream_events(dialect: Dialect, model: &Value, content: &str, usage: Usage) -
         events.extend(deltas(field, thinking));
     }
     events.extend(deltas("content", &shaped.content));
-    let mut finish = chunk(json!({}), json!("stop"));
+    for (index, call) in tool_calls.iter().enumerate() {
+        let start = json!({"index": index, "id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}});
+        events.push(chunk(json!({"tool_calls": [start]}), Value::Null));
+        let chars: Vec<char> = call.arguments.chars().collect();
+        for piece in chars.chunks(DELTA_CHARS) {
+            let piece: String = piece.iter().collect();
+            let more = json!({"index": index, "function": {"arguments": piece}});
+            events.push(chunk(json!({"tool_calls": [more]}), Value::Null));
+        }
+    }
+    let finish_reason = if tool_calls.is_empty() { "stop" } else { "tool_calls" };
+    let mut finish = chunk(json!({}), json!(finish_reason));
     match usage {
         Usage::OnFinish(usage) => {
             finish["usage"] = usage;
@@ -327,7 +349,7 @@ mod tests {
                     _ => Usage::None,
                 };
                 let sends_usage = !matches!(usage, Usage::None);
-                let events = stream_events(dialect, &json!("m"), &content, usage);
+                let events = stream_events(dialect, &json!("m"), &content, &[], usage);
                 let mut reader = acr_core::llm::stream::StreamReader::new();
                 for data in &events {
                     reader.push(format!("data: {data}\n\n").as_bytes()).unwrap();
@@ -359,6 +381,37 @@ mod tests {
             let Reply::Json(status, body) = answer(&model, manner, &long) else { panic!("a JSON answer") };
             let expected = if dialect.truncates_silently() { StatusCode::OK } else { StatusCode::BAD_REQUEST };
             assert_eq!(status, expected, "{dialect:?}: {body}");
+        }
+    }
+
+    /// Offered tools, the server answers with the scripted answer's calls as tool calls, whole or streamed, and
+    /// the client reads the same calls back either way; calls only thought about are not made.
+    #[test]
+    fn offered_tools_the_scripted_calls_come_back_as_tool_calls() {
+        let text = "<think>search_class(\"Draft\")</think>Looking.\nsearch_class(\"Cart\")\nsearch_method(\"total\")";
+        let script = Script::default().answer(acr_core::llm::Stage::Search, text);
+        let (_, messages) =
+            acr_core::prompt::samples().into_iter().find(|(kind, _)| *kind == PromptKind::Search).expect("a sample");
+        let tools: Vec<Value> = acr_core::llm::Tool::search_apis().iter().map(acr_core::llm::Tool::to_json).collect();
+        for stream in [false, true] {
+            let model = ScriptedModel::new(Script { repeat_last: true, ..script.clone() });
+            let body = json!({"model": "m", "messages": messages, "tools": tools, "stream": stream}).to_string();
+            let answer = match answer(&model, Manner::default(), &body) {
+                Reply::Json(status, body) => {
+                    assert_eq!(status, StatusCode::OK, "{body}");
+                    let response = acr_core::llm::openai::HttpResponse { status: 200, body, retry_after: None };
+                    acr_core::llm::openai::parse_response(&response).unwrap()
+                }
+                Reply::Events(events) => {
+                    let mut reader = acr_core::llm::stream::StreamReader::new();
+                    for data in &events {
+                        reader.push(format!("data: {data}\n\n").as_bytes()).unwrap();
+                    }
+                    reader.finish().unwrap()
+                }
+            };
+            let calls: Vec<String> = answer.tool_calls.iter().map(|c| c.search_call().unwrap().to_string()).collect();
+            assert_eq!(calls, ["search_class(\"Cart\")", "search_method(\"total\")"], "stream: {stream}");
         }
     }
 }

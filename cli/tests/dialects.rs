@@ -73,3 +73,42 @@ fn a_prompt_over_the_servers_context_ends_the_run_with_its_reason() {
         assert!(stderr.contains("HTTP 400") && stderr.contains("context"), "{dialect}: {stderr}");
     }
 }
+
+/// `acr run --tools` in every dialect, streamed or not: where the server takes tools, the searches are tool calls
+/// run without reading; where it refuses them (vLLM and llama.cpp by default), the run says so once and goes on with
+/// calls in the text. The patch is the same in every cell.
+#[test]
+fn tools_are_used_where_the_server_takes_them_and_dropped_where_it_does_not() {
+    let reasoning = root().join("tests/fixtures/scripts/demo-reasoning.json");
+    for dialect in DIALECTS {
+        let refuses = matches!(dialect, "vllm" | "llamacpp");
+        for stream in [false, true] {
+            let cell = format!("{dialect}, streamed {stream}");
+            let server = ModelServer::start_with(&reasoning, &["--dialect", dialect]);
+            let out = tempfile::tempdir().expect("temp dir");
+            let args: &[&str] = if stream { &["--tools", "--stream"] } else { &["--tools"] };
+            let run = acr_run(&server, args, out.path());
+            let stderr = String::from_utf8_lossy(&run.stderr);
+            assert!(run.status.success(), "{cell}: acr run failed:\n{stderr}");
+            let diff = String::from_utf8_lossy(&run.stdout);
+            assert!(diff.contains("+            total += item.price_cents * units"), "{cell}: {diff}");
+            let events = events(out.path());
+            let by_tools = of_kind(&events, "proxy").iter().filter(|e| e["source"] == "tools").count();
+            let tool_calls: usize = of_kind(&events, "model")
+                .iter()
+                .map(|e| e["tool_calls"].as_array().map_or(0, Vec::len))
+                .sum();
+            let refusals = of_kind(&events, "note")
+                .iter()
+                .filter(|e| e["text"].as_str().unwrap().contains("does not take tools"))
+                .count();
+            if refuses {
+                assert_eq!((by_tools, tool_calls, refusals), (0, 0, 1), "{cell}: refused once, then text");
+            } else {
+                assert!(by_tools > 0 && tool_calls > 0, "{cell}: searched by tool calls");
+                assert_eq!(refusals, 0, "{cell}");
+                assert!(stderr.contains("tool call"), "{cell}: the progress shows the calls: {stderr}");
+            }
+        }
+    }
+}
