@@ -22,8 +22,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use acr_core::llm::scripted::{Script, ScriptedModel};
 use acr_core::llm::reasoning::separate;
+use acr_core::llm::scripted::{Script, ScriptedModel};
 use acr_core::llm::{Message, ToolCall, estimate, tools};
 use acr_core::prompt::PromptKind;
 use acr_runner::guard::{self, Guard};

@@ -94,10 +94,8 @@ fn tools_are_used_where_the_server_takes_them_and_dropped_where_it_does_not() {
             assert!(diff.contains("+            total += item.price_cents * units"), "{cell}: {diff}");
             let events = events(out.path());
             let by_tools = of_kind(&events, "proxy").iter().filter(|e| e["source"] == "tools").count();
-            let tool_calls: usize = of_kind(&events, "model")
-                .iter()
-                .map(|e| e["tool_calls"].as_array().map_or(0, Vec::len))
-                .sum();
+            let tool_calls: usize =
+                of_kind(&events, "model").iter().map(|e| e["tool_calls"].as_array().map_or(0, Vec::len)).sum();
             let refusals = of_kind(&events, "note")
                 .iter()
                 .filter(|e| e["text"].as_str().unwrap().contains("does not take tools"))

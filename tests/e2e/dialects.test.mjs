@@ -72,3 +72,33 @@ test("a context window set in the page leaves old results out instead of overflo
   assert.ok(notes.some((n) => /left out to fit the context window/.test(n)), notes.join("\n"));
   assert.deepEqual(errors, []);
 });
+
+// Tools ticked in the page: searches become tool calls, listed under the answer that made them, against a server that
+// takes tools (OpenAI's dialect, streamed); against one that refuses them (vLLM's default), the run says so in the
+// transcript and finishes with calls written in the text. Same patch either way.
+for (const [dialect, takesTools] of [["openai", true], ["vllm", false]]) {
+  test(`search by tool calls against ${dialect}`, async (t) => {
+    if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
+    const model = await serveModel(SCRIPT, ["--dialect", dialect]);
+    t.after(() => model.close());
+    const { page, errors } = await demoPageAgainst(t, model, "custom");
+    await page.check("#stream");
+    await page.check("#tools");
+    await page.click("#run-button");
+    await page.waitForSelector("#run-status.ok, #run-error", { timeout: 60000 });
+    assert.match(await page.textContent("#run-status"), /an applicable patch/);
+    assert.ok((await page.textContent("#diff")).includes("+            total += item.price_cents * units"));
+    await page.click("#tab-transcript");
+    const calls = await page.locator("#transcript .ev.model ul.tool-calls code").allTextContents();
+    const notes = await page.locator("#transcript .ev.note").allTextContents();
+    const refused = notes.filter((n) => /does not take tools/.test(n));
+    if (takesTools) {
+      assert.ok(calls.length >= 2 && calls.every((c) => /^(search_|get_)\w+\(/.test(c)), calls.join("\n"));
+      assert.deepEqual(refused, []);
+    } else {
+      assert.deepEqual(calls, []);
+      assert.equal(refused.length, 1, notes.join("\n"));
+    }
+    assert.deepEqual(errors, []);
+  });
+}

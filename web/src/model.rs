@@ -39,6 +39,8 @@ pub enum ModelChoice {
         stream: bool,
         /// The model's context window in tokens, if set: requests are fitted to it.
         context_window: Option<u64>,
+        /// Offer the search APIs as tools (function calling).
+        tools: bool,
     },
 }
 
@@ -49,6 +51,11 @@ impl ModelChoice {
             ModelChoice::Demo => None,
             ModelChoice::Remote { context_window, .. } => *context_window,
         }
+    }
+
+    /// Whether the search APIs are offered as tools.
+    pub fn tools(&self) -> bool {
+        matches!(self, ModelChoice::Remote { tools: true, .. })
     }
 }
 

@@ -172,8 +172,13 @@ impl RunState {
         self.priced.set(price.is_some());
         let model = Budgeted::new(model, budget, price, Box::new(browser::now));
         let meter = model.meter();
-        let config =
-            AgentConfig { mode, overall_retries, context_window: choice.context_window(), ..AgentConfig::default() };
+        let config = AgentConfig {
+            mode,
+            overall_retries,
+            context_window: choice.context_window(),
+            tools: choice.tools(),
+            ..AgentConfig::default()
+        };
         let (events, usage, calls, spent, live) = (self.events, self.usage, self.model_calls, self.spent, self.live);
         let agent = Agent::new(loaded.repo.clone(), loaded.index.clone(), model, runner, config)
             .with_observer(Box::new(move |e: &Event| {

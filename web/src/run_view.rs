@@ -4,6 +4,7 @@
 //! executions, reviews and MCTS iterations.
 
 use acr_core::agent::{AgentConfig, Event, Mode};
+use acr_core::llm::ToolCall;
 use acr_core::llm::stream::Partial;
 use acr_core::locate::BugLocation;
 use leptos::prelude::*;
@@ -293,8 +294,19 @@ fn tries_of(events: &[Event]) -> Vec<Option<usize>> {
 fn event_view(event: Event, app: AppState) -> impl IntoView {
     match event {
         Event::Phase { name } => view! { <li class="ev phase"><h3>{name.title()}</h3></li> }.into_any(),
-        Event::Model { stage, prompt, messages, answer, reasoning, usage, usage_estimated, ms, .. } => {
-            let first = one_line(&answer, 140);
+        Event::Model { stage, prompt, messages, answer, reasoning, tool_calls, usage, usage_estimated, ms, .. } => {
+            let calls: Vec<String> = tool_calls.iter().map(ToolCall::as_text).collect();
+            let first = if answer.trim().is_empty() && !calls.is_empty() {
+                one_line(&calls.join(", "), 140)
+            } else {
+                one_line(&answer, 140)
+            };
+            let tool_calls = (!calls.is_empty()).then(|| {
+                view! {
+                    <h4>{format!("Tool calls ({})", calls.len())}</h4>
+                    <ul class="tool-calls">{calls.into_iter().map(|c| view! { <li><code class="call">{c}</code></li> }).collect_view()}</ul>
+                }
+            });
             let about = if usage_estimated { "~" } else { "" };
             let reasoning = reasoning.map(|r| {
                 view! {
@@ -317,6 +329,7 @@ fn event_view(event: Event, app: AppState) -> impl IntoView {
                         {reasoning}
                         <h4>"Answer"</h4>
                         <pre class="text">{answer}</pre>
+                        {tool_calls}
                     </details>
                 </li>
             }

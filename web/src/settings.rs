@@ -139,6 +139,8 @@ pub struct Settings {
     pub stream: RwSignal<bool>,
     /// The model's context window in tokens, as typed (empty: unknown).
     pub context_window: RwSignal<String>,
+    /// Offer the search APIs as tools (function calling).
+    pub tools: RwSignal<bool>,
     /// Save the settings in `localStorage`.
     pub remember: RwSignal<bool>,
     /// Where executions happen.
@@ -171,6 +173,7 @@ struct Saved {
     api_key: String,
     stream: bool,
     context_window: String,
+    tools: bool,
     runner: Option<RunnerKind>,
     package_index: String,
     runner_url: String,
@@ -190,6 +193,7 @@ impl Settings {
             api_key: RwSignal::new(saved.api_key),
             stream: RwSignal::new(saved.stream),
             context_window: RwSignal::new(saved.context_window),
+            tools: RwSignal::new(saved.tools),
             remember: RwSignal::new(remember),
             runner_kind: RwSignal::new(saved.runner.unwrap_or_default()),
             requirements: RwSignal::new(String::new()),
@@ -232,6 +236,7 @@ impl Settings {
                 api_key: self.api_key.get(),
                 stream: self.stream.get(),
                 context_window: self.context_window.get(),
+                tools: self.tools.get(),
                 runner: Some(self.runner_kind.get()),
                 package_index: self.package_index.get(),
                 runner_url: self.runner_url.get(),
@@ -255,6 +260,7 @@ impl Settings {
                 },
                 stream: self.stream.get_untracked(),
                 context_window: self.context_window_tokens(),
+                tools: self.tools.get_untracked(),
             },
         }
     }
@@ -395,6 +401,8 @@ pub fn SettingsView(settings: Settings) -> impl IntoView {
                 <input id="context-window" type="text" inputmode="numeric" placeholder="unknown: requests are sent whole"
                     bind:value=settings.context_window />
             </div>
+            <label class="check"><input id="tools" type="checkbox" bind:checked=settings.tools />
+                " Offer the search APIs as tools (function calling; a server that refuses them gets calls in text)"</label>
             <p id="context-hint" class="muted small">{move || context_hint(settings.provider.get(), &settings.context_window.get())}</p>
         </div>
         <div class="row">
