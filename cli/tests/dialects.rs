@@ -74,17 +74,21 @@ fn a_prompt_over_the_servers_context_ends_the_run_with_its_reason() {
     }
 }
 
-/// `acr run --tools` in every dialect, streamed or not: where the server takes tools, the searches are tool calls
-/// run without reading; where it refuses them (vLLM and llama.cpp by default), the run says so once and goes on with
-/// calls in the text. The patch is the same in every cell.
+/// `acr run --tools` in every dialect, streamed or not, thinking or not: where the server takes tools, the searches
+/// are tool calls run without reading; where it refuses them (vLLM and llama.cpp by default), the run says so once
+/// and goes on with calls in the text. The patch is the same in every cell.
 #[test]
 fn tools_are_used_where_the_server_takes_them_and_dropped_where_it_does_not() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let plain = without_thinking(scratch.path());
     let reasoning = root().join("tests/fixtures/scripts/demo-reasoning.json");
+    let mut cells = 0;
     for dialect in DIALECTS {
         let refuses = matches!(dialect, "vllm" | "llamacpp");
-        for stream in [false, true] {
-            let cell = format!("{dialect}, streamed {stream}");
-            let server = ModelServer::start_with(&reasoning, &["--dialect", dialect]);
+        for (stream, script) in [false, true].into_iter().flat_map(|s| [(s, &reasoning), (s, &plain)]) {
+            let cell = format!("{dialect}, streamed {stream}, {}", script.display());
+            cells += 1;
+            let server = ModelServer::start_with(script, &["--dialect", dialect]);
             let out = tempfile::tempdir().expect("temp dir");
             let args: &[&str] = if stream { &["--tools", "--stream"] } else { &["--tools"] };
             let run = acr_run(&server, args, out.path());
@@ -109,4 +113,5 @@ fn tools_are_used_where_the_server_takes_them_and_dropped_where_it_does_not() {
             }
         }
     }
+    assert_eq!(cells, 20);
 }

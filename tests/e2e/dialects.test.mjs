@@ -73,10 +73,11 @@ test("a context window set in the page leaves old results out instead of overflo
   assert.deepEqual(errors, []);
 });
 
-// Tools ticked in the page: searches become tool calls, listed under the answer that made them, against a server that
-// takes tools (OpenAI's dialect, streamed); against one that refuses them (vLLM's default), the run says so in the
-// transcript and finishes with calls written in the text. Same patch either way.
-for (const [dialect, takesTools] of [["openai", true], ["vllm", false]]) {
+// Tools ticked in the page, answers streamed: searches become tool calls, listed under the answer that made them, in
+// the dialects whose servers take tools; where the server refuses them (vLLM and llama.cpp by default), the run says
+// so in the transcript and finishes with calls written in the text. Same patch in every dialect.
+for (const dialect of DIALECTS) {
+  const takesTools = !["vllm", "llamacpp"].includes(dialect);
   test(`search by tool calls against ${dialect}`, async (t) => {
     if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
     const model = await serveModel(SCRIPT, ["--dialect", dialect]);
