@@ -97,6 +97,20 @@ impl Language {
         }
     }
 
+    /// The info string of a Markdown code block of this language (`python`, `java`).
+    pub fn fence(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            #[cfg(feature = "java")]
+            Language::Java => "java",
+        }
+    }
+
+    /// The language of a file's code block: its own, or Python's for files of no known language.
+    pub fn fence_of(path: &str) -> &'static str {
+        Language::of_path(path).unwrap_or_default().fence()
+    }
+
     /// File extensions (without the dot).
     pub fn extensions(self) -> &'static [&'static str] {
         match self {

@@ -292,6 +292,18 @@ impl Repo {
         self.files.iter().map(|(p, t)| (p.as_str(), t.as_str()))
     }
 
+    /// The repository's language: the one most of its source files are in (Python when none, or on a tie).
+    pub fn language(&self) -> Language {
+        let mut counts = [0usize; Language::ALL.len()];
+        for (path, _) in self.source_files() {
+            if let Some(i) = Language::of_path(path).and_then(|l| Language::ALL.iter().position(|&k| k == l)) {
+                counts[i] += 1;
+            }
+        }
+        let best = counts.iter().enumerate().max_by_key(|&(i, &n)| (n, std::cmp::Reverse(i))).map_or(0, |(i, _)| i);
+        Language::ALL[best]
+    }
+
     /// Kept files in a language the index reads ([`Language::of_path`]: `.py`, and `.java` with the `java`
     /// feature) that are not test files (see [`is_test_file`]), in path order.
     pub fn source_files(&self) -> impl Iterator<Item = (&str, &str)> {

@@ -48,9 +48,18 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
-    /// Whether the run shows the bug, as AutoCodeRover decides it: a non-zero exit with `AssertionError` in stderr.
+    /// Whether the run shows the bug, as AutoCodeRover decides it: a non-zero exit with `AssertionError` in stderr;
+    /// or, for a test harness (Java's, [`crate::agent::junit`]), exit status 1 after a summary that counts failed
+    /// tests (`3 passed, 1 failed`), so failing tests are the bug and code that does not compile is not.
     pub fn reproduces_bug(&self) -> bool {
-        self.exit_code != Some(0) && !self.timed_out && self.stderr.contains("AssertionError")
+        let tests_failed = || {
+            let last = self.stdout.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let counts = last.split_once(" passed, ").and_then(|(p, f)| Some((p, f.strip_suffix(" failed")?)));
+            counts.is_some_and(|(p, f)| p.parse::<u32>().is_ok() && f.parse::<u32>().is_ok_and(|f| f > 0))
+        };
+        self.exit_code != Some(0)
+            && !self.timed_out
+            && (self.stderr.contains("AssertionError") || (self.exit_code == Some(1) && tests_failed()))
     }
 
     /// Whether the run passed (exit 0).

@@ -13,6 +13,7 @@
 
 pub mod best_so_far;
 pub mod issue;
+pub mod junit;
 pub mod patch_writer;
 pub mod regression;
 pub mod reproduce;

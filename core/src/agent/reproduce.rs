@@ -2,9 +2,13 @@
 //! get a standalone `reproducer.py` that fails with an `AssertionError` on the original program, and keep what it
 //! printed. Its standard error (the stack trace) goes into the first search request as a clue; the script validates
 //! patches later (the reviewer's runs, MCTS rewards).
+//!
+//! A Java repository is reproduced by its own JUnit tests instead ([`super::junit`]): the tests that fail on the
+//! original program are the bug, as in APR-MCTS, and no script is written.
 
 use super::{Agent, AgentError, Event, Phase, RunPurpose};
 use crate::answers;
+use crate::language::Language;
 use crate::llm::{Llm, Message};
 use crate::prompt::Prompt;
 use crate::runner::{RunOutcome, Runner};
@@ -14,15 +18,49 @@ pub const REPRODUCER: &str = "reproducer.py";
 /// The command that runs the reproducer.
 pub const COMMAND: &str = "python3 reproducer.py";
 
+/// How a reproducer runs: the files it adds to the repository and the command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    /// Files written into the run's folder beside the repository's (path, text).
+    pub files: Vec<(String, String)>,
+    /// The command line.
+    pub command: String,
+}
+
+impl Check {
+    /// A reproducer script: `reproducer.py`, run with `python3`.
+    pub fn script(test: &str) -> Check {
+        Check { files: vec![(REPRODUCER.to_string(), test.to_string())], command: COMMAND.to_string() }
+    }
+
+    /// The repository's JUnit tests, run by the Java harness.
+    pub fn java_tests() -> Check {
+        let files = vec![(super::junit::HARNESS_FILE.to_string(), super::junit::HARNESS.to_string())];
+        Check { files, command: super::junit::COMMAND.to_string() }
+    }
+
+    /// The files as the runner takes them.
+    pub fn file_refs(&self) -> Vec<(&str, &str)> {
+        self.files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect()
+    }
+}
+
 /// A reproducer that shows the bug, and its run on the original program.
 #[derive(Debug, Clone)]
 pub struct Reproduction {
-    /// The script.
+    /// The script, or the source of the repository's failing tests: what a reviewer reads.
     pub test: String,
-    /// Its run on the original program (fails with an `AssertionError`).
+    /// The language `test` is written in.
+    pub language: Language,
+    /// Its run on the original program (fails with an `AssertionError`, or with failing tests).
     pub before: RunOutcome,
-    /// The conversation that wrote it, so a reviewer's advice can continue it.
+    /// The conversation that wrote it, so a reviewer's advice can continue it (empty for the repository's tests).
     pub conversation: Vec<Message>,
+    /// How it runs.
+    pub check: Check,
+    /// Whether the model wrote it (and may rewrite it on a reviewer's advice) rather than it being the repository's
+    /// own tests.
+    pub written: bool,
 }
 
 impl Reproduction {
@@ -43,6 +81,10 @@ pub async fn run<L: Llm, R: Runner>(
         return Ok(None);
     }
     agent.emit(Event::Phase { name: Phase::Reproduce });
+    #[cfg(feature = "java")]
+    if agent.repo.language() == Language::Java {
+        return project_tests(agent).await;
+    }
     if ask_first {
         let answer = agent.ask(&Prompt::Reproducible { issue }).await?;
         if answers::yes_no(&answer, "reproducible") != Some(true) {
@@ -52,12 +94,57 @@ pub async fn run<L: Llm, R: Runner>(
     }
     let mut conversation = Vec::new();
     match write(agent, issue, &mut conversation, None).await? {
-        Some((test, before)) => Ok(Some(Reproduction { test, before, conversation })),
+        Some((test, before)) => Ok(Some(Reproduction {
+            check: Check::script(&test),
+            test,
+            language: Language::Python,
+            before,
+            conversation,
+            written: true,
+        })),
         None => {
             agent.note("no reproducer showed the bug; the patch will not be validated by execution");
             Ok(None)
         }
     }
+}
+
+/// Runs the repository's JUnit tests on the original program: a reproduction when some fail, else a note saying why
+/// patches will not be validated by execution.
+#[cfg(feature = "java")]
+async fn project_tests<L: Llm, R: Runner>(agent: &mut Agent<L, R>) -> Result<Option<Reproduction>, AgentError> {
+    let check = Check::java_tests();
+    let Some(before) =
+        agent.execute(super::RunPurpose::ReproducerOnOriginal, "", &check.file_refs(), &check.command).await?
+    else {
+        return Ok(None);
+    };
+    if before.reproduces_bug() {
+        let test = super::junit::failing_tests_source(&agent.repo, &before);
+        let failing = super::junit::failures(&before).len();
+        agent.note(format!(
+            "{failing} of the repository's tests fail on the original program: they reproduce the issue and validate \
+             patches"
+        ));
+        return Ok(Some(Reproduction {
+            test,
+            language: Language::Java,
+            before,
+            conversation: Vec::new(),
+            check,
+            written: false,
+        }));
+    }
+    let why = match before.exit_code {
+        Some(0) => "every test of the repository passes on the original program".to_string(),
+        Some(2) => format!(
+            "the repository does not compile with its tests:\n{}",
+            crate::prompt::text::tail(&before.stderr, 1500)
+        ),
+        _ => format!("the repository's tests could not be run: {}", before.error_line()),
+    };
+    agent.note(format!("{why}; patches will not be validated by execution"));
+    Ok(None)
 }
 
 /// Asks for a reproducer until one fails with an `AssertionError` on the original program. The conversation starts

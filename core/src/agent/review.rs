@@ -15,7 +15,7 @@
 
 use super::patch_writer::PatchWriter;
 use super::regression;
-use super::reproduce::{self, COMMAND, REPRODUCER, Reproduction};
+use super::reproduce::{self, Check, Reproduction};
 use super::search_loop::Found;
 use super::{Agent, AgentError, Event, Phase, RunPurpose};
 use crate::answers::{self, ReviewVerdict};
@@ -55,17 +55,20 @@ pub async fn run<L: Llm, R: Runner>(
 ) -> Result<Reviewed, AgentError> {
     agent.emit(Event::Phase { name: Phase::Review });
     let mut test = reproduction.test.clone();
+    let mut check = reproduction.check.clone();
     let mut before = reproduction.before.clone();
     let mut test_conversation = reproduction.conversation.clone();
     let mut approved = false;
     let rounds = agent.config.review_rounds;
     for round in 1..=rounds {
         let Some(after) =
-            agent.execute(RunPurpose::ReproducerOnPatch, &patch.diff, &[(REPRODUCER, &test)], COMMAND).await?
+            agent.execute(RunPurpose::ReproducerOnPatch, &patch.diff, &check.file_refs(), &check.command).await?
         else {
             return Ok(Reviewed { extraction: patch, validated: false, approved });
         };
-        let prompt = Prompt::Review { issue, test: &test, before: &before, patch: &patch.diff, after: &after };
+        let language = reproduction.language;
+        let prompt =
+            Prompt::Review { issue, test: &test, language, before: &before, patch: &patch.diff, after: &after };
         let Some(verdict) = ask_reviewer(agent, &prompt).await? else {
             agent.note(format!(
                 "the reviewer's answer could not be read after {} tries; the review is given up and the patch kept",
@@ -74,16 +77,24 @@ pub async fn run<L: Llm, R: Runner>(
             return Ok(Reviewed { extraction: patch, validated: false, approved });
         };
         emit_review(agent, round, &verdict);
-        approved = verdict.patch_correct && verdict.test_correct;
+        // The repository's own tests are not rewritten: a reviewer who doubts them is noted, and the patch judged.
+        let test_correct = verdict.test_correct || !reproduction.written;
+        if !verdict.test_correct && !reproduction.written {
+            agent.note("the reviewer judged the repository's own tests wrong; they are kept as they are");
+        }
+        approved = verdict.patch_correct && test_correct;
         let last = round == rounds;
-        if !verdict.test_correct {
+        if !test_correct {
             if last {
                 break;
             }
             let feedback =
                 Prompt::ReproducerFeedback { analysis: &verdict.test_analysis, advice: &verdict.test_advice };
             match reproduce::write(agent, issue, &mut test_conversation, Some(feedback)).await? {
-                Some((t, b)) => (test, before) = (t, b),
+                Some((t, b)) => {
+                    check = Check::script(&t);
+                    (test, before) = (t, b);
+                }
                 None => {
                     agent.note("no rewritten reproducer showed the bug; the patch is kept without validation");
                     return Ok(Reviewed { extraction: patch, validated: false, approved: false });
@@ -95,7 +106,7 @@ pub async fn run<L: Llm, R: Runner>(
             }
         }
         if approved {
-            match validate(agent, &patch, &after).await? {
+            match validate(agent, &patch, &after, reproduction.written).await? {
                 Validation::Passed => return Ok(Reviewed { extraction: patch, validated: true, approved }),
                 Validation::Failed(message) if !last => writer.validation_feedback(&message),
                 Validation::Failed(_) => break,
@@ -141,6 +152,7 @@ async fn validate<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     patch: &Extraction,
     after: &RunOutcome,
+    written: bool,
 ) -> Result<Validation, AgentError> {
     if !after.passed() {
         let exit = after.exit_code.map_or_else(|| "it was killed".to_string(), |c| format!("exit code {c}"));
@@ -149,8 +161,9 @@ async fn validate<L: Llm, R: Runner>(
             crate::prompt::text::tail(&after.stderr, 2000)
         )));
     }
+    // The repository's own tests already ran whole as the reproducer: nothing more to check.
     let tests = regression::tests_touching(&agent.repo, patch.files.keys().map(String::as_str));
-    if tests.is_empty() {
+    if tests.is_empty() || !written {
         return Ok(Validation::Passed);
     }
     let command = regression::command(&tests);

@@ -55,7 +55,7 @@ pub async fn run<L: Llm, R: Runner>(
     let mut next = None;
     for round in 1..=agent.config.max_search_rounds {
         let prompt = match &next {
-            None => Prompt::Search { issue, trace },
+            None => Prompt::Search { issue, language: agent.repo.language(), trace },
             Some(Next::Decide) => Prompt::Decide,
             Some(Next::Unusable) => {
                 Prompt::DecideAfterUnusable { problem: "no search calls or bug locations could be read from it." }

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use super::patch_writer::PatchWriter;
-use super::reproduce::Reproduction;
+use super::reproduce::{Check, Reproduction};
 use super::search_loop::Found;
 use super::transcript::TreeNode;
 use super::{Agent, AgentError, Event, Phase, RunPurpose, Verdict};
@@ -73,7 +73,7 @@ pub async fn run<L: Llm, R: Runner>(
     let mut best: BTreeMap<usize, Extraction> = BTreeMap::new();
     // With a runner, candidates are validated by a reproducer that fails on the original program; its output
     // there is the root's evidence, so children that fail the same way score 0.
-    let reproducer = reproduction.map(|r| r.test.as_str());
+    let check = reproduction.map(|r| &r.check);
     if let Some(r) = reproduction {
         let root = &mut tree.nodes[0].state;
         root.feedback =
@@ -123,7 +123,7 @@ pub async fn run<L: Llm, R: Runner>(
             }
             seen.push(extraction.diff.clone());
             let parent = tree.nodes[node].state.run.clone();
-            let (reward, candidate) = evaluate(agent, issue, reproducer, &extraction, parent.as_ref())
+            let (reward, candidate) = evaluate(agent, issue, check, &extraction, parent.as_ref())
                 .await
                 .inspect_err(|_| keep_partial(agent, &tree, iteration, node, &children))?;
             let is_pass = candidate.verdict == Some(Verdict::Pass);
@@ -288,14 +288,13 @@ fn syntax_error(extraction: &Extraction) -> Option<String> {
 async fn evaluate<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     issue: &str,
-    reproducer: Option<&str>,
+    check: Option<&Check>,
     extraction: &Extraction,
     parent: Option<&RunOutcome>,
 ) -> Result<(f64, Candidate), AgentError> {
     let diff = extraction.diff.clone();
-    if let Some(script) = reproducer
-        && let Some(run) =
-            agent.execute(RunPurpose::Validation, &diff, &[("reproducer.py", script)], "python3 reproducer.py").await?
+    if let Some(check) = check
+        && let Some(run) = agent.execute(RunPurpose::Validation, &diff, &check.file_refs(), &check.command).await?
     {
         let output = tail(&format!("{}{}", run.stdout, run.stderr));
         let verdict = Verdict::of(&run);

@@ -25,6 +25,7 @@
 pub mod text;
 
 use crate::call::SearchCall;
+use crate::language::Language;
 use crate::llm::{ChatRequest, Message, Role, Stage};
 use crate::locate::{BugLocation, Context};
 use crate::proxy::Problem;
@@ -37,6 +38,8 @@ pub enum Prompt<'a> {
     Search {
         /// The issue text.
         issue: &'a str,
+        /// The repository's language.
+        language: Language,
         /// What a reproducer printed to stderr on the original program.
         trace: Option<&'a str>,
     },
@@ -150,6 +153,8 @@ pub enum Prompt<'a> {
         issue: &'a str,
         /// The reproducer.
         test: &'a str,
+        /// The reproducer's language (its code block's).
+        language: Language,
         /// Its run on the original program.
         before: &'a RunOutcome,
         /// The candidate patch.
@@ -240,7 +245,7 @@ kinds! {
     Rate => Rate, false, Marker::Contains("How likely is this patch to resolve the issue");
     Select => Select, true, Marker::Contains("Which candidate is most likely to resolve the issue");
     ReviewRetry => Review, true, Marker::Contains("Your review could not be read");
-    Review => Review, true, Marker::Contains("A reproducer test:\n```python");
+    Review => Review, true, Marker::Contains("\n\nA reproducer test:\n```");
     Reproducible => Reproducible, true, Marker::Contains("could be run as a standalone script?");
     PatchRetry => Patch, false, Marker::Contains("Your patch could not be applied: ");
     ReviewFeedback => Patch, false, Marker::Contains("A reviewer ran your patch against a reproducer");
@@ -311,8 +316,8 @@ impl Prompt<'_> {
     pub fn messages(&self) -> Vec<Message> {
         let user = |s: String| vec![Message::user(s)];
         match *self {
-            Prompt::Search { issue, trace } => {
-                vec![Message::system(text::SEARCH_SYSTEM), Message::user(text::search_start(issue, trace))]
+            Prompt::Search { issue, language, trace } => {
+                vec![Message::system(text::search_system(language)), Message::user(text::search_start(issue, trace))]
             }
             // With no results given, they are already in the conversation (as the answers to tool calls).
             Prompt::Analyse { results: [] } => user(text::ANALYSE.to_string()),
@@ -331,7 +336,9 @@ impl Prompt<'_> {
             }
             Prompt::ProxyRetry { problems } => user(text::proxy_retry(problems)),
             Prompt::PatchWithLocations { issue, locations, context } => vec![
-                Message::system(text::PATCH_SYSTEM),
+                Message::system(text::patch_system(
+                    locations.first().and_then(|l| Language::of_path(&l.file)).unwrap_or_default(),
+                )),
                 Message::user(text::patch_with_locations(issue, locations, context)),
             ],
             Prompt::PatchFromConversation => user(text::patch_from_conversation()),
@@ -346,8 +353,8 @@ impl Prompt<'_> {
             Prompt::ReproducerNoScript => user(text::REPRODUCER_NO_SCRIPT.to_string()),
             Prompt::ReproducerFailed { outcome } => user(text::reproducer_failed(outcome)),
             Prompt::ReproducerFeedback { analysis, advice } => user(text::review_test_feedback(analysis, advice)),
-            Prompt::Review { issue, test, before, patch, after } => {
-                user(text::review(issue, test, before, patch, after))
+            Prompt::Review { issue, test, language, before, patch, after } => {
+                user(text::review(issue, test, language, before, patch, after))
             }
             Prompt::ReviewRetry => user(text::review_retry()),
             Prompt::Rate { issue, patch, evidence } => user(text::rate(issue, patch, evidence)),
@@ -422,7 +429,7 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
     let candidates = [diff, diff];
     let prompt = |kind: PromptKind| -> Prompt<'_> {
         match kind {
-            PromptKind::Search => Prompt::Search { issue, trace: Some(&failed.stderr) },
+            PromptKind::Search => Prompt::Search { issue, language: Language::Python, trace: Some(&failed.stderr) },
             PromptKind::Analyse => Prompt::Analyse { results: &results },
             PromptKind::Decide => Prompt::Decide,
             PromptKind::DecideAfterUnusable => {
@@ -460,7 +467,9 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
             PromptKind::ReproducerFeedback => {
                 Prompt::ReproducerFeedback { analysis: "It never calls total().", advice: "Call it." }
             }
-            PromptKind::Review => Prompt::Review { issue, test, before: &failed, patch: diff, after: &passed },
+            PromptKind::Review => {
+                Prompt::Review { issue, test, language: Language::Python, before: &failed, patch: diff, after: &passed }
+            }
             PromptKind::ReviewRetry => Prompt::ReviewRetry,
             PromptKind::Rate => Prompt::Rate { issue, patch: diff, evidence: "No execution was available." },
             PromptKind::Select => Prompt::Select { issue, candidates: &candidates },

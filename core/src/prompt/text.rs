@@ -8,18 +8,29 @@ use std::fmt::Write as _;
 
 use crate::api::APIS;
 use crate::call::SearchCall;
+use crate::language::Language;
 use crate::locate::{BugLocation, Context, ContextKind};
 use crate::proxy::Problem;
 use crate::runner::RunOutcome;
 
 /// The system message of the context-retrieval conversation.
-pub const SEARCH_SYSTEM: &str = "You are a senior Python developer who fixes bugs in large codebases. \
-You are given an issue report and can explore the repository only through the code search APIs listed below. \
-Gather just enough context to pin down where the bug lives and how the code there should behave.";
+pub fn search_system(language: Language) -> String {
+    format!(
+        "You are a senior {} developer who fixes bugs in large codebases. You are given an issue report and can \
+         explore the repository only through the code search APIs listed below. Gather just enough context to pin \
+         down where the bug lives and how the code there should behave.",
+        language.name()
+    )
+}
 
 /// The system message of the patch writer.
-pub const PATCH_SYSTEM: &str = "You are a senior Python developer. You write minimal, correct patches for issue \
-reports. You never edit test files and you keep the surrounding code style.";
+pub fn patch_system(language: Language) -> String {
+    format!(
+        "You are a senior {} developer. You write minimal, correct patches for issue reports. You never edit test \
+         files and you keep the surrounding code style.",
+        language.name()
+    )
+}
 
 /// The first request of the context-retrieval conversation: the issue, a reproducer's output when there is one, and
 /// the APIs.
@@ -181,9 +192,9 @@ Copy <original> exactly, with its indentation, and keep it short but unique. Do 
 placeholders such as `# ...` inside the blocks. Before the modifications, explain in a few sentences what is wrong \
 and how you fix it.";
 
-/// Code with line numbers, in a fenced block.
-fn numbered(s: &mut String, code: &str, start: u32) {
-    let _ = writeln!(s, "```python");
+/// Code of a file with line numbers, in a fenced block of the file's language.
+fn numbered(s: &mut String, file: &str, code: &str, start: u32) {
+    let _ = writeln!(s, "```{}", Language::fence_of(file));
     for (n, line) in code.lines().enumerate() {
         let _ = writeln!(s, "{:>6} {line}", start as usize + n);
     }
@@ -232,7 +243,7 @@ pub fn patch_with_locations(issue: &str, locations: &[BugLocation], context: &[C
         let _ = write!(s, "Location #{}: ", i + 1);
         tags(&mut s, loc);
         s.push('\n');
-        numbered(&mut s, &loc.code, loc.start);
+        numbered(&mut s, &loc.file, &loc.code, loc.start);
         if !loc.intended_behavior.trim().is_empty() {
             let _ = writeln!(s, "Intended behaviour: {}", loc.intended_behavior.trim());
         }
@@ -245,7 +256,7 @@ pub fn patch_with_locations(issue: &str, locations: &[BugLocation], context: &[C
             let _ = write!(s, "Context for location #{}: ", c.for_location + 1);
             tags(&mut s, &c.location);
             let _ = writeln!(s, "\nThis is {}.", context_label(c, location));
-            numbered(&mut s, &c.location.code, c.location.start);
+            numbered(&mut s, &c.location.file, &c.location.code, c.location.start);
             s.push('\n');
         }
     }
@@ -296,10 +307,11 @@ pub fn refine(parent_patch: &str, feedback: &str) -> String {
 /// MCTS: the masked prompt for single-line and single-hunk bugs.
 pub fn infill(file: &str, masked_code: &str, feedback: &str) -> String {
     format!(
-        "In {file}, the lines marked `>>> [ INFILL ] <<<` are wrong:\n```python\n{}\n```\nFirst reflect in a few \
+        "In {file}, the lines marked `>>> [ INFILL ] <<<` are wrong:\n```{fence}\n{}\n```\nFirst reflect in a few \
          sentences on what they should do, then reply with only the replacement lines, correctly indented, in one \
-         ```python code block.\nWhat we know about the last attempt there: {feedback}",
-        masked_code.trim_end()
+         ```{fence} code block.\nWhat we know about the last attempt there: {feedback}",
+        masked_code.trim_end(),
+        fence = Language::fence_of(file)
     )
 }
 
@@ -309,10 +321,11 @@ pub const INFILL_MASK: &str = ">>> [ INFILL ] <<<";
 /// MCTS: the whole-function prompt for single-function bugs.
 pub fn rewrite_function(file: &str, function_code: &str, feedback: &str) -> String {
     format!(
-        "In {file}, this function is buggy:\n```python\n{}\n```\nFirst reflect in a few sentences on the fault, then \
-         reply with the whole corrected function in one ```python code block.\nWhat we know about the last attempt \
-         there: {feedback}",
-        function_code.trim_end()
+        "In {file}, this function is buggy:\n```{fence}\n{}\n```\nFirst reflect in a few sentences on the fault, \
+         then reply with the whole corrected function in one ```{fence} code block.\nWhat we know about the last \
+         attempt there: {feedback}",
+        function_code.trim_end(),
+        fence = Language::fence_of(file)
     )
 }
 
@@ -386,12 +399,20 @@ pub fn run_output(run: &RunOutcome) -> String {
 }
 
 /// Asks the reviewer to judge a patch and a reproducer by their runs.
-pub fn review(issue: &str, test: &str, before: &RunOutcome, patch: &str, after: &RunOutcome) -> String {
+pub fn review(
+    issue: &str,
+    test: &str,
+    language: Language,
+    before: &RunOutcome,
+    patch: &str,
+    after: &RunOutcome,
+) -> String {
     format!(
-        "<issue>\n{}\n</issue>\n\nA reproducer test:\n```python\n{}\n```\nIts output on the original program:\n```\n{}\n\
+        "<issue>\n{}\n</issue>\n\nA reproducer test:\n```{}\n{}\n```\nIts output on the original program:\n```\n{}\n\
          ```\nA candidate patch:\n```diff\n{}\n```\nThe test's output on the patched program:\n```\n{}\n```\n\n\
          {REVIEW_QUESTION}",
         issue.trim(),
+        language.fence(),
         test.trim_end(),
         tail(&run_output(before), 3000),
         patch.trim_end(),

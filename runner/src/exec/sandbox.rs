@@ -362,7 +362,7 @@ impl Sandbox {
                 _ => {}
             }
         }
-        for file in ETC_FILES.iter().copied().chain(python_etc_dirs().iter().map(String::as_str)) {
+        for file in ETC_FILES.iter().copied().chain(runtime_etc_dirs().iter().map(String::as_str)) {
             add(&["--ro-bind-try", file, file]);
         }
         let (passwd, group) = (folder.etc.join("passwd"), folder.etc.join("group"));
@@ -466,12 +466,14 @@ fn find_python(name: Option<&str>) -> Result<(Option<Python>, Option<String>), S
     }
 }
 
-/// Debian keeps part of its Python's configuration in `/etc/python3*` (`sitecustomize.py`).
-fn python_etc_dirs() -> Vec<String> {
+/// The language runtimes' configuration that Debian keeps under `/etc` rather than `/usr`: Python's in
+/// `/etc/python3*` (`sitecustomize.py`), the JDK's in `/etc/java-*` (`security/java.security`, without which the
+/// JVM cannot start the compiler), read-only.
+fn runtime_etc_dirs() -> Vec<String> {
     let Ok(entries) = fs::read_dir("/etc") else { return Vec::new() };
     let mut dirs: Vec<String> = entries
         .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("python")))
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("python") || n.starts_with("java")))
         .map(|e| e.path().to_string_lossy().into_owned())
         .collect();
     dirs.sort();

@@ -1,0 +1,104 @@
+//! APR-MCTS on Java, end to end: `acr run --mode mcts --runner local` against a scripted model on three small Java
+//! projects whose JUnit tests fail because of a bug (`tests/fixtures/java-mcts`). The fix is one line, one hunk or
+//! spread over one method; each script's first candidate is wrong in that way, so the tree search asks again with
+//! the prompt for that kind of bug (masked lines, or the whole method) and validates the answer by compiling the
+//! project and running its tests in the runner's sandbox: the failing tests must pass, the rest keep passing.
+
+use std::path::Path;
+use std::process::Command;
+
+mod common;
+use common::{ACR, ModelServer, events, of_kind, root};
+
+/// JUnit's console launcher, where Debian's `junit5` puts it (`tools/setup.sh` installs it).
+const JUNIT_JAR: &str = "/usr/share/java/junit-platform-console-standalone.jar";
+
+fn java_available() -> bool {
+    let javac = Command::new("javac").arg("-version").output().is_ok_and(|o| o.status.success());
+    javac && Path::new(JUNIT_JAR).exists()
+}
+
+/// Runs the tree search on one fixture; returns its transcript's events and the final diff.
+fn repair(variant: &str) -> (Vec<serde_json::Value>, String) {
+    let dir = root().join("tests/fixtures/java-mcts").join(variant);
+    let server = ModelServer::start_with(dir.join("script.json"), &[]);
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = Command::new(ACR)
+        .arg("run")
+        .arg(&dir)
+        .arg("--issue")
+        .arg(dir.join("ISSUE.md"))
+        .args(["--endpoint", &server.url, "--model", "scripted", "--mode", "mcts", "--runner", "local"])
+        .args(["--overall-retries", "1", "--out"])
+        .arg(out.path())
+        .output()
+        .expect("acr run runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{variant}: acr run failed:\n{stderr}");
+    assert!(stderr.contains("validated by execution"), "{variant}: {stderr}");
+    (events(out.path()), String::from_utf8_lossy(&run.stdout).into_owned())
+}
+
+/// The kinds of prompt the tree search sent for patches, in order.
+fn patch_prompts(events: &[serde_json::Value]) -> Vec<String> {
+    of_kind(events, "model")
+        .iter()
+        .filter(|e| e["stage"] == "patch")
+        .map(|e| e["kind"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Checks what every variant shares: the failing tests reproduced the issue first, the search started from their
+/// trace, the first candidate failed the tests, and the last passed them.
+fn check_common(variant: &str, events: &[serde_json::Value]) {
+    let runs = of_kind(events, "run");
+    let first = &runs.first().expect("a run")["outcome"];
+    assert_eq!(first["exit_code"], 1, "{variant}: the tests fail on the original program");
+    assert!(first["stdout"].as_str().unwrap().contains("FAIL "), "{variant}");
+    let search = of_kind(events, "model").into_iter().find(|e| e["stage"] == "search").expect("a search");
+    assert!(search["prompt"].as_str().unwrap().contains("AssertionFailedError"), "{variant}: the trace is the clue");
+    let last = of_kind(events, "mcts").last().cloned().expect("an MCTS iteration");
+    let verdicts: Vec<&str> = last["tree"].as_array().unwrap().iter().map(|n| n["verdict"].as_str().unwrap()).collect();
+    assert_eq!(verdicts.first(), Some(&""), "{variant}: the root");
+    assert_eq!(verdicts.last(), Some(&"pass"), "{variant}: {verdicts:?}");
+    assert!(verdicts.contains(&"fail"), "{variant}: the wrong candidate failed the tests: {verdicts:?}");
+    let validation = runs.last().expect("a validation run");
+    assert_eq!(validation["purpose"], "validation");
+    assert_eq!(validation["outcome"]["exit_code"], 0, "{variant}: every test passes on the patch");
+}
+
+#[test]
+fn a_one_line_bug_is_fixed_through_the_masked_line_prompt() {
+    if !java_available() {
+        eprintln!("skipped: javac or JUnit's console launcher ({JUNIT_JAR}) is not installed");
+        return;
+    }
+    let (events, diff) = repair("line");
+    check_common("line", &events);
+    assert_eq!(patch_prompts(&events).last().map(String::as_str), Some("Infill"), "{:?}", patch_prompts(&events));
+    assert!(diff.contains("+            total += line.item().priceCents() * line.quantity();"), "{diff}");
+}
+
+#[test]
+fn a_one_hunk_bug_is_fixed_through_the_masked_hunk_prompt() {
+    if !java_available() {
+        eprintln!("skipped: javac or JUnit's console launcher ({JUNIT_JAR}) is not installed");
+        return;
+    }
+    let (events, diff) = repair("hunk");
+    check_common("hunk", &events);
+    assert_eq!(patch_prompts(&events).last().map(String::as_str), Some("Infill"));
+    assert!(diff.contains("-            return high;\n+            return low;"), "{diff}");
+}
+
+#[test]
+fn a_bug_across_a_method_is_fixed_through_the_whole_method_prompt() {
+    if !java_available() {
+        eprintln!("skipped: javac or JUnit's console launcher ({JUNIT_JAR}) is not installed");
+        return;
+    }
+    let (events, diff) = repair("method");
+    check_common("method", &events);
+    assert_eq!(patch_prompts(&events).last().map(String::as_str), Some("RewriteFunction"));
+    assert!(diff.contains("+        return (double) sum / values.length;"), "{diff}");
+}
