@@ -8,13 +8,16 @@ say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # 1. System packages: clang/llvm compile tree-sitter's C for wasm32; Chromium + ChromeDriver run browser tests;
-#    bubblewrap contains the reproducer runner's commands.
+#    bubblewrap contains the reproducer runner's commands; a JDK and JUnit 5 run Java repositories' tests.
 missing=()
 command -v clang >/dev/null || missing+=(clang)
 command -v llvm-ar >/dev/null || missing+=(llvm)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v bwrap >/dev/null || missing+=(bubblewrap)
+# Java repositories: the JDK's compiler and JUnit's console launcher run their tests (reproduction, validation).
+command -v javac >/dev/null || missing+=(default-jdk-headless)
+[ -f /usr/share/java/junit-platform-console-standalone.jar ] || missing+=(junit5)
 if [ ${#missing[@]} -gt 0 ]; then
   say "apt-get install ${missing[*]}"
   sudo_if_needed apt-get update -qq

@@ -68,3 +68,37 @@ fn snapshot_of_the_tools() {
         )
     );
 }
+
+/// The prompts that change with the repository's language, for a Java repository: the system messages name Java and
+/// code is fenced as Java.
+#[cfg(feature = "java")]
+#[test]
+fn snapshot_of_the_java_prompts() {
+    let file = "src/main/java/shop/Cart.java";
+    let code = "    public long total() {\n        long total = 0;\n        return total;\n    }\n";
+    let location = BugLocation {
+        file: file.into(),
+        class: Some("Cart".into()),
+        method: Some("total".into()),
+        start: 16,
+        end: 19,
+        code: code.into(),
+        intended_behavior: "Multiply each price by its quantity.".into(),
+    };
+    let failed = RunOutcome { exit_code: Some(1), stdout: "0 passed, 1 failed\n".into(), ..RunOutcome::default() };
+    let passed = RunOutcome { exit_code: Some(0), ..RunOutcome::default() };
+    let test = "// src/test/java/shop/CartTest.java (failing: shop.CartTest.total)\nclass CartTest {}\n";
+    let prompts = [
+        Prompt::Search { issue: "Cart.total() ignores quantities.", language: Language::Java, trace: None },
+        Prompt::PatchWithLocations { issue: "Cart.total() ignores quantities.", locations: &[location], context: &[] },
+        Prompt::Infill { file, masked_code: "        >>> [ INFILL ] <<<", feedback: "it does not compile" },
+        Prompt::RewriteFunction { file, code, feedback: "the tests still fail" },
+        Prompt::Review { issue: "x", test, language: Language::Java, before: &failed, patch: "diff", after: &passed },
+    ];
+    let rendered: Vec<String> = prompts
+        .iter()
+        .flat_map(|p| p.messages())
+        .map(|m| format!("[{:?}]\n{}", m.role, m.content))
+        .collect();
+    insta::assert_snapshot!("java_prompts", rendered.join("\n\n"));
+}
