@@ -213,20 +213,21 @@ fn clean_path(raw: &str) -> String {
 /// Strips leading and trailing newlines (never spaces), code-fence lines at either end, and consistent line-number
 /// prefixes. Returns the text and whether numbers were removed.
 fn clean_code(raw: &str) -> (String, bool) {
-    let mut lines: Vec<&str> = raw.trim_matches('\n').split('\n').collect();
+    let all: Vec<&str> = raw.trim_matches('\n').split('\n').collect();
+    let mut lines = all.as_slice();
     if lines.first().is_some_and(|l| is_fence(l)) {
-        lines.remove(0);
+        lines = &lines[1..];
     }
     if lines.last().is_some_and(|l| is_fence(l)) {
-        lines.pop();
+        lines = &lines[..lines.len() - 1];
     }
-    while lines.first().is_some_and(|l| l.is_empty()) {
-        lines.remove(0);
-    }
-    while lines.last().is_some_and(|l| l.is_empty()) {
-        lines.pop();
-    }
-    (lines.join("\n"), strip_line_numbers(&lines).is_some())
+    // Trimmed by moving the ends of a slice: removing lines one at a time from the front would move the rest each
+    // time, quadratic in a block of many blank lines.
+    let start = lines.iter().take_while(|l| l.is_empty()).count();
+    let lines = &lines[start..];
+    let end = lines.len() - lines.iter().rev().take_while(|l| l.is_empty()).count();
+    let lines = &lines[..end];
+    (lines.join("\n"), strip_line_numbers(lines).is_some())
 }
 
 /// Blank lines at the ends of a block, past the one newline that sets the block apart from its tags (`<original>\n`
@@ -409,6 +410,16 @@ pub fn is_placeholder(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fenced block of tens of thousands of blank lines is trimmed in one pass over them.
+    #[test]
+    fn a_block_of_many_blank_lines_after_a_fence_is_trimmed() {
+        let blanks = "\n".repeat(50_000);
+        let answer = format!("<file>a.py</file>\n<original>\n```{blanks}x = 1{blanks}```\n</original>\n<patched>\n```{blanks}x = 2{blanks}```\n</patched>");
+        let edits = parse_edits(&answer);
+        assert_eq!(edits.len(), 1);
+        assert_eq!((edits[0].original.trim(), edits[0].patched.trim()), ("x = 1", "x = 2"));
+    }
 
     #[test]
     fn blocks_in_a_fence_with_heading() {
