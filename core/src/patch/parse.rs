@@ -415,7 +415,9 @@ mod tests {
     #[test]
     fn a_block_of_many_blank_lines_after_a_fence_is_trimmed() {
         let blanks = "\n".repeat(50_000);
-        let answer = format!("<file>a.py</file>\n<original>\n```{blanks}x = 1{blanks}```\n</original>\n<patched>\n```{blanks}x = 2{blanks}```\n</patched>");
+        let answer = format!(
+            "<file>a.py</file>\n<original>\n```{blanks}x = 1{blanks}```\n</original>\n<patched>\n```{blanks}x = 2{blanks}```\n</patched>"
+        );
         let edits = parse_edits(&answer);
         assert_eq!(edits.len(), 1);
         assert_eq!((edits[0].original.trim(), edits[0].patched.trim()), ("x = 1", "x = 2"));

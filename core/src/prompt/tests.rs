@@ -95,10 +95,7 @@ fn snapshot_of_the_java_prompts() {
         Prompt::RewriteFunction { file, code, feedback: "the tests still fail" },
         Prompt::Review { issue: "x", test, language: Language::Java, before: &failed, patch: "diff", after: &passed },
     ];
-    let rendered: Vec<String> = prompts
-        .iter()
-        .flat_map(|p| p.messages())
-        .map(|m| format!("[{:?}]\n{}", m.role, m.content))
-        .collect();
+    let rendered: Vec<String> =
+        prompts.iter().flat_map(|p| p.messages()).map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect();
     insta::assert_snapshot!("java_prompts", rendered.join("\n\n"));
 }
