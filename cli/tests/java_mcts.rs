@@ -13,9 +13,14 @@ use common::{ACR, ModelServer, events, of_kind, root};
 /// JUnit's console launcher, where Debian's `junit5` puts it (`tools/setup.sh` installs it).
 const JUNIT_JAR: &str = "/usr/share/java/junit-platform-console-standalone.jar";
 
+/// Whether a JDK and JUnit are here to run the fixtures' tests; says so when not.
 fn java_available() -> bool {
     let javac = Command::new("javac").arg("-version").output().is_ok_and(|o| o.status.success());
-    javac && Path::new(JUNIT_JAR).exists()
+    let found = javac && Path::new(JUNIT_JAR).exists();
+    if !found {
+        eprintln!("skipped: javac or JUnit's console launcher ({JUNIT_JAR}) is not installed (tools/setup.sh)");
+    }
+    found
 }
 
 /// Runs the tree search on one fixture; returns its transcript's events and the final diff.
@@ -70,7 +75,6 @@ fn check_common(variant: &str, events: &[serde_json::Value]) {
 #[test]
 fn a_one_line_bug_is_fixed_through_the_masked_line_prompt() {
     if !java_available() {
-        eprintln!("skipped: javac or JUnit's console launcher ({JUNIT_JAR}) is not installed");
         return;
     }
     let (events, diff) = repair("line");
@@ -82,7 +86,6 @@ fn a_one_line_bug_is_fixed_through_the_masked_line_prompt() {
 #[test]
 fn a_one_hunk_bug_is_fixed_through_the_masked_hunk_prompt() {
     if !java_available() {
-        eprintln!("skipped: javac or JUnit's console launcher ({JUNIT_JAR}) is not installed");
         return;
     }
     let (events, diff) = repair("hunk");
@@ -94,7 +97,6 @@ fn a_one_hunk_bug_is_fixed_through_the_masked_hunk_prompt() {
 #[test]
 fn a_bug_across_a_method_is_fixed_through_the_whole_method_prompt() {
     if !java_available() {
-        eprintln!("skipped: javac or JUnit's console launcher ({JUNIT_JAR}) is not installed");
         return;
     }
     let (events, diff) = repair("method");
