@@ -1,6 +1,7 @@
 // Index speed, wasm against native, on the same tree: the npm package (core compiled to wasm, in Node) and
 // `acr index` (release build). Prints figures; asserts nothing. Usage: node tests/bench/index.mjs [TREE ...]
-// Default tree: the largest one in ../shared/replay/search. Run by `make bench`.
+// Default tree: the largest one in ../shared/replay/search. Python and Java files are read (e.g. a JDK's src.zip
+// unpacked, for Java). Run by `make bench`.
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -16,11 +17,12 @@ function largestReplayTree() {
   return readdirSync(base).map((t) => join(base, t, "repo")).sort((a, b) => size(b) - size(a))[0];
 }
 
-function pyFiles(root, dir = root, out = {}) {
+/** The tree's source files in the languages the index reads (Python, and Java in the package). */
+function sourceFiles(root, dir = root, out = {}) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) pyFiles(root, p, out);
-    else if (e.name.endsWith(".py")) out[relative(root, p)] = readFileSync(p, "utf8");
+    if (e.isDirectory()) sourceFiles(root, p, out);
+    else if (e.name.endsWith(".py") || e.name.endsWith(".java")) out[relative(root, p)] = readFileSync(p, "utf8");
   }
   return out;
 }
@@ -39,7 +41,7 @@ if (trees.length === 0) {
 const acr = await loadPackage();
 const native = join(ROOT, "target", "release", "acr");
 for (const tree of trees) {
-  const files = pyFiles(tree);
+  const files = sourceFiles(tree);
   const wasmMs = [];
   let stats;
   for (let i = 0; i < RUNS; i++) {
