@@ -174,7 +174,12 @@ fn answer(model: &ScriptedModel, manner: Manner, raw: &str) -> Reply {
         Err(e) => return Reply::Json(StatusCode::BAD_REQUEST, error_body(&format!("bad messages: {e}"))),
     };
     let dialect = manner.dialect;
-    let prompt_tokens = estimate::prompt_tokens(&messages);
+    // As the agent estimates its requests: the conversation and the definitions of the tools offered.
+    let tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .map_or(0, |t| t.iter().map(|d| estimate::tokens(&d.to_string())).sum());
+    let prompt_tokens = estimate::prompt_tokens(&messages) + tools;
     if let Some((status, refusal)) = dialect.refusal(&body, prompt_tokens, manner.context_window) {
         return Reply::Json(status, refusal);
     }

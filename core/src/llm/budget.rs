@@ -180,7 +180,7 @@ impl<L: Llm> Budgeted<L> {
             return Err(Exhausted { what: Limit::Seconds, used: seconds, needed: 0.0, limit });
         }
         let most = Usage {
-            prompt_tokens: estimate::prompt_tokens(&request.messages),
+            prompt_tokens: estimate::request_tokens(request),
             completion_tokens: request.max_tokens.map_or(0, u64::from),
         };
         let tokens = (most.prompt_tokens + most.completion_tokens) as f64;

@@ -19,15 +19,29 @@ pub fn tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(CHARS_PER_TOKEN)
 }
 
-/// Estimated tokens of a conversation as sent.
+/// Estimated tokens of a conversation as sent: each message's text and the tool calls it carries.
 pub fn prompt_tokens(messages: &[Message]) -> u64 {
-    messages.iter().map(|m| tokens(&m.content) + TOKENS_PER_MESSAGE).sum()
+    messages
+        .iter()
+        .map(|m| {
+            let calls: u64 = m.tool_calls.iter().map(|c| tokens(&c.name) + tokens(&c.arguments)).sum();
+            tokens(&m.content) + calls + TOKENS_PER_MESSAGE
+        })
+        .sum()
 }
 
-/// Estimated usage of one exchange: the request's messages in, the answer (and its thinking) out.
+/// Estimated tokens of a request's prompt: its conversation and the definitions of the tools it offers (the nine
+/// search APIs cost about a thousand tokens, which a small context window must make room for).
+pub fn request_tokens(request: &ChatRequest) -> u64 {
+    let tools: u64 = request.tools.iter().map(|t| tokens(&t.to_json().to_string())).sum();
+    prompt_tokens(&request.messages) + tools
+}
+
+/// Estimated usage of one exchange: the request's prompt in, the answer (its thinking and tool calls) out.
 pub fn usage(request: &ChatRequest, answer: &ChatResponse) -> Usage {
     let thinking = answer.reasoning.as_deref().map_or(0, tokens);
-    Usage { prompt_tokens: prompt_tokens(&request.messages), completion_tokens: tokens(&answer.content) + thinking }
+    let calls: u64 = answer.tool_calls.iter().map(|c| tokens(&c.name) + tokens(&c.arguments)).sum();
+    Usage { prompt_tokens: request_tokens(request), completion_tokens: tokens(&answer.content) + thinking + calls }
 }
 
 /// Puts an estimate in place of the usage when the server sent none, and marks it as estimated.

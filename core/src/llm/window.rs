@@ -38,9 +38,9 @@ impl fmt::Display for TooLong {
     }
 }
 
-/// Estimated tokens a request needs: its messages and room for its answer.
+/// Estimated tokens a request needs: its messages, the tools it offers, and room for its answer.
 pub fn needed(request: &ChatRequest) -> u64 {
-    estimate::prompt_tokens(&request.messages) + request.max_tokens.map_or(ANSWER_RESERVE, u64::from)
+    estimate::request_tokens(request) + request.max_tokens.map_or(ANSWER_RESERVE, u64::from)
 }
 
 /// Shortens `request` to fit `window` tokens by replacing its oldest search results with notes; returns the note of
@@ -136,5 +136,21 @@ mod tests {
         assert_eq!(needed(&request), estimate::prompt_tokens(&request.messages) + ANSWER_RESERVE);
         request.max_tokens = Some(10);
         assert_eq!(needed(&request), estimate::prompt_tokens(&request.messages) + 10);
+    }
+
+    /// The search APIs offered as tools take room too: a window the conversation fits without them leaves the
+    /// oldest results out once they are offered.
+    #[test]
+    fn offered_tools_count_against_the_window() {
+        let plain = conversation();
+        let mut with_tools = ChatRequest { tools: crate::llm::Tool::search_apis(), ..conversation() };
+        let tools = needed(&with_tools) - needed(&plain);
+        assert!(tools > 500, "the nine definitions cost {tools} tokens");
+        let window = needed(&plain);
+        assert!(fit(&mut plain.clone(), window).unwrap().is_empty(), "fits without tools");
+        match fit(&mut with_tools, window) {
+            Ok(notes) => assert!(!notes.is_empty(), "results were left out to make room for the tools"),
+            Err(too_long) => assert!(too_long.needed > window),
+        }
     }
 }
