@@ -31,7 +31,7 @@ pub fn prompt_tokens(messages: &[Message]) -> u64 {
 }
 
 /// Estimated tokens of a request's prompt: its conversation and the definitions of the tools it offers (the nine
-/// search APIs cost about a thousand tokens, which a small context window must make room for).
+/// search APIs cost about 770 tokens, which a small context window must make room for).
 pub fn request_tokens(request: &ChatRequest) -> u64 {
     let tools: u64 = request.tools.iter().map(|t| tokens(&t.to_json().to_string())).sum();
     prompt_tokens(&request.messages) + tools
