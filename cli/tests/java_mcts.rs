@@ -25,6 +25,11 @@ fn java_available() -> bool {
 
 /// Runs the tree search on one fixture; returns its transcript's events and the final diff.
 fn repair(variant: &str) -> (Vec<serde_json::Value>, String) {
+    repair_in(variant, "mcts")
+}
+
+/// Runs the agent in a mode (`acr` or `mcts`) on one fixture; returns its transcript's events and the final diff.
+fn repair_in(variant: &str, mode: &str) -> (Vec<serde_json::Value>, String) {
     let dir = root().join("tests/fixtures/java-mcts").join(variant);
     let server = ModelServer::start_with(dir.join("script.json"), &[]);
     let out = tempfile::tempdir().expect("temp dir");
@@ -33,7 +38,7 @@ fn repair(variant: &str) -> (Vec<serde_json::Value>, String) {
         .arg(&dir)
         .arg("--issue")
         .arg(dir.join("ISSUE.md"))
-        .args(["--endpoint", &server.url, "--model", "scripted", "--mode", "mcts", "--runner", "local"])
+        .args(["--endpoint", &server.url, "--model", "scripted", "--mode", mode, "--runner", "local"])
         .args(["--overall-retries", "1", "--out"])
         .arg(out.path())
         .output()
@@ -103,4 +108,28 @@ fn a_bug_across_a_method_is_fixed_through_the_whole_method_prompt() {
     check_common("method", &events);
     assert_eq!(patch_prompts(&events).last().map(String::as_str), Some("RewriteFunction"));
     assert!(diff.contains("+        return (double) sum / values.length;"), "{diff}");
+}
+
+/// With no failing test in the repository, the model is asked for a JUnit test that shows the bug; it runs with the
+/// repository's tests, fails on the original program, and passes on the patch the reviewer then approves.
+#[test]
+fn without_a_failing_test_the_model_writes_one_and_the_review_runs_it() {
+    if !java_available() {
+        return;
+    }
+    let (events, diff) = repair_in("untested", "acr");
+    let asked: Vec<&str> = of_kind(&events, "model").iter().filter_map(|e| e["kind"].as_str()).collect();
+    assert!(asked.contains(&"Reproducer"), "{asked:?}");
+    let prompt = of_kind(&events, "model").into_iter().find(|e| e["kind"] == "Reproducer").expect("asked");
+    assert!(prompt["prompt"].as_str().unwrap().contains("JUnit 5 test class `AcrReproducerTest`"));
+    let runs = of_kind(&events, "run");
+    let purposes: Vec<&str> = runs.iter().filter_map(|r| r["purpose"].as_str()).collect();
+    assert_eq!(&purposes[..3], ["reproducer on original", "reproducer on original", "reproducer on patch"]);
+    assert_eq!(runs[0]["outcome"]["exit_code"], 0, "the repository's own tests pass");
+    let written = &runs[1]["outcome"];
+    assert_eq!(written["exit_code"], 1);
+    assert!(written["stdout"].as_str().unwrap().contains("FAIL shop.AcrReproducerTest.threePensCostThreeTimesOne"));
+    assert_eq!(runs[2]["outcome"]["exit_code"], 0, "the test passes on the patch");
+    assert_eq!(of_kind(&events, "review").len(), 1);
+    assert!(diff.contains("+            total += line.item().priceCents() * line.quantity();"), "{diff}");
 }

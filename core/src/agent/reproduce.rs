@@ -3,8 +3,9 @@
 //! printed. Its standard error (the stack trace) goes into the first search request as a clue; the script validates
 //! patches later (the reviewer's runs, MCTS rewards).
 //!
-//! A Java repository is reproduced by its own JUnit tests instead ([`super::junit`]): the tests that fail on the
-//! original program are the bug, as in APR-MCTS, and no script is written.
+//! A Java repository is reproduced by its own JUnit tests first ([`super::junit`]): the tests that fail on the
+//! original program are the bug, as in APR-MCTS, and no test is written. When they all pass, the model is asked for a
+//! JUnit test class (`AcrReproducerTest.java`) that fails, run with them by the same harness.
 
 use super::{Agent, AgentError, Event, Phase, RunPurpose};
 use crate::answers;
@@ -37,6 +38,17 @@ impl Check {
     pub fn java_tests() -> Check {
         let files = vec![(super::junit::HARNESS_FILE.to_string(), super::junit::HARNESS.to_string())];
         Check { files, command: super::junit::COMMAND.to_string() }
+    }
+
+    /// A reproducer the model wrote, in the repository's language: `reproducer.py`, or a JUnit test class run with
+    /// the repository's tests by the Java harness.
+    pub fn written(language: Language, test: &str) -> Check {
+        if language == Language::Python {
+            return Check::script(test);
+        }
+        let mut check = Check::java_tests();
+        check.files.push((crate::prompt::text::JAVA_REPRODUCER_FILE.to_string(), test.to_string()));
+        check
     }
 
     /// The files as the runner takes them.
@@ -81,9 +93,14 @@ pub async fn run<L: Llm, R: Runner>(
         return Ok(None);
     }
     agent.emit(Event::Phase { name: Phase::Reproduce });
+    let language = agent.repo.language();
     #[cfg(feature = "java")]
-    if agent.repo.language() == Language::Java {
-        return project_tests(agent).await;
+    if language == Language::Java {
+        match project_tests(agent).await? {
+            Tests::Fail(reproduction) => return Ok(Some(*reproduction)),
+            Tests::Broken => return Ok(None),
+            Tests::Pass => {}
+        }
     }
     if ask_first {
         let answer = agent.ask(&Prompt::Reproducible { issue }).await?;
@@ -95,9 +112,9 @@ pub async fn run<L: Llm, R: Runner>(
     let mut conversation = Vec::new();
     match write(agent, issue, &mut conversation, None).await? {
         Some((test, before)) => Ok(Some(Reproduction {
-            check: Check::script(&test),
+            check: Check::written(language, &test),
             test,
-            language: Language::Python,
+            language,
             before,
             conversation,
             written: true,
@@ -109,15 +126,26 @@ pub async fn run<L: Llm, R: Runner>(
     }
 }
 
-/// Runs the repository's JUnit tests on the original program: a reproduction when some fail, else a note saying why
-/// patches will not be validated by execution.
+/// What the repository's own tests say on the original program.
 #[cfg(feature = "java")]
-async fn project_tests<L: Llm, R: Runner>(agent: &mut Agent<L, R>) -> Result<Option<Reproduction>, AgentError> {
+enum Tests {
+    /// Some fail: they reproduce the issue.
+    Fail(Box<Reproduction>),
+    /// All pass (or there are none): a test of the model's is needed.
+    Pass,
+    /// They could not be run (the code does not compile, no runner): nothing will be validated by execution.
+    Broken,
+}
+
+/// Runs the repository's JUnit tests on the original program: a reproduction when some fail, else a note saying why
+/// not.
+#[cfg(feature = "java")]
+async fn project_tests<L: Llm, R: Runner>(agent: &mut Agent<L, R>) -> Result<Tests, AgentError> {
     let check = Check::java_tests();
     let Some(before) =
         agent.execute(super::RunPurpose::ReproducerOnOriginal, "", &check.file_refs(), &check.command).await?
     else {
-        return Ok(None);
+        return Ok(Tests::Broken);
     };
     if before.reproduces_bug() {
         let test = super::junit::failing_tests_source(&agent.repo, &before);
@@ -126,17 +154,22 @@ async fn project_tests<L: Llm, R: Runner>(agent: &mut Agent<L, R>) -> Result<Opt
             "{failing} of the repository's tests fail on the original program: they reproduce the issue and validate \
              patches"
         ));
-        return Ok(Some(Reproduction {
+        return Ok(Tests::Fail(Box::new(Reproduction {
             test,
             language: Language::Java,
             before,
             conversation: Vec::new(),
             check,
             written: false,
-        }));
+        })));
+    }
+    if before.passed() {
+        agent.note(
+            "every test of the repository passes on the original program; a test that shows the bug is asked for",
+        );
+        return Ok(Tests::Pass);
     }
     let why = match before.exit_code {
-        Some(0) => "every test of the repository passes on the original program".to_string(),
         Some(2) => format!(
             "the repository does not compile with its tests:\n{}",
             crate::prompt::text::tail(&before.stderr, 1500)
@@ -144,7 +177,7 @@ async fn project_tests<L: Llm, R: Runner>(agent: &mut Agent<L, R>) -> Result<Opt
         _ => format!("the repository's tests could not be run: {}", before.error_line()),
     };
     agent.note(format!("{why}; patches will not be validated by execution"));
-    Ok(None)
+    Ok(Tests::Broken)
 }
 
 /// Asks for a reproducer until one fails with an `AssertionError` on the original program. The conversation starts
@@ -155,15 +188,16 @@ pub(super) async fn write<L: Llm, R: Runner>(
     messages: &mut Vec<Message>,
     feedback: Option<Prompt<'_>>,
 ) -> Result<Option<(String, RunOutcome)>, AgentError> {
+    let language = agent.repo.language();
     let mut failed: Option<RunOutcome> = None;
     let mut no_script = false;
     let mut feedback = feedback;
     for _ in 0..agent.config.reproducer_attempts.max(1) {
         let prompt = match (&failed, feedback.take()) {
             (_, Some(f)) => f,
-            (Some(outcome), None) => Prompt::ReproducerFailed { outcome },
-            (None, None) if no_script || !messages.is_empty() => Prompt::ReproducerNoScript,
-            (None, None) => Prompt::Reproducer { issue },
+            (Some(outcome), None) => Prompt::ReproducerFailed { outcome, language },
+            (None, None) if no_script || !messages.is_empty() => Prompt::ReproducerNoScript { language },
+            (None, None) => Prompt::Reproducer { issue, language },
         };
         let answer = agent.converse(messages, &prompt).await?;
         failed = None;
@@ -172,8 +206,9 @@ pub(super) async fn write<L: Llm, R: Runner>(
             continue;
         };
         no_script = false;
+        let check = Check::written(language, &script);
         let Some(outcome) =
-            agent.execute(RunPurpose::ReproducerOnOriginal, "", &[(REPRODUCER, &script)], COMMAND).await?
+            agent.execute(RunPurpose::ReproducerOnOriginal, "", &check.file_refs(), &check.command).await?
         else {
             return Ok(None);
         };

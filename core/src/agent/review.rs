@@ -89,10 +89,10 @@ pub async fn run<L: Llm, R: Runner>(
                 break;
             }
             let feedback =
-                Prompt::ReproducerFeedback { analysis: &verdict.test_analysis, advice: &verdict.test_advice };
+                Prompt::ReproducerFeedback { analysis: &verdict.test_analysis, advice: &verdict.test_advice, language };
             match reproduce::write(agent, issue, &mut test_conversation, Some(feedback)).await? {
                 Some((t, b)) => {
-                    check = Check::script(&t);
+                    check = Check::written(reproduction.language, &t);
                     (test, before) = (t, b);
                 }
                 None => {

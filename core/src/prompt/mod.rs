@@ -128,17 +128,24 @@ pub enum Prompt<'a> {
         /// The issue text.
         issue: &'a str,
     },
-    /// Ask for a standalone reproducer.
+    /// Ask for a standalone reproducer: a Python script, or a JUnit test class for Java.
     Reproducer {
         /// The issue text.
         issue: &'a str,
+        /// The repository's language.
+        language: Language,
     },
     /// Ask again for the reproducer: the answer had no script.
-    ReproducerNoScript,
+    ReproducerNoScript {
+        /// The repository's language.
+        language: Language,
+    },
     /// Say the reproducer did not show the bug, with its output, and ask again.
     ReproducerFailed {
         /// The run on the original program.
         outcome: &'a RunOutcome,
+        /// The repository's language.
+        language: Language,
     },
     /// Pass the reviewer's judgement of the test to the test writer.
     ReproducerFeedback {
@@ -146,6 +153,8 @@ pub enum Prompt<'a> {
         analysis: &'a str,
         /// The reviewer's advice.
         advice: &'a str,
+        /// The repository's language.
+        language: Language,
     },
     /// Ask the reviewer to judge a patch and a test by their runs.
     Review {
@@ -255,10 +264,10 @@ kinds! {
     RewriteFunction => Patch, false, Marker::Contains("this function is buggy");
     PatchWithLocations => Patch, false, Marker::Contains("The bug is in the following code:");
     PatchFromConversation => Patch, false, Marker::Contains("Using everything gathered above, write a patch");
-    ReproducerNoScript => Reproducer, false, Marker::Is(text::REPRODUCER_NO_SCRIPT);
+    ReproducerNoScript => Reproducer, false, Marker::Contains("Your reply has no script in it.");
     ReproducerFailed => Reproducer, false, Marker::Contains("did not reproduce the issue");
     ReproducerFeedback => Reproducer, false, Marker::Contains("A reviewer judged your reproducer wrong");
-    Reproducer => Reproducer, false, Marker::Contains("Write a standalone Python script `reproducer.py`");
+    Reproducer => Reproducer, false, Marker::Contains("that reproduces this issue. While the bug is present it must fail");
 }
 
 impl PromptKind {
@@ -297,7 +306,7 @@ impl Prompt<'_> {
             Prompt::RewriteFunction { .. } => PromptKind::RewriteFunction,
             Prompt::Reproducible { .. } => PromptKind::Reproducible,
             Prompt::Reproducer { .. } => PromptKind::Reproducer,
-            Prompt::ReproducerNoScript => PromptKind::ReproducerNoScript,
+            Prompt::ReproducerNoScript { .. } => PromptKind::ReproducerNoScript,
             Prompt::ReproducerFailed { .. } => PromptKind::ReproducerFailed,
             Prompt::ReproducerFeedback { .. } => PromptKind::ReproducerFeedback,
             Prompt::Review { .. } => PromptKind::Review,
@@ -349,10 +358,12 @@ impl Prompt<'_> {
             Prompt::Infill { file, masked_code, feedback } => user(text::infill(file, masked_code, feedback)),
             Prompt::RewriteFunction { file, code, feedback } => user(text::rewrite_function(file, code, feedback)),
             Prompt::Reproducible { issue } => user(text::reproducible(issue)),
-            Prompt::Reproducer { issue } => user(text::reproducer(issue)),
-            Prompt::ReproducerNoScript => user(text::REPRODUCER_NO_SCRIPT.to_string()),
-            Prompt::ReproducerFailed { outcome } => user(text::reproducer_failed(outcome)),
-            Prompt::ReproducerFeedback { analysis, advice } => user(text::review_test_feedback(analysis, advice)),
+            Prompt::Reproducer { issue, language } => user(text::reproducer(issue, language)),
+            Prompt::ReproducerNoScript { language } => user(text::reproducer_no_script(language)),
+            Prompt::ReproducerFailed { outcome, language } => user(text::reproducer_failed(outcome, language)),
+            Prompt::ReproducerFeedback { analysis, advice, language } => {
+                user(text::review_test_feedback(analysis, advice, language))
+            }
             Prompt::Review { issue, test, language, before, patch, after } => {
                 user(text::review(issue, test, language, before, patch, after))
             }
@@ -461,11 +472,12 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
                 feedback: "the model rated it 40/100",
             },
             PromptKind::Reproducible => Prompt::Reproducible { issue },
-            PromptKind::Reproducer => Prompt::Reproducer { issue },
-            PromptKind::ReproducerNoScript => Prompt::ReproducerNoScript,
-            PromptKind::ReproducerFailed => Prompt::ReproducerFailed { outcome: &passed },
+            PromptKind::Reproducer => Prompt::Reproducer { issue, language: Language::Python },
+            PromptKind::ReproducerNoScript => Prompt::ReproducerNoScript { language: Language::Python },
+            PromptKind::ReproducerFailed => Prompt::ReproducerFailed { outcome: &passed, language: Language::Python },
             PromptKind::ReproducerFeedback => {
-                Prompt::ReproducerFeedback { analysis: "It never calls total().", advice: "Call it." }
+                let (analysis, advice) = ("It never calls total().", "Call it.");
+                Prompt::ReproducerFeedback { analysis, advice, language: Language::Python }
             }
             PromptKind::Review => {
                 Prompt::Review { issue, test, language: Language::Python, before: &failed, patch: diff, after: &passed }

@@ -94,7 +94,20 @@ fn snapshot_of_the_java_prompts() {
         Prompt::Infill { file, masked_code: "        >>> [ INFILL ] <<<", feedback: "it does not compile" },
         Prompt::RewriteFunction { file, code, feedback: "the tests still fail" },
         Prompt::Review { issue: "x", test, language: Language::Java, before: &failed, patch: "diff", after: &passed },
+        Prompt::Reproducer { issue: "Cart.total() ignores quantities.", language: Language::Java },
+        Prompt::ReproducerNoScript { language: Language::Java },
+        Prompt::ReproducerFailed { outcome: &passed, language: Language::Java },
+        Prompt::ReproducerFeedback { analysis: "It never adds a pen.", advice: "Add three.", language: Language::Java },
     ];
+    // The markers a server recognises prompts by hold in either language.
+    for prompt in &prompts {
+        let mut conversation = vec![Message::system("earlier"), Message::user("q"), Message::assistant("a")];
+        if prompt.messages()[0].role == Role::System {
+            conversation.clear();
+        }
+        conversation.extend(prompt.messages());
+        assert_eq!(PromptKind::recognise(&conversation), Some(prompt.kind()), "{:?}", prompt.kind());
+    }
     let rendered: Vec<String> =
         prompts.iter().flat_map(|p| p.messages()).map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect();
     insta::assert_snapshot!("java_prompts", rendered.join("\n\n"));

@@ -348,8 +348,25 @@ pub const PRINT_STACKTRACE: &str = r#"def print_stacktrace(e: BaseException) -> 
         print(f"    {(frame.line or '').strip()}", file=sys.stderr)
     print(f"{type(e).__name__}: {e}", file=sys.stderr)"#;
 
-/// Asks for a standalone reproducer.
-pub fn reproducer(issue: &str) -> String {
+/// The file a Java reproducer is written to (at the repository's root: the compiler reads a class's package from
+/// the file, not its folder).
+pub const JAVA_REPRODUCER_FILE: &str = "AcrReproducerTest.java";
+
+/// Asks for a standalone reproducer: a Python script, or for Java a JUnit 5 test class run with the repository's
+/// tests.
+pub fn reproducer(issue: &str, language: Language) -> String {
+    if language != Language::Python {
+        return format!(
+            "<issue>\n{}\n</issue>\n\nWrite a JUnit 5 test class `AcrReproducerTest` that reproduces this issue. While \
+             the bug is present it must fail, with an assertion whose message explains what went wrong; once the bug \
+             is fixed it must pass. It is saved as `{JAVA_REPRODUCER_FILE}` and compiled and run with the \
+             repository's own code and tests: declare the package of the code it tests (so it can reach what that \
+             package shares) and import `org.junit.jupiter.api.Test` and `org.junit.jupiter.api.Assertions`.\n\n\
+             Reply with the whole class in a single ```{} code block.",
+            issue.trim(),
+            language.fence()
+        );
+    }
     format!(
         "<issue>\n{}\n</issue>\n\nWrite a standalone Python script `reproducer.py`, run from the repository root \
          with `python3 reproducer.py`, that reproduces this issue. While the bug is present it must fail with an \
@@ -363,14 +380,24 @@ pub fn reproducer(issue: &str) -> String {
 }
 
 /// Asks again for the reproducer when the answer had no code block.
-pub const REPRODUCER_NO_SCRIPT: &str = "Your reply has no script in it. Reply with the whole of `reproducer.py` in \
-a single ```python code block.";
+pub fn reproducer_no_script(language: Language) -> String {
+    let file = if language == Language::Python { "reproducer.py" } else { JAVA_REPRODUCER_FILE };
+    format!(
+        "Your reply has no script in it. Reply with the whole of `{file}` in a single ```{} code block.",
+        language.fence()
+    )
+}
 
 /// Feedback to the reproducer writer after a run that did not show the bug.
-pub fn reproducer_failed(outcome: &RunOutcome) -> String {
+pub fn reproducer_failed(outcome: &RunOutcome, language: Language) -> String {
+    let must = if language == Language::Python {
+        "it must exit non-zero with an AssertionError"
+    } else {
+        "its test must fail, and the code must compile"
+    };
     format!(
-        "Running your script on the unpatched repository did not reproduce the issue (it must exit non-zero with \
-         an AssertionError). Exit code: {}.\nstdout:\n{}\nstderr:\n{}\nWrite the script again.",
+        "Running your script on the unpatched repository did not reproduce the issue ({must}). Exit code: {}.\n\
+         stdout:\n{}\nstderr:\n{}\nWrite the script again.",
         outcome.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "killed".into()),
         tail(&outcome.stdout, 2000),
         tail(&outcome.stderr, 2000)
@@ -378,12 +405,13 @@ pub fn reproducer_failed(outcome: &RunOutcome) -> String {
 }
 
 /// Feedback to the reproducer writer from the reviewer.
-pub fn review_test_feedback(analysis: &str, advice: &str) -> String {
+pub fn review_test_feedback(analysis: &str, advice: &str, language: Language) -> String {
     format!(
         "A reviewer judged your reproducer wrong.\nAnalysis: {}\nAdvice: {}\nWrite the script again in a single \
-         ```python block.",
+         ```{} block.",
         analysis.trim(),
-        advice.trim()
+        advice.trim(),
+        language.fence()
     )
 }
 
