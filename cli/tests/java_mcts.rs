@@ -31,7 +31,13 @@ fn repair(variant: &str) -> (Vec<serde_json::Value>, String) {
 /// Runs the agent in a mode (`acr` or `mcts`) on one fixture; returns its transcript's events and the final diff.
 fn repair_in(variant: &str, mode: &str) -> (Vec<serde_json::Value>, String) {
     let dir = root().join("tests/fixtures/java-mcts").join(variant);
-    let server = ModelServer::start_with(dir.join("script.json"), &[]);
+    repair_with(&dir, &dir.join("script.json"), mode)
+}
+
+/// Runs the agent in a mode on the project in `dir`, its issue in `dir/ISSUE.md`, playing `script`.
+fn repair_with(dir: &Path, script: &Path, mode: &str) -> (Vec<serde_json::Value>, String) {
+    let variant = dir.display();
+    let server = ModelServer::start_with(script, &[]);
     let out = tempfile::tempdir().expect("temp dir");
     let run = Command::new(ACR)
         .arg("run")
@@ -117,7 +123,14 @@ fn without_a_failing_test_the_model_writes_one_and_the_review_runs_it() {
     if !java_available() {
         return;
     }
-    let (events, diff) = repair_in("untested", "acr");
+    // The `line` project with its failing test taken out.
+    let fixtures = root().join("tests/fixtures/java-mcts");
+    let copy = tempfile::tempdir().expect("temp dir");
+    copy_tree(&fixtures.join("line"), copy.path());
+    let test = copy.path().join("src/test/java/shop/CartTest.java");
+    let passing = "package shop;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nimport org.junit.jupiter.api.Test;\n\nclass CartTest {\n    @Test\n    void emptyCartCostsNothing() {\n        assertEquals(0, new Cart().total());\n    }\n}\n";
+    std::fs::write(&test, passing).expect("write the test");
+    let (events, diff) = repair_with(copy.path(), &fixtures.join("untested.json"), "acr");
     let asked: Vec<&str> = of_kind(&events, "model").iter().filter_map(|e| e["kind"].as_str()).collect();
     assert!(asked.contains(&"Reproducer"), "{asked:?}");
     let prompt = of_kind(&events, "model").into_iter().find(|e| e["kind"] == "Reproducer").expect("asked");
@@ -132,4 +145,16 @@ fn without_a_failing_test_the_model_writes_one_and_the_review_runs_it() {
     assert_eq!(runs[2]["outcome"]["exit_code"], 0, "the test passes on the patch");
     assert_eq!(of_kind(&events, "review").len(), 1);
     assert!(diff.contains("+            total += line.item().priceCents() * line.quantity();"), "{diff}");
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).expect("a fixture folder").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            std::fs::create_dir_all(&target).expect("create a folder");
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy a file");
+        }
+    }
 }
