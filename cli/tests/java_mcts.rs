@@ -41,7 +41,7 @@ fn repair_with(dir: &Path, script: &Path, mode: &str) -> (Vec<serde_json::Value>
     let out = tempfile::tempdir().expect("temp dir");
     let run = Command::new(ACR)
         .arg("run")
-        .arg(&dir)
+        .arg(dir)
         .arg("--issue")
         .arg(dir.join("ISSUE.md"))
         .args(["--endpoint", &server.url, "--model", "scripted", "--mode", mode, "--runner", "local"])
