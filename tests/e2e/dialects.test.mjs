@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, servedPlayground, serveModel, acrHas, useRunner } from "./harness.mjs";
+import { OUT, ROOT, servedPlayground, serveModel, acrHas, useRunner } from "./harness.mjs";
 
 const SCRIPT = join(ROOT, "tests", "fixtures", "scripts", "demo-reasoning.json");
 const DIALECTS = ["openai", "ollama", "vllm", "lmstudio", "llamacpp"];
@@ -96,6 +96,12 @@ for (const dialect of DIALECTS) {
     if (takesTools) {
       assert.ok(calls.length >= 2 && calls.every((c) => /^(search_|get_)\w+\(/.test(c)), calls.join("\n"));
       assert.deepEqual(refused, []);
+      if (dialect === "openai") {
+        // The first answer opened on its tool calls, for the README.
+        const first = page.locator("#transcript .ev.model details").first();
+        await first.evaluate((d) => { d.open = true; d.scrollIntoView({ block: "start" }); });
+        await page.screenshot({ path: join(OUT, "tools.png") });
+      }
     } else {
       assert.deepEqual(calls, []);
       assert.equal(refused.length, 1, notes.join("\n"));
