@@ -1,4 +1,4 @@
-//! `acr index`: index a repository's Python sources and print what was found, with the time the index took and,
+//! `acr index`: index a repository's sources (Python and Java) and print what was found, with the time the index took and,
 //! apart, the time reading the folder took.
 
 use std::process::ExitCode;
@@ -13,14 +13,17 @@ pub fn run(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
     let index = acr_core::Index::build(&repo);
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     let s = index.stats();
+    let languages = index.files_by_language();
     if json {
         let mut v = serde_json::to_value(s)?;
         v["milliseconds"] = serde_json::json!((ms * 10.0).round() / 10.0);
+        v["languages"] = languages.iter().map(|(l, n)| (l.name().to_string(), serde_json::json!(n))).collect();
         v["load_milliseconds"] = serde_json::json!((load_ms * 10.0).round() / 10.0);
         v["skipped"] = serde_json::to_value(repo.skipped())?;
         println!("{v}");
     } else {
         println!("files:       {}", s.files);
+        println!("languages:   {}", index.languages_summary());
         println!("parsed:      {}", s.parsed);
         println!("with errors: {}", s.with_errors);
         println!("classes:     {}", s.classes);

@@ -147,6 +147,23 @@ fn without_a_failing_test_the_model_writes_one_and_the_review_runs_it() {
     assert!(diff.contains("+            total += line.item().priceCents() * line.quantity();"), "{diff}");
 }
 
+/// The playground's Java demo (`web/demo-java`, its issue and script) repaired in both modes, validated by its
+/// JUnit tests in the runner's sandbox as the page does through the runner server.
+#[test]
+fn the_playgrounds_java_demo_is_repaired_and_validated_in_both_modes() {
+    if !java_available() {
+        return;
+    }
+    let dir = root().join("web/demo-java");
+    for mode in ["acr", "mcts"] {
+        let (events, diff) = repair_with(&dir, &dir.join("script.json"), mode);
+        assert!(diff.contains("+            if (loan.due().isBefore(today)) {"), "{mode}: {diff}");
+        let runs = of_kind(&events, "run");
+        let first = &runs.first().expect("the tests ran")["outcome"];
+        assert!(first["stdout"].as_str().unwrap().contains("FAIL library.LibraryTest"), "{mode}: {first}");
+    }
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).expect("a fixture folder").flatten() {
         let target = to.join(entry.file_name());

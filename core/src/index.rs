@@ -231,6 +231,24 @@ impl Index {
         self.files.iter().position(|f| f.path == path).map(|i| i as FileId)
     }
 
+    /// How many files of each language the index holds, in [`Language::ALL`] order, leaving out languages with none.
+    pub fn files_by_language(&self) -> Vec<(Language, usize)> {
+        let mut counts: Vec<(Language, usize)> = Language::ALL.iter().map(|&l| (l, 0)).collect();
+        for f in &self.files {
+            if let Some(count) = counts.iter_mut().find(|(l, _)| Language::of_path(&f.path) == Some(*l)) {
+                count.1 += 1;
+            }
+        }
+        counts.retain(|(_, n)| *n > 0);
+        counts
+    }
+
+    /// [`Index::files_by_language`] as people read it: `Python 12, Java 3` (`none` for an empty index).
+    pub fn languages_summary(&self) -> String {
+        let counts: Vec<String> = self.files_by_language().iter().map(|(l, n)| format!("{} {n}", l.name())).collect();
+        if counts.is_empty() { "none".to_string() } else { counts.join(", ") }
+    }
+
     /// Summary counts.
     pub fn stats(&self) -> IndexStats {
         let mut s = IndexStats { files: self.files.len(), ..IndexStats::default() };

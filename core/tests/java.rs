@@ -138,3 +138,18 @@ fn edits_to_java_files_pass_javas_gate_not_pythons() {
     assert_ne!(broken.status, ExtractStatus::ApplicablePatch, "a missing `;` is refused");
     assert!(broken.reason.contains("';' expected"), "{}", broken.reason);
 }
+
+#[test]
+fn a_mixed_repository_counts_its_files_per_language() {
+    let mut repo = fixture();
+    repo.set_file("tools/gen.py", "def main():\n    pass\n".to_string());
+    repo.set_file("README.md", "# not source\n".to_string());
+    let index = Index::build(&repo);
+    let counts = index.files_by_language();
+    let java = index.files.iter().filter(|f| f.path.ends_with(".java")).count();
+    assert!(java > 1, "the fixture indexes several Java files");
+    assert_eq!(counts, [(acr_core::index::Language::Python, 1), (acr_core::index::Language::Java, java)]);
+    assert_eq!(counts.iter().map(|(_, n)| n).sum::<usize>(), index.stats().files);
+    assert_eq!(index.languages_summary(), format!("Python 1, Java {java}"));
+    assert_eq!(Index::build(&Repo::new()).languages_summary(), "none");
+}

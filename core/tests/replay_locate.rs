@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use acr_core::Index;
 use acr_core::locate::{Outcome, Query, Resolution, Tier, resolve};
-use regex::Regex;
+use regex_lite::Regex;
 use serde_json::Value;
 
 /// ACR's order of tries for one bug location.

@@ -19,7 +19,7 @@ use acr_core::Repo;
 use acr_core::index::{Index, IndexBuilder};
 use acr_core::repo::is_test_file;
 use acr_core::search::{SearchOutput, Searcher};
-use regex::Regex;
+use regex_lite::Regex;
 use serde_json::Value;
 
 fn corpus() -> PathBuf {

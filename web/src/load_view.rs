@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
+use crate::demo::Demo;
 use crate::file_tree::FileTree;
 use crate::index_pool::{self, PoolError};
 use crate::state::{AppState, Loaded};
@@ -67,6 +68,8 @@ enum LoadState {
     Ready {
         name: String,
         stats: IndexStats,
+        /// Files per language, as `Python 12, Java 3`.
+        languages: String,
         skipped: Vec<SkippedFile>,
         broken: Vec<String>,
         ms: f64,
@@ -113,15 +116,26 @@ pub fn LoadView() -> impl IntoView {
         let broken = index.files.iter().filter(|f| f.has_error).map(|f| f.path.clone()).collect();
         let skipped = repo.skipped().to_vec();
         let stats = index.stats();
+        let languages = index.languages_summary();
         phases.end("tables", started);
-        let ready =
-            LoadState::Ready { name: name.clone(), stats, skipped, broken, ms, index_ms, origin, restored, phases };
+        let ready = LoadState::Ready {
+            name: name.clone(),
+            stats,
+            languages,
+            skipped,
+            broken,
+            ms,
+            index_ms,
+            origin,
+            restored,
+            phases,
+        };
         state.set(ready);
         app.loaded.set(Some(Loaded { name, repo: Rc::new(repo), index: Rc::new(index), demo }));
-        // The demo repository comes with its issue; another repository should not keep it.
-        if demo {
-            app.issue.set(demo::ISSUE.trim().to_string());
-        } else if app.issue.with_untracked(|i| i.trim() == demo::ISSUE.trim()) {
+        // A demo repository comes with its issue; another repository should not keep a demo's issue.
+        if let Some(demo) = demo {
+            app.issue.set(demo.issue.trim().to_string());
+        } else if app.issue.with_untracked(|i| demo::ALL.iter().any(|d| i.trim() == d.issue.trim())) {
             app.issue.set(String::new());
         }
     };
@@ -156,7 +170,7 @@ pub fn LoadView() -> impl IntoView {
                 return;
             }
             phases.end(if origin == Origin::Cache { "cache" } else { "parse" }, started);
-            ready(name.clone(), repo, index, Timing { started, indexing, phases }, origin, restored, false);
+            ready(name.clone(), repo, index, Timing { started, indexing, phases }, origin, restored, None);
             // Remembered only once indexed: an archive that crashes the tab is not loaded again by the next reload.
             if let Some(key) = key {
                 if let Some(parsed) = parsed {
@@ -208,17 +222,17 @@ pub fn LoadView() -> impl IntoView {
             None => state.set(LoadState::Failed("Nothing was dropped: drop a .zip file of the repository.".into())),
         }
     };
-    let on_demo = move |_| {
+    let on_demo = move |demo: &'static Demo| {
         let generation_now = next_generation();
         app.loaded.set(None);
         let started = browser::now();
         spawn_local(async move {
-            let repo = Repo::from_files(demo::FILES.iter().copied());
+            let repo = Repo::from_files(demo.files.iter().copied());
             let cancelled = move || generation.get_value() != generation_now;
             let cache = CacheKey { key: None, cached: None };
-            if let Some((index, origin, _)) = index_repo("demo repository", &repo, cache, &cancelled, state).await {
+            if let Some((index, origin, _)) = index_repo(demo.name, &repo, cache, &cancelled, state).await {
                 let timing = Timing { started, indexing: started, phases: Phases::default() };
-                ready("demo repository".into(), repo, index, timing, origin, false, true);
+                ready(demo.name.into(), repo, index, timing, origin, false, Some(demo));
             }
         });
     };
@@ -232,7 +246,12 @@ pub fn LoadView() -> impl IntoView {
             <div class="row">
                 <label class="button" for="zip-input">"Choose a .zip…"</label>
                 <input id="zip-input" class="visually-hidden" type="file" accept=".zip,application/zip" on:change=on_zip />
-                <button id="demo-button" class="secondary" on:click=on_demo>"Use the demo repository"</button>
+                <button id="demo-button" class="secondary" on:click=move |_| on_demo(&demo::PYTHON)>
+                    "Use the demo repository"
+                </button>
+                <button id="demo-java-button" class="secondary" on:click=move |_| on_demo(&demo::JAVA)>
+                    "Java demo"
+                </button>
             </div>
         </div>
         <StateView state=state generation=generation />
@@ -351,7 +370,7 @@ fn StateView(state: RwSignal<LoadState>, generation: StoredValue<u64>) -> impl I
         .into_any(),
         LoadState::Cancelled(name) => view! { <p id="status" class="muted">"Loading " {name} " was cancelled."</p> }.into_any(),
         LoadState::Failed(message) => view! { <p id="error" class="error" role="alert">{message}</p> }.into_any(),
-        LoadState::Ready { name, stats, skipped, broken, ms, index_ms, origin, restored, phases } => view! {
+        LoadState::Ready { name, stats, languages, skipped, broken, ms, index_ms, origin, restored, phases } => view! {
             <p id="status" data-ms=format!("{ms:.1}") data-index-ms=format!("{index_ms:.1}")
                 data-origin=format!("{origin:?}") data-restored=restored.to_string() data-phases=phases.to_string()
                 title=format!("{phases} (ms)")>
@@ -365,6 +384,7 @@ fn StateView(state: RwSignal<LoadState>, generation: StoredValue<u64>) -> impl I
             <progress id="progress" max=stats.files value=stats.files></progress>
             <dl class="stats" id="stats">
                 <dt>"files"</dt><dd id="stat-files">{stats.files}</dd>
+                <dt>"languages"</dt><dd id="stat-languages">{languages}</dd>
                 <dt>"classes"</dt><dd id="stat-classes">{stats.classes}</dd>
                 <dt>"methods"</dt><dd id="stat-methods">{stats.methods}</dd>
                 <dt>"functions"</dt><dd id="stat-functions">{stats.functions}</dd>

@@ -20,9 +20,6 @@ use acr_core::llm::{ChatRequest, ChatResponse, Llm, LlmError};
 use crate::browser;
 use crate::transport::FetchTransport;
 
-/// The demo model's script: answers per stage, written for the demo repository's issue.
-pub const DEMO_SCRIPT: &str = include_str!("../demo/script.json");
-
 /// Pause before each demo answer, in milliseconds, so a run is visible rather than instant.
 const DEMO_PACE_MS: u32 = 60;
 
@@ -75,11 +72,16 @@ pub struct PlaygroundModel {
 }
 
 impl PlaygroundModel {
-    /// Builds the model for a choice; setting `stop` abandons the call in flight and aborts its request. A streamed
-    /// answer is handed to `live` piece by piece.
-    pub fn new(choice: &ModelChoice, stop: Rc<Cell<bool>>, live: impl Fn(&Partial) + 'static) -> Result<Self, String> {
+    /// Builds the model for a choice (the demo model plays `script`); setting `stop` abandons the call in flight and
+    /// aborts its request. A streamed answer is handed to `live` piece by piece.
+    pub fn new(
+        choice: &ModelChoice,
+        script: &str,
+        stop: Rc<Cell<bool>>,
+        live: impl Fn(&Partial) + 'static,
+    ) -> Result<Self, String> {
         let backend = match choice {
-            ModelChoice::Demo => Backend::Demo(ScriptedModel::new(demo_script()?)),
+            ModelChoice::Demo => Backend::Demo(ScriptedModel::new(Script::from_json(script)?)),
             ModelChoice::Remote { endpoint, stream, .. } => {
                 check_endpoint(endpoint)?;
                 let transport = FetchTransport { timeout_ms: None, stop: Some(stop.clone()) };
@@ -125,11 +127,6 @@ async fn unless_stopped<T>(call: impl Future<Output = Result<T, LlmError>>, stop
         }
     })
     .await
-}
-
-/// The demo script, parsed.
-pub fn demo_script() -> Result<Script, String> {
-    Script::from_json(DEMO_SCRIPT)
 }
 
 /// Checks an endpoint's fields before anything is sent.
@@ -211,11 +208,5 @@ mod tests {
         );
         assert_eq!(explain(&LlmError::Auth("bad key".into())), "The API key was refused: bad key. Check the API key.");
         assert_eq!(explain(&LlmError::Timeout), "The model server did not answer in time.");
-    }
-
-    #[test]
-    fn the_demo_script_parses() {
-        let script = demo_script().unwrap();
-        assert!(script.answers.contains_key(&acr_core::llm::Stage::Patch));
     }
 }

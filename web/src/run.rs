@@ -7,6 +7,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use acr_core::agent::{Agent, AgentConfig, AgentError, Event, Mode, Outcome};
+use acr_core::index::Language;
 use acr_core::llm::Usage;
 use acr_core::llm::budget::{Budget, Budgeted, Spent};
 use acr_core::llm::price::PriceTable;
@@ -15,10 +16,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::json;
 
-use crate::browser;
 use crate::model::{self, ModelChoice, PlaygroundModel};
 use crate::runners::PageRunner;
 use crate::state::Loaded;
+use crate::{browser, demo};
 
 /// Shortest time between two repaints of a streamed answer, in milliseconds.
 const LIVE_REPAINT_MS: f64 = 100.0;
@@ -123,7 +124,8 @@ impl RunState {
         runner: Option<PageRunner>,
     ) {
         self.generation.update(|g| *g += 1);
-        self.events.set(Vec::new());
+        let (runner, tab_note) = tab_runs_the_language(runner, loaded.repo.language());
+        self.events.set(tab_note.map(|text| Event::Note { text }).into_iter().collect());
         self.usage.set(Usage::default());
         self.model_calls.set(0);
         self.spent.set(Spent::default());
@@ -157,7 +159,8 @@ impl RunState {
                 live.set(Some(partial.clone()));
             }
         };
-        let model = match PlaygroundModel::new(&choice, stop.clone(), show_live) {
+        let script = loaded.demo.unwrap_or(&demo::PYTHON).script;
+        let model = match PlaygroundModel::new(&choice, script, stop.clone(), show_live) {
             Ok(m) => m,
             Err(e) => {
                 self.status.set(RunStatus::Failed(e));
@@ -275,5 +278,21 @@ impl RunState {
 impl Default for RunState {
     fn default() -> Self {
         RunState::new()
+    }
+}
+
+/// The runner a run really uses: Python in this tab cannot run another language's code, so such a run goes without
+/// execution, with a note saying so and what to choose instead.
+fn tab_runs_the_language(runner: Option<PageRunner>, language: Language) -> (Option<PageRunner>, Option<String>) {
+    match runner {
+        Some(PageRunner::Tab(_)) if language != Language::Python => (
+            None,
+            Some(format!(
+                "This is a {} repository, and execution in this tab runs Python only: its patches are checked by the \
+                 syntax gate alone. Choose the runner server in the settings to compile it and run its tests.",
+                language.name()
+            )),
+        ),
+        runner => (runner, None),
     }
 }

@@ -49,7 +49,7 @@ pub fn RunControls() -> impl IntoView {
     };
     let demo_on_other_repo = move || {
         app.settings.provider.get() == crate::settings::Provider::Demo
-            && app.loaded.with(|l| l.as_ref().is_some_and(|l| !l.demo))
+            && app.loaded.with(|l| l.as_ref().is_some_and(|l| l.demo.is_none()))
     };
     view! {
         <div class="field">

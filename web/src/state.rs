@@ -7,6 +7,7 @@ use acr_core::index::Index;
 use acr_core::repo::Repo;
 use leptos::prelude::*;
 
+use crate::demo::Demo;
 use crate::run::RunState;
 use crate::settings::Settings;
 
@@ -19,8 +20,8 @@ pub struct Loaded {
     pub repo: Rc<Repo>,
     /// The index built from them.
     pub index: Rc<Index>,
-    /// Whether this is the bundled demo repository.
-    pub demo: bool,
+    /// The bundled demo repository this is, if it is one.
+    pub demo: Option<&'static Demo>,
 }
 
 /// The result tabs.

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 use crate::repo::{Repo, is_test_file};
 use crate::runner::RunOutcome;
@@ -75,16 +75,25 @@ pub fn tests_touching<'a>(repo: &Repo, changed: impl IntoIterator<Item = &'a str
     if modules.is_empty() {
         return Vec::new();
     }
-    let alternatives: Vec<String> = modules.iter().map(|m| regex::escape(m)).collect();
-    let Ok(imports) = Regex::new(&format!(r"(?m)^\s*(?:from|import)\s+(?:{})\b", alternatives.join("|"))) else {
-        return Vec::new();
-    };
     repo.files()
         .filter(|(p, _)| p.ends_with(".py") && is_test_file(p))
-        .filter(|(_, text)| imports.is_match(text))
+        .filter(|(_, text)| text.lines().any(|line| imports_one_of(line, &modules)))
         .map(|(p, _)| p.to_string())
         .take(MAX_TEST_FILES)
         .collect()
+}
+
+/// Whether a line is an `import` or `from` statement naming one of `modules` (as a whole dotted name, or the start
+/// of a longer one at a `.`), at any indentation.
+fn imports_one_of(line: &str, modules: &[String]) -> bool {
+    let line = line.trim_start();
+    let Some(rest) = line.strip_prefix("from").or_else(|| line.strip_prefix("import")) else { return false };
+    let named = rest.trim_start();
+    if named.len() == rest.len() {
+        return false; // `important = 1`, `fromage()`
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    modules.iter().any(|m| named.strip_prefix(m.as_str()).is_some_and(|after| !after.starts_with(word)))
 }
 
 /// The command that runs the tests.
@@ -121,8 +130,13 @@ mod tests {
             ("tests/test_pricing.py", "import inventory.pricing as p\n"),
             ("tests/test_other.py", "import json\n"),
             ("inventory/helpers.py", "from inventory import cart\n"),
+            ("tests/test_words.py", "important = 'inventory'\nfromage = inventory_cart = 1\nimport inventorylist\n"),
+            ("tests/test_nested.py", "def test_late():\n    from\tinventory.cart import Cart\n"),
         ]);
-        assert_eq!(tests_touching(&repo, ["inventory/cart.py"]), ["tests/test_cart.py", "tests/test_pricing.py"]);
+        assert_eq!(
+            tests_touching(&repo, ["inventory/cart.py"]),
+            ["tests/test_cart.py", "tests/test_nested.py", "tests/test_pricing.py"]
+        );
         assert!(tests_touching(&repo, ["setup.cfg"]).is_empty());
         assert_eq!(command(&["a.py".into()]), "python3 acr_run_tests.py a.py");
     }

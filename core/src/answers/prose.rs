@@ -23,7 +23,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 use super::search::LocationSpec;
 

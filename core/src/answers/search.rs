@@ -19,7 +19,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 
