@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use acr_core::IndexStats;
 use acr_core::api::ApiSpec;
 use acr_core::gate::SyntaxProblem;
+use acr_core::index::Language;
 use acr_core::locate::{BugLocation, ContextKind, Outcome as TierOutcome, Resolution};
 use acr_core::patch::{EditReport, Extraction, Outcome as EditOutcome};
 use acr_core::repo::SkippedFile;
@@ -51,11 +52,13 @@ pub struct StatsView {
     functions: usize,
     bytes: usize,
     skipped: usize,
+    /// Files per language, by the language's name.
+    languages: BTreeMap<&'static str, usize>,
 }
 
 impl StatsView {
-    /// The index's counts and the number of files left out of the repository.
-    pub fn new(s: &IndexStats, skipped: usize) -> Self {
+    /// The index's counts, its files per language and the number of files left out of the repository.
+    pub fn new(s: &IndexStats, languages: &[(Language, usize)], skipped: usize) -> Self {
         StatsView {
             files: s.files,
             parsed: s.parsed,
@@ -65,6 +68,7 @@ impl StatsView {
             functions: s.functions,
             bytes: s.bytes,
             skipped,
+            languages: languages.iter().map(|(l, n)| (l.name(), *n)).collect(),
         }
     }
 }
@@ -319,7 +323,7 @@ impl From<Result<(), SyntaxProblem>> for SyntaxView {
 const TYPES: &'static str = r#"
 /** Counts returned by `repo.index()`. */
 export interface IndexStats {
-  /** Non-test `.py` files indexed. */
+  /** Non-test source files indexed (`.py`, `.java`). */
   files: number;
   /** Files that parsed without a syntax error. */
   parsed: number;
@@ -333,6 +337,8 @@ export interface IndexStats {
   bytes: number;
   /** Files left out of the repository (see `repo.skipped()`). */
   skipped: number;
+  /** Files indexed per language, by name: `{ Python: 3 }`, `{ Java: 9, Python: 1 }`. */
+  languages: Record<string, number>;
 }
 
 /** Why a file was left out. */

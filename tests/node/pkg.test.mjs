@@ -39,7 +39,7 @@ test("a fixture zip is loaded and indexed", () => {
   // total, refresh, stamp (nested in a method), method; make_order, fine, broken.
   assert.deepEqual(
     { ...stats, bytes: undefined },
-    { files: 3, parsed: 2, withErrors: 1, classes: 3, methods: 6, functions: 3, bytes: undefined, skipped: 0 },
+    { files: 3, parsed: 2, withErrors: 1, classes: 3, methods: 6, functions: 3, bytes: undefined, skipped: 0, languages: { Python: 3 } },
   );
   assert.ok(stats.bytes > 500);
   assert.equal(repo.file("shop/__init__.py"), "from .orders import Order\n");
@@ -124,6 +124,7 @@ test("a Java project is indexed, searched and located as Python is", () => {
   const java = acr.Repo.fromZip(readFileSync(zipFixture("javarepo")));
   const stats = java.index();
   assert.deepEqual([stats.files, stats.classes, stats.methods, stats.functions], [6, 8, 17, 0], "tests left out");
+  assert.deepEqual(stats.languages, { Java: 6 });
   const adds = java.search("search_method_in_class", { method_name: "add", class_name: "Cart" });
   assert.equal(adds.results.length, 2, "overloads are separate results");
   const nested = java.search("search_class", { class_name: "Line" });

@@ -15,7 +15,7 @@ export async function typed(zip: Uint8Array, wasm: ArrayBuffer): Promise<string[
   const path: string = other.addFile("c.py", "y = 2\n");
   const stats: IndexStats = repo.index();
   const counts: number[] = [stats.files, stats.parsed, stats.withErrors, stats.classes, stats.methods, stats.functions,
-    stats.bytes, stats.skipped];
+    stats.bytes, stats.skipped, ...Object.values(stats.languages)];
   const skipped: SkippedFile[] = repo.skipped();
   const reasons: string[] = skipped.map((s) => `${s.path}: ${s.reason} (${s.message})`);
   const file: string | undefined = repo.file("a.py");
