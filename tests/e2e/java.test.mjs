@@ -2,17 +2,32 @@
 // does, and the demo model repairs it with a note that execution in the tab is Python only.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { ROOT, OUT, serveDist, openBrowser, blockForeignRequests, acrSearch } from "./harness.mjs";
+import { ROOT, OUT, RUNNER, serveDist, openBrowser, blockForeignRequests, acrSearch, serveRunner, useRunner } from "./harness.mjs";
 
-let server, browser;
+/** JUnit's console launcher, where Debian's `junit5` puts it (`tools/setup.sh` installs it with a JDK). */
+const JUNIT_JAR = "/usr/share/java/junit-platform-console-standalone.jar";
+const hasJava = () => {
+  try {
+    execFileSync("javac", ["-version"], { stdio: "ignore" });
+    return existsSync(JUNIT_JAR);
+  } catch {
+    return false;
+  }
+};
+
+let server, browser, runner;
 before(async () => {
   server = await serveDist();
   browser = await openBrowser();
+  if (existsSync(RUNNER) && hasJava()) runner = await serveRunner(server.url.replace(/\/$/, ""));
 });
 after(async () => {
   await browser?.ctx.close();
   server?.close();
+  runner?.close();
 });
 
 const DEMO = join(ROOT, "web", "demo-java");
@@ -51,5 +66,29 @@ test("the Java demo loads, is searched as on the command line and is repaired wi
   await page.waitForSelector("#stat-languages:has-text('Python')");
   assert.match(await page.inputValue("#issue"), /Cart\.total\(\) ignores quantities/);
   assert.deepEqual(foreign, [], "no request left the page's origin");
+  await page.unroute("**/*"); // the next test reaches the runner server, on another origin
+  assert.deepEqual(errors, []);
+});
+
+test("with the runner server, the Java demo is validated by its JUnit tests", async (t) => {
+  if (!runner) return t.skip(`no runner binary at ${RUNNER}, or no JDK with JUnit (${JUNIT_JAR})`);
+  const { page, errors } = browser;
+  await page.goto(server.url);
+  await page.click("#demo-java-button");
+  await page.waitForSelector("#stats");
+  await useRunner(page, "server");
+  await page.click("details.runner summary");
+  await page.fill("#runner-url", runner.url);
+  await page.fill("#runner-token", runner.token);
+  await page.click("#run-button");
+  await page.waitForSelector("#run-status.ok, #run-error", { timeout: 120000 });
+  assert.match(await page.textContent("#run-status"), /patch, validated by execution/);
+  await page.click("#tab-transcript");
+  assert.equal(await page.locator("#transcript .ev.note:has-text('runs Python only')").count(), 0);
+  const runs = page.locator("#transcript .ev.run");
+  // The project's tests reproduce the issue: the test of a book due today fails on the original, all pass after.
+  assert.match(await runs.first().locator("summary").textContent(), /exit 1 .*on the runner at http/);
+  assert.match(await runs.first().textContent(), /FAIL library\.LibraryTest/);
+  assert.match(await runs.last().locator("summary").textContent(), /exit 0 .*on the runner at http/);
   assert.deepEqual(errors, []);
 });

@@ -36,7 +36,7 @@ test("with the runner set, the demo patch is validated by execution", async (t) 
 
   await page.click("#run-button");
   await page.waitForSelector("#run-status.ok, #run-error", { timeout: 90000 });
-  assert.match(await page.textContent("#run-status"), /validated by execution/);
+  assert.match(await page.textContent("#run-status"), /patch, validated by execution/);
   await page.click("#tab-transcript");
   const runs = page.locator("#transcript .ev.run summary");
   // Reproduce first, then the reviewer's run, then validation's regression check (the demo's own tests).
