@@ -384,12 +384,12 @@ fn StateView(state: RwSignal<LoadState>, generation: StoredValue<u64>) -> impl I
             <progress id="progress" max=stats.files value=stats.files></progress>
             <dl class="stats" id="stats">
                 <dt>"files"</dt><dd id="stat-files">{stats.files}</dd>
-                <dt>"languages"</dt><dd id="stat-languages">{languages}</dd>
                 <dt>"classes"</dt><dd id="stat-classes">{stats.classes}</dd>
                 <dt>"methods"</dt><dd id="stat-methods">{stats.methods}</dd>
                 <dt>"functions"</dt><dd id="stat-functions">{stats.functions}</dd>
                 <dt>"failed to parse"</dt><dd id="stat-errors">{stats.with_errors}</dd>
             </dl>
+            <p class="muted small">"Files by language: " <span id="stat-languages">{languages}</span></p>
             <SkippedList skipped=skipped />
             {(!broken.is_empty()).then(|| view! {
                 <details class="skipped" id="parse-errors">
