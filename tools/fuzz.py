@@ -222,15 +222,20 @@ def write_seeds(target):
 
 FINAL = re.compile(r"#(\d+)\s+DONE\s+cov: (\d+) ft: (\d+) corp: (\d+)/(\S+)")
 STAT = re.compile(r"stat::(\w+):\s+(\d+)")
+# Fork mode's progress lines (the last one stands for the run): executions, edges, features, corpus, exec/s.
+FORK = re.compile(r"#(\d+): cov: (\d+) ft: (\d+) corp: (\d+) exec/s: (\d+) oom/timeout/crash")
 
 
-def run_target(target, binary, budget, seeds, corpus):
+def run_target(target, binary, budget, seeds, corpus, max_len, fork):
     artifacts = FUZZ / "artifacts" / target
     corpus.mkdir(parents=True, exist_ok=True)
     artifacts.mkdir(parents=True, exist_ok=True)
     before = set(os.listdir(artifacts))
-    command = [str(binary), str(corpus), str(seeds), f"-max_len={TARGETS[target]}", "-rss_limit_mb=2048",
+    command = [str(binary), str(corpus), str(seeds), f"-max_len={max_len or TARGETS[target]}", "-rss_limit_mb=2048",
                "-timeout=1", "-print_final_stats=1", f"-artifact_prefix={artifacts}/", *budget]
+    if fork:
+        # Each chunk runs in a child process; a timeout is recorded and the run goes on (a crash or OOM stops it).
+        command += ["-fork=1", "-ignore_timeouts=1"]
     started = time.monotonic()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace")
     elapsed = time.monotonic() - started
@@ -238,6 +243,11 @@ def run_target(target, binary, budget, seeds, corpus):
     (FUZZ / "artifacts" / f"{target}.log").write_text(log)
     final = FINAL.findall(log)
     stats = dict(STAT.findall(log))
+    if fork and FORK.findall(log):
+        runs, edges, features, corpus_size, rate = FORK.findall(log)[-1]
+        final = [(runs, edges, features, corpus_size, "")]
+        stats.setdefault("number_of_executed_units", runs)
+        stats.setdefault("average_exec_per_sec", str(int(int(runs) / max(1.0, time.monotonic() - started))))
     new = sorted(set(os.listdir(artifacts)) - before)
     count = lambda prefix: sum(1 for f in new if f.startswith(prefix))
     row = {
@@ -259,14 +269,25 @@ def run_target(target, binary, budget, seeds, corpus):
         row["ok"] = False
         row["artifacts"].append(f"no final statistics; see {FUZZ / 'artifacts' / (target + '.log')}")
     # libFuzzer's timeout is wall-clock time: on a loaded machine a quick input can exceed it. Each timeout input is
-    # run again on its own, and the report says how long it took (it stays a finding either way: the run stopped).
+    # run again on its own, and the report says how long it took. Without --fork it stays a finding (the run
+    # stopped); with --fork the run went on, and an input quick alone is reported but not counted.
+    quick = []
     for i, path in enumerate(row["artifacts"]):
         if Path(path).name.startswith(("timeout-", "slow-unit-")):
             again = time.monotonic()
             alone = subprocess.run([str(binary), "-timeout=10", path], cwd=ROOT, capture_output=True)
             took = time.monotonic() - again
-            verdict = "slow again" if took > 1 or alone.returncode != 0 else "quick alone: probably the machine's load"
+            slow = took > 1 or alone.returncode != 0
+            verdict = "slow again" if slow else "quick alone: the machine's load"
             row["artifacts"][i] = f"{path} (run alone: {took:.2f} s, {verdict})"
+            if fork and not slow:
+                quick.append(row["artifacts"][i])
+    if quick:
+        row["timeouts"] -= len(quick)
+        row["artifacts"] = [a for a in row["artifacts"] if a not in quick]
+        row["ok"] = done.returncode == 0 and not row["artifacts"]
+        for a in quick:
+            print(f"note: {target}: timeout under load, not a finding: {a}", file=sys.stderr)
     return row
 
 
@@ -277,6 +298,11 @@ def main():
     budget.add_argument("--seconds", type=int, help="seconds per target")
     parser.add_argument("--targets", default=",".join(TARGETS), help="comma-separated subset")
     parser.add_argument("--scratch", action="store_true", help="grow the corpus in a temporary folder")
+    parser.add_argument("--max-len", type=int, help="largest input for every target (default: per target)")
+    parser.add_argument("--fork", action="store_true",
+                        help="run in libFuzzer's fork mode: a timeout is recorded and the run goes on")
+    parser.add_argument("--sanitizer", default="address", choices=["address", "none"],
+                        help="none runs several times faster; the targets are safe Rust apart from tree-sitter's C")
     args = parser.parse_args()
     targets = [t for t in args.targets.split(",") if t]
     unknown = [t for t in targets if t not in TARGETS]
@@ -285,7 +311,7 @@ def main():
     if not REPLAY.exists():
         print(f"note: {REPLAY} is absent; seeds come from the fixtures only", file=sys.stderr)
 
-    build = ["cargo", "+nightly", "fuzz", "build"] + (targets if len(targets) == 1 else [])
+    build = ["cargo", "+nightly", "fuzz", "build", "--sanitizer", args.sanitizer] + (targets if len(targets) == 1 else [])
     # The workspace's release profile (fat LTO, one codegen unit, size-optimised) does not link with the sanitizer
     # coverage cargo-fuzz adds ("undefined symbol: __sancov_gen_"); fuzz builds use their own settings.
     env = dict(os.environ, CARGO_PROFILE_RELEASE_LTO="false", CARGO_PROFILE_RELEASE_CODEGEN_UNITS="16",
@@ -305,7 +331,7 @@ def main():
         seeds, count = write_seeds(target)
         with tempfile.TemporaryDirectory(prefix=f"acr-fuzz-{target}-") as scratch:
             corpus = Path(scratch) if args.scratch else FUZZ / "corpus" / target
-            row = run_target(target, bin_dir / target, budget, seeds, corpus)
+            row = run_target(target, bin_dir / target, budget, seeds, corpus, args.max_len, args.fork)
         print(f"{target:<16}{row['runs']:>12,}{row['exec_s']:>9,}{row['edges'] or '?':>8}{row['features'] or '?':>10}"
               f"{row['corpus'] or '?':>8}{row['rss_mb']:>8}{row['crashes']:>9}{row['timeouts']:>10}{row['ooms']:>6}"
               f"{row['seconds']:>7.0f}s  ({count} seeds)", flush=True)

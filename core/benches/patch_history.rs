@@ -1,7 +1,9 @@
 //! The patch core against real history: every one of the latest `ACR_HISTORY_COMMITS` (default 120) non-merge
 //! commits of six, itsdangerous, attrs and click (see `core/tests/patch_history/harness.rs` for how answers are
 //! written). `cargo bench -p acr-core --bench patch_history`; skips with a message without the mirrors.
-//! `ACR_HISTORY_VERBOSE=1` prints the refusals of exact answers and the first wrong files (`ACR_HISTORY_SHOWN=N`
+//! An answer is ambiguous when one of its originals occurs more than once in the file (the bench's own count): the
+//! core must refuse it unless a bug location decides (the `located` variant), so right files are also given among
+//! the answers that are not. `ACR_HISTORY_VERBOSE=1` prints the refusals of answers that are not ambiguous and the first wrong files (`ACR_HISTORY_SHOWN=N`
 //! more of them, `ACR_HISTORY_ANSWERS=1` with their answers). `core/tests/patch_history.rs` runs a slice.
 
 #[path = "../tests/patch_history/harness.rs"]
@@ -14,11 +16,30 @@ fn main() {
         println!("SKIP: no mirror found under {} (set ACR_MIRRORS)", root.display());
         return;
     };
-    println!("{:<10} {:>8} {:>12} {:>9} {:>6}", "variant", "answers", "right file", "refused", "wrong");
+    println!(
+        "{:<10} {:>8} {:>12} {:>8} {:>6} {:>10} {:>17} {:>18}",
+        "variant", "answers", "right file", "refused", "wrong", "ambiguous", "ambiguous refused", "right of unique"
+    );
+    let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
     for v in harness::VARIANTS {
-        let c = report.counts.get(v).map_or((0, 0, 0, 0), |c| (c.answers, c.right, c.refused, c.wrong));
-        let pct = if c.0 == 0 { 0.0 } else { 100.0 * c.1 as f64 / c.0 as f64 };
-        println!("{v:<10} {:>8} {:>6} {:>4.1}% {:>9} {:>6}", c.0, c.1, pct, c.2, c.3);
+        let Some(c) = report.counts.get(v) else { continue };
+        if v == "near miss" {
+            println!("{v:<10} {:>8} (never to apply) {:>8} {:>6}", c.answers, c.refused, c.wrong);
+            continue;
+        }
+        let unique = c.answers - c.ambiguous;
+        println!(
+            "{v:<10} {:>8} {:>6} {:>4.1}% {:>8} {:>6} {:>10} {:>17} {:>9} {:>6.1}%",
+            c.answers,
+            c.right,
+            pct(c.right, c.answers),
+            c.refused,
+            c.wrong,
+            c.ambiguous,
+            c.ambiguous_refused,
+            format!("{}/{unique}", c.right_unique),
+            pct(c.right_unique, unique)
+        );
     }
     for w in report.wrong.iter().take(20) {
         println!("wrong: {w}");

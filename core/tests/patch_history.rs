@@ -1,5 +1,6 @@
 //! A slice of the history replay (`patch_history/harness.rs`): the latest 12 non-merge commits of each mirrored
-//! repository, every variant. Not one file may come out wrong (a refusal is acceptable). Skips with a message when
+//! repository, every variant. Not one file may come out wrong, and every answer whose originals each occur once in
+//! the file must come out right (only ambiguous ones may be refused). Skips with a message when
 //! the mirrors are absent (a clean clone); the whole replay is `cargo bench -p acr-core --bench patch_history`.
 
 #[path = "patch_history/harness.rs"]
@@ -16,5 +17,12 @@ fn no_answer_written_from_real_history_applies_wrong() {
     let right: usize = report.counts.values().map(|c| c.right).sum();
     assert!(answers > 0, "the mirrors gave no answer to replay");
     assert!(report.wrong.is_empty(), "wrong applications: {:#?}", report.wrong);
+    for (variant, c) in report.counts.iter().filter(|(v, _)| **v != "near miss") {
+        assert_eq!(
+            c.right_unique,
+            c.answers - c.ambiguous,
+            "{variant}: an answer whose originals are unique was not applied right (ACR_HISTORY_VERBOSE=1 shows it)"
+        );
+    }
     eprintln!("history slice: {answers} answers, {right} right, none wrong");
 }

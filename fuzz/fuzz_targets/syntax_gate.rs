@@ -10,7 +10,8 @@ fuzz_target!(|data: &[u8]| {
     let verdict = gate.check(&source);
     assert_eq!(verdict, acr_core::gate::check(&source), "the gate and its free function disagree");
     if let Err(problem) = verdict {
-        let lines = source.split('\n').count().max(1);
+        // Lines as CPython counts them: `\r\n`, `\r` and `\n` each end one.
+        let lines = source.replace("\r\n", "\n").split(['\n', '\r']).count().max(1);
         assert!((problem.line as usize) <= lines + 1, "problem line {} past the end ({lines} lines)", problem.line);
     }
 });

@@ -60,6 +60,14 @@ fn valid_sources_pass() {
     }
 }
 
+/// Found by the `syntax_gate` fuzz target (its own line count was wrong, not the gate): lines ended by lone carriage
+/// returns count as CPython counts them, so a problem can lie past the last `\n`.
+#[test]
+fn a_problem_after_lone_carriage_returns_is_on_cpythons_line() {
+    let got = problem("x = 1\r\r\r$ = 2\r").expect("`$` is not Python");
+    assert_eq!((got.line, got.column), (4, 1));
+}
+
 #[test]
 fn compiler_stage_errors_are_reported_with_cpython_messages() {
     use ProblemKind::Compile;

@@ -157,13 +157,31 @@ fn write_edit(old_lines: &[&str], h: &Hunk, variant: &str, context: usize, file:
     Some((original.join("\n"), patched))
 }
 
+/// How many times `original` occurs in the file, comparing lines without their surrounding whitespace and leaving
+/// blank lines out: the bench's own count, independent of the core's matcher.
+fn occurrences(original: &str, old_lines: &[&str]) -> usize {
+    let wanted: Vec<&str> = original.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let file: Vec<&str> = old_lines.iter().map(|l| l.trim()).filter(|l| !l.is_empty()).collect();
+    if wanted.is_empty() {
+        return 0;
+    }
+    file.windows(wanted.len()).filter(|w| *w == wanted.as_slice()).count()
+}
+
 /// One variant's figures.
 #[derive(Default)]
 pub struct Count {
     /// Answers written.
     pub answers: usize,
+    /// Answers with an edit whose original occurs more than once in the file (by the bench's own count), which the
+    /// core must refuse unless a bug location decides.
+    pub ambiguous: usize,
+    /// Ambiguous answers refused.
+    pub ambiguous_refused: usize,
     /// Every edit applied and the file came out right.
     pub right: usize,
+    /// Right files among the answers that are not ambiguous.
+    pub right_unique: usize,
     /// An edit did not apply (for near misses: none applied).
     pub refused: usize,
     /// Every edit applied and the file came out wrong (for near misses: any edit applied).
@@ -184,7 +202,7 @@ pub fn mirrors() -> PathBuf {
 }
 
 /// Replays the latest `commits` non-merge commits of each mirrored repository under `root`; `None` when no mirror
-/// is there. With `ACR_HISTORY_VERBOSE` set, prints the refusals of exact answers and the first `ACR_HISTORY_SHOWN`
+/// is there. With `ACR_HISTORY_VERBOSE` set, prints the refusals of answers that are not ambiguous and the first `ACR_HISTORY_SHOWN`
 /// (6) wrong files, with their answers when `ACR_HISTORY_ANSWERS` is set.
 pub fn run(root: &Path, commits: usize) -> Option<Report> {
     let mut counts: BTreeMap<&'static str, Count> = BTreeMap::new();
@@ -233,11 +251,13 @@ pub fn run(root: &Path, commits: usize) -> Option<Report> {
                     // hunk that only adds lines), the parent's with the written hunks applied.
                     let mut expected = String::new();
                     let mut copied = 0usize;
+                    let mut ambiguous = false;
                     for (i, h) in hs.iter().enumerate() {
                         let context = 1 + (i + vi + commit.len()) % 3;
                         let Some((o, p)) = write_edit(&old_lines, h, written, context, &old) else {
                             continue;
                         };
+                        ambiguous |= *variant != "near miss" && occurrences(&o, &old_lines) > 1;
                         let line = h.old_start as u32 + 1;
                         let around = defs.iter().filter(|d| d.start <= line && line <= d.end).max_by_key(|d| d.start);
                         if let Some(d) = around {
@@ -271,6 +291,7 @@ pub fn run(root: &Path, commits: usize) -> Option<Report> {
                     };
                     let c = counts.entry(variant).or_default();
                     c.answers += 1;
+                    c.ambiguous += usize::from(ambiguous);
                     if *variant == "near miss" {
                         if applied > 0 {
                             c.wrong += 1;
@@ -280,6 +301,7 @@ pub fn run(root: &Path, commits: usize) -> Option<Report> {
                         }
                     } else if all && same(result, &expected) {
                         c.right += 1;
+                        c.right_unique += usize::from(!ambiguous);
                     } else if all {
                         c.wrong += 1;
                         wrong_examples.push(format!("{name} {commit} {path} ({variant})"));
@@ -295,9 +317,11 @@ pub fn run(root: &Path, commits: usize) -> Option<Report> {
                         }
                     } else {
                         c.refused += 1;
-                        if std::env::var("ACR_HISTORY_VERBOSE").is_ok() && *variant == "exact" {
+                        c.ambiguous_refused += usize::from(ambiguous);
+                        // The refusals worth reading: of answers the bench does not count as ambiguous.
+                        if std::env::var("ACR_HISTORY_VERBOSE").is_ok() && !ambiguous {
                             for e in ex.edits.iter().filter(|e| !matches!(e.outcome, Outcome::Applied(_))) {
-                                println!("refused: {name} {commit} {path}: {}", e.message());
+                                println!("refused ({variant}): {name} {commit} {path}: {}", e.message());
                             }
                         }
                     }
