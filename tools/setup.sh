@@ -8,7 +8,7 @@ say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # 1. System packages: clang/llvm compile tree-sitter's C for wasm32; Chromium + ChromeDriver run browser tests;
-#    bubblewrap contains the reproducer runner's commands; a JDK and JUnit 5 run Java repositories' tests.
+#    bubblewrap contains the reproducer runner's commands; a JDK, JUnit 5 and Maven run Java repositories' tests.
 missing=()
 command -v clang >/dev/null || missing+=(clang)
 command -v llvm-ar >/dev/null || missing+=(llvm)
@@ -18,6 +18,11 @@ command -v bwrap >/dev/null || missing+=(bubblewrap)
 # Java repositories: the JDK's compiler and JUnit's console launcher run their tests (reproduction, validation).
 command -v javac >/dev/null || missing+=(default-jdk-headless)
 [ -f /usr/share/java/junit-platform-console-standalone.jar ] || missing+=(junit5)
+# Maven projects (a pom.xml) are built by Maven, offline, from Debian's repository of Maven plugins.
+command -v mvn >/dev/null || missing+=(maven)
+[ -d /usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin ] || missing+=(libsurefire-java)
+[ -d /usr/share/maven-repo/org/apache/maven/plugins/maven-compiler-plugin ] || missing+=(libmaven-compiler-plugin-java)
+[ -d /usr/share/maven-repo/org/apache/maven/plugins/maven-resources-plugin ] || missing+=(libmaven-resources-plugin-java)
 if [ ${#missing[@]} -gt 0 ]; then
   say "apt-get install ${missing[*]}"
   sudo_if_needed apt-get update -qq

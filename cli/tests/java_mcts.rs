@@ -164,6 +164,31 @@ fn the_playgrounds_java_demo_is_repaired_and_validated_in_both_modes() {
     }
 }
 
+/// With a `pom.xml` and Maven installed, the harness builds and tests the project with Maven (offline, from the
+/// system's Maven repository) and reads Surefire's reports: the same verdicts, and a line saying Maven ran.
+#[test]
+fn a_maven_project_is_built_and_tested_by_maven() {
+    let surefire = Path::new("/usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin");
+    let maven = Command::new("mvn").arg("-v").output().is_ok_and(|o| o.status.success()) && surefire.exists();
+    if !java_available() || !maven {
+        eprintln!("skipped: Maven or Debian's Maven plugins are not installed (tools/setup.sh)");
+        return;
+    }
+    let fixtures = root().join("tests/fixtures");
+    let copy = tempfile::tempdir().expect("temp dir");
+    copy_tree(&fixtures.join("java-mcts/hunk"), copy.path());
+    std::fs::copy(fixtures.join("java-maven/pom.xml"), copy.path().join("pom.xml")).expect("copy the pom");
+    let (events, diff) = repair_with(copy.path(), &fixtures.join("java-mcts/hunk/script.json"), "mcts");
+    check_common("maven", &events);
+    let runs = of_kind(&events, "run");
+    for run in &runs {
+        let stdout = run["outcome"]["stdout"].as_str().unwrap_or_default();
+        let stderr = run["outcome"]["stderr"].as_str().unwrap_or_default();
+        assert!(stdout.starts_with("Maven built the project"), "every run goes through Maven: {stdout}\n{stderr}");
+    }
+    assert!(diff.contains("-            return high;\n+            return low;"), "{diff}");
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).expect("a fixture folder").flatten() {
         let target = to.join(entry.file_name());

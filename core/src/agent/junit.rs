@@ -6,7 +6,9 @@
 //! sources and tests, runs the JUnit tests it finds, and reports like the Python test runner of the regression check:
 //! one `PASS` or `FAIL` line per test on standard output, each failure's exception with the repository's frames of
 //! its stack trace on standard error (the clue the search starts from), exit status 0 (all passed), 1 (a test
-//! failed) or 2 (the code does not compile). As in APR-MCTS, the failing tests are the validation signal: a patch
+//! failed) or 2 (the code does not compile). A project with a `pom.xml` is built and tested by Maven instead when `mvn`
+//! is installed (offline, from the system's Maven repository), with the same report read from Surefire's XML; when
+//! Maven cannot build offline the harness says why and compiles as above. As in APR-MCTS, the failing tests are the validation signal: a patch
 //! that makes them pass scores 1, one that does not compile -1, one that fails the same way 0.
 //!
 //! The JVM is sized to run inside the runner's per-process address-space limit (1 GiB by default): a small heap,

@@ -468,12 +468,15 @@ fn find_python(name: Option<&str>) -> Result<(Option<Python>, Option<String>), S
 
 /// The language runtimes' configuration that Debian keeps under `/etc` rather than `/usr`: Python's in
 /// `/etc/python3*` (`sitecustomize.py`), the JDK's in `/etc/java-*` (`security/java.security`, without which the
-/// JVM cannot start the compiler), read-only.
+/// JVM cannot start the compiler), Maven's in `/etc/maven` (`m2.conf`, which its launcher reads, and the system-wide
+/// `settings.xml`), read-only.
 fn runtime_etc_dirs() -> Vec<String> {
     let Ok(entries) = fs::read_dir("/etc") else { return Vec::new() };
     let mut dirs: Vec<String> = entries
         .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("python") || n.starts_with("java")))
+        .filter(|e| {
+            e.file_name().to_str().is_some_and(|n| n.starts_with("python") || n.starts_with("java") || n == "maven")
+        })
         .map(|e| e.path().to_string_lossy().into_owned())
         .collect();
     dirs.sort();
