@@ -15,6 +15,7 @@ import argparse
 import io
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -44,8 +45,14 @@ def sdist_tree(spec: str) -> Path:
     tree = CORPORA / f"{name}-{version}"
     if tree.is_dir():
         return next((p for p in tree.iterdir() if p.is_dir()), tree)
-    meta = json.load(urllib.request.urlopen(f"https://pypi.org/pypi/{name}/{version}/json", timeout=60))
-    url = next(u["url"] for u in meta["urls"] if u["packagetype"] == "sdist")
+    # The registry's simple index (PEP 503) lists every file of a project; its JSON API is not reachable from every
+    # machine, and `pip download --no-binary` would build each project's metadata (astropy's needs a compiler).
+    page = urllib.request.urlopen(f"https://pypi.org/simple/{name.lower()}/", timeout=60).read().decode()
+    wanted = f"{name}-{version}.tar.gz".lower()
+    links = [m.split("#")[0] for m in re.findall(r'href="([^"]+)"', page)]
+    url = next((u for u in links if u.lower().rsplit("/", 1)[-1] == wanted), None)
+    if url is None:
+        sys.exit(f"no source distribution {wanted} in the registry's index of {name}")
     print(f"downloading {url}", file=sys.stderr)
     data = urllib.request.urlopen(url, timeout=600).read()
     tree.mkdir(parents=True)
