@@ -92,10 +92,11 @@ test: setup lint component test-native test-wasm test-e2e test-node fuzz-smoke
 	@echo "all suites passed"
 
 ## Fuzzing (nightly and cargo-fuzz, from setup): every target for FUZZ_RUNS executions (`make fuzz FUZZ_RUNS=100000`
-## for a shorter run), with seeds built at run time from the fixtures and ../shared/replay. Prints executions per
+## for a shorter run), with seeds built at run time from the fixtures and ../shared/replay, in libFuzzer's fork mode
+## without a sanitizer and with short inputs (`--campaign`; the smoke keeps AddressSanitizer). Prints executions per
 ## second, edges covered and crashes/timeouts/OOMs per target; fails on any finding (in fuzz/artifacts/).
 fuzz: setup
-	python3 tools/fuzz.py --runs $(FUZZ_RUNS)
+	python3 tools/fuzz.py --runs $(FUZZ_RUNS) --campaign
 
 ## The fuzz smoke in `make test`: every target for FUZZ_SMOKE_SECONDS seconds from its seeds alone.
 fuzz-smoke: setup
