@@ -1,18 +1,10 @@
 // The offline demo: the scripted demo model repairs the bundled demo repository with no request beyond the page.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { OUT, serveDist, openBrowser, blockForeignRequests, downloadText, useRunner } from "./harness.mjs";
+import { OUT, blockForeignRequests, downloadText, useRunner, servedPlayground } from "./harness.mjs";
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await openBrowser();
-});
-after(async () => {
-  await browser?.ctx.close();
-  server?.close();
-});
+const playground = servedPlayground();
 
 const FIX = "total += item.price_cents * units";
 
@@ -21,15 +13,15 @@ const showResults = (page) => page.locator(".tabs-card").evaluate((e) => e.scrol
 
 /** Loads the demo; these tests follow the flow without execution (tab-python.test.mjs runs it with Python). */
 async function loadDemo(page) {
-  await page.goto(server.url);
+  await page.goto(playground.server.url);
   await page.click("#demo-button");
   await page.waitForSelector("#stats");
   await useRunner(page, "none");
 }
 
 test("the demo model repairs the demo repository with no network beyond the page", async () => {
-  const { page, errors } = browser;
-  const foreign = await blockForeignRequests(page, server.url.replace(/\/$/, ""));
+  const { page, errors } = playground.browser;
+  const foreign = await blockForeignRequests(page, playground.server.url.replace(/\/$/, ""));
   await loadDemo(page);
   // The demo repository brings its issue with it.
   assert.match(await page.inputValue("#issue"), /Cart\.total\(\) ignores quantities/);
@@ -101,8 +93,8 @@ test("the demo model repairs the demo repository with no network beyond the page
 });
 
 test("MCTS mode shows the tree of candidates with visits, values and patches", async () => {
-  const { page, errors } = browser;
-  const foreign = await blockForeignRequests(page, server.url.replace(/\/$/, ""));
+  const { page, errors } = playground.browser;
+  const foreign = await blockForeignRequests(page, playground.server.url.replace(/\/$/, ""));
   await loadDemo(page);
   await page.check("#mode-mcts");
   await page.click("#run-button");
@@ -137,7 +129,7 @@ test("MCTS mode shows the tree of candidates with visits, values and patches", a
 });
 
 test("the stop button stops a run between steps", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   await loadDemo(page);
   await page.check("#mode-mcts");
   await page.click("#run-button");
@@ -149,7 +141,7 @@ test("the stop button stops a run between steps", async () => {
 });
 
 test("limits set in the page bound the run: a call budget stops MCTS and keeps its best patch", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   await loadDemo(page);
   await page.check("#mode-mcts");
   await page.click("#run-limits summary");
@@ -164,7 +156,7 @@ test("limits set in the page bound the run: a call budget stops MCTS and keeps i
 });
 
 test("the page works in a narrow window and in the dark theme", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   await page.setViewportSize({ width: 420, height: 860 });
   await loadDemo(page);
   await page.selectOption("#theme", "dark");
@@ -181,7 +173,7 @@ test("the page works in a narrow window and in the dark theme", async () => {
 });
 
 test("tabs and controls are reachable with the keyboard", async () => {
-  const { page } = browser;
+  const { page } = playground.browser;
   await loadDemo(page);
   await page.focus("#tab-transcript");
   await page.keyboard.press("ArrowRight");

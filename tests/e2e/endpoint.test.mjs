@@ -1,34 +1,26 @@
 // A run against an OpenAI-compatible endpoint: the page talks chat completions over fetch to a local scripted
 // server (`acr serve-model`), over a repository uploaded as a zip.
-import { test, before, after } from "node:test";
+import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, OUT, serveDist, openBrowser, zipFixture, serveModel, acrHas, useRunner } from "./harness.mjs";
+import { ROOT, OUT, zipFixture, serveModel, acrHas, useRunner, servedPlayground } from "./harness.mjs";
 
 const SCRIPTS = join(ROOT, "tests", "fixtures", "scripts");
-let server, browser, model;
-before(async () => {
-  server = await serveDist();
-  browser = await openBrowser();
-  if (acrHas("serve-model")) model = await serveModel(join(SCRIPTS, "minirepo.json"));
-});
-after(async () => {
-  await browser?.ctx.close();
-  server?.close();
-  model?.close();
+const playground = servedPlayground({
+  model: async () => (acrHas("serve-model") ? serveModel(join(SCRIPTS, "minirepo.json")) : undefined),
 });
 
 test("a run over an uploaded zip with a chat-completions endpoint ends with the expected diff", async (t) => {
-  if (!model) return t.skip("this acr has no serve-model subcommand");
-  const { page, errors } = browser;
+  if (!playground.model) return t.skip("this acr has no serve-model subcommand");
+  const { page, errors } = playground.browser;
   const seen = [];
   page.on("request", (r) => seen.push(`${r.method()} ${r.url()}`));
-  await page.goto(server.url);
+  await page.goto(playground.server.url);
   await page.setInputFiles("#zip-input", zipFixture("minirepo"));
   await page.waitForSelector("#stats");
   await page.selectOption("#provider", "custom");
-  await page.fill("#base-url", model.url);
+  await page.fill("#base-url", playground.model.url);
   await page.fill("#model-name", "scripted");
   await useRunner(page, "none"); // this script has no reproducer; executions are tested in tab-python.test.mjs
   await page.click("#test-connection");
@@ -43,7 +35,7 @@ test("a run over an uploaded zip with a chat-completions endpoint ends with the 
   assert.ok(diff.includes("shop/orders.py"));
   assert.equal(await page.textContent("#count-calls"), "4");
   // Four model calls and the connection test, all to the endpoint; the location was found through it.
-  const posts = seen.filter((s) => s.startsWith(`POST ${model.url}/chat/completions`));
+  const posts = seen.filter((s) => s.startsWith(`POST ${playground.model.url}/chat/completions`));
   assert.equal(posts.length, 5, seen.join("\n"));
   await page.click("#tab-transcript");
   assert.match(await page.textContent("#transcript .ev.locations"), /shop\/orders\.py · Order · __init__/);
@@ -53,10 +45,10 @@ test("a run over an uploaded zip with a chat-completions endpoint ends with the 
 
 /** A new page with the minirepo zip loaded, set to stream from the endpoint at `url`, the issue filled in. */
 async function streamingPage(url) {
-  const page = await browser.ctx.newPage();
+  const page = await playground.browser.ctx.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(server.url);
+  await page.goto(playground.server.url);
   await page.setInputFiles("#zip-input", zipFixture("minirepo"));
   await page.waitForSelector("#stats");
   await page.selectOption("#provider", "custom");

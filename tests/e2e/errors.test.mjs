@@ -1,12 +1,11 @@
 // Failures are explained where they happen: unreachable endpoints, CORS refusals, refused keys, HTTP errors,
 // missing settings. The page never goes blank.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { join } from "node:path";
-import { OUT, serveDist, openBrowser } from "./harness.mjs";
+import { OUT, servedPlayground } from "./harness.mjs";
 
-let server, browser, fake;
 /** A local server that answers every request with a fixed status and body, with or without CORS headers. */
 function fakeServer() {
   return new Promise((resolve) => {
@@ -37,16 +36,7 @@ function fakeServer() {
   });
 }
 
-before(async () => {
-  server = await serveDist();
-  browser = await openBrowser();
-  fake = await fakeServer();
-});
-after(async () => {
-  await browser?.ctx.close();
-  server?.close();
-  fake?.close();
-});
+const playground = servedPlayground({ fake: fakeServer });
 
 async function useEndpoint(page, baseUrl, model = "some-model") {
   await page.selectOption("#provider", "custom");
@@ -60,8 +50,8 @@ async function connectionError(page) {
 }
 
 test("a wrong endpoint gives a clear error, in the connection test and in a run", async () => {
-  const { page, errors } = browser;
-  await page.goto(server.url);
+  const { page, errors } = playground.browser;
+  await page.goto(playground.server.url);
   await page.click("#demo-button");
   await page.waitForSelector("#stats");
   await useEndpoint(page, "http://127.0.0.1:9/v1");
@@ -79,26 +69,26 @@ test("a wrong endpoint gives a clear error, in the connection test and in a run"
 });
 
 test("CORS refusals, refused keys and HTTP errors are told apart where the browser allows it", async () => {
-  const { page, errors } = browser;
-  await page.goto(server.url);
-  await useEndpoint(page, `${fake.url}/auth/v1`);
+  const { page, errors } = playground.browser;
+  await page.goto(playground.server.url);
+  await useEndpoint(page, `${playground.fake.url}/auth/v1`);
   assert.match(await connectionError(page), /The API key was refused: Incorrect API key provided\. Check the API key\./);
-  await useEndpoint(page, `${fake.url}/missing/v1`);
+  await useEndpoint(page, `${playground.fake.url}/missing/v1`);
   const missing = await connectionError(page);
   assert.match(missing, /HTTP 404: model 'nope' not found/);
   assert.match(missing, /Check the base URL/);
   // A server that answers but sends no CORS headers looks like a network failure to the page; the message says so.
-  await useEndpoint(page, `${fake.url}/nocors/v1`);
+  await useEndpoint(page, `${playground.fake.url}/nocors/v1`);
   assert.match(await connectionError(page), /does not allow requests from this page .* CORS/);
-  await useEndpoint(page, `${fake.url}/v1`);
+  await useEndpoint(page, `${playground.fake.url}/v1`);
   await page.click("#test-connection");
   assert.match(await page.textContent("#conn-status.ok"), /Connected: some-model answered/);
   assert.deepEqual(errors, []);
 });
 
 test("missing settings and a missing repository are explained before anything is sent", async () => {
-  const { page } = browser;
-  await page.goto(server.url);
+  const { page } = playground.browser;
+  await page.goto(playground.server.url);
   await page.click("#run-button");
   assert.match(await page.textContent("#run-error"), /Load a repository first/);
   await useEndpoint(page, "localhost:11434", "m");
@@ -115,8 +105,8 @@ test("missing settings and a missing repository are explained before anything is
 });
 
 test("the API key stays in memory unless the user asks to remember it", async () => {
-  const { page } = browser;
-  await page.goto(server.url);
+  const { page } = playground.browser;
+  await page.goto(playground.server.url);
   await useEndpoint(page, "http://localhost:8000/v1", "m");
   await page.fill("#api-key", "sk-test-secret");
   assert.equal(await page.evaluate(() => JSON.stringify(localStorage)).then((s) => s.includes("sk-test")), false);
@@ -131,11 +121,11 @@ test("the API key stays in memory unless the user asks to remember it", async ()
 });
 
 test("stop abandons a model call that is taking long", async () => {
-  const { page, errors } = browser;
-  await page.goto(server.url);
+  const { page, errors } = playground.browser;
+  await page.goto(playground.server.url);
   await page.click("#demo-button");
   await page.waitForSelector("#stats");
-  await useEndpoint(page, `${fake.url}/slow/v1`);
+  await useEndpoint(page, `${playground.fake.url}/slow/v1`);
   await page.click("#run-button");
   await page.waitForSelector("#run-status:has-text('Running')");
   const started = Date.now();

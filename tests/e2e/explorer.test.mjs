@@ -1,18 +1,10 @@
 // The search explorer shows exactly what the model would read: the same text as `acr search` for the same call.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, OUT, serveDist, openBrowser, zipFixture, acrSearch } from "./harness.mjs";
+import { ROOT, OUT, zipFixture, acrSearch, servedPlayground } from "./harness.mjs";
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await openBrowser();
-});
-after(async () => {
-  await browser?.ctx.close();
-  server?.close();
-});
+const playground = servedPlayground();
 
 const explorerText = (page) => page.textContent("#explorer-output");
 
@@ -35,9 +27,9 @@ const same = (browserText, cliText, call) =>
   assert.equal(browserText.trimEnd(), cliText.trimEnd(), `explorer and acr search differ for ${call}`);
 
 test("every API answers in the explorer as `acr search` answers on the command line (fixture zip)", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   const dir = join(ROOT, "tests", "fixtures", "minirepo");
-  await page.goto(server.url);
+  await page.goto(playground.server.url);
   await page.setInputFiles("#zip-input", zipFixture("minirepo"));
   await page.waitForSelector("#stats");
   await page.click("#tab-explorer");
@@ -87,9 +79,9 @@ test("every API answers in the explorer as `acr search` answers on the command l
 });
 
 test("the explorer agrees with `acr search` on the demo repository, and files open from the tree", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   const dir = join(ROOT, "web", "demo");
-  await page.goto(server.url);
+  await page.goto(playground.server.url);
   await page.click("#demo-button");
   await page.waitForSelector("#stats");
   for (const call of ['search_method_in_class("total", "Cart")', 'search_class("Discount")', 'search_code("price_cents")']) {

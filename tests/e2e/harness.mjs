@@ -51,17 +51,22 @@ export async function serveDist(dir = join(ROOT, "dist")) {
   return listening(child, /http:\/\/127\.0\.0\.1:\d+\//, "serve.py");
 }
 
-/** The built playground served and a browser open for the test file that calls this (both closed after it): the
- * returned object's `server` and `browser` are set once the file's `before` hook has run. */
-export function servedPlayground() {
+/** The built playground served and a browser open for the test file that calls this, both closed after it. `extras`
+ * names more things to start once those are up (`name: async (playground) => value`, e.g. a runner server); a value
+ * with a `close()` is closed after the file too. The returned object's fields (`server`, `browser`, `origin` and
+ * the extras) are set once the file's `before` hook has run. */
+export function servedPlayground(extras = {}) {
   const playground = {};
   before(async () => {
     playground.server = await serveDist();
     playground.browser = await openBrowser();
+    playground.origin = playground.server.url.replace(/\/$/, "");
+    for (const [name, start] of Object.entries(extras)) playground[name] = await start(playground);
   });
   after(async () => {
     await playground.browser?.ctx.close();
     playground.server?.close();
+    for (const name of Object.keys(extras)) await playground[name]?.close?.();
   });
   return playground;
 }

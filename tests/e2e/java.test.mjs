@@ -1,11 +1,13 @@
 // Java in the playground: the Java demo loads (counts per language), the explorer answers on Java as `acr search`
 // does, and the demo model repairs it with a note that execution in the tab is Python only.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { ROOT, OUT, RUNNER, serveDist, openBrowser, blockForeignRequests, acrSearch, serveRunner, useRunner } from "./harness.mjs";
+import {
+  ROOT, OUT, RUNNER, blockForeignRequests, acrSearch, serveRunner, useRunner, servedPlayground,
+} from "./harness.mjs";
 
 /** JUnit's console launcher, where Debian's `junit5` puts it (`tools/setup.sh` installs it with a JDK). */
 const JUNIT_JAR = "/usr/share/java/junit-platform-console-standalone.jar";
@@ -18,24 +20,16 @@ const hasJava = () => {
   }
 };
 
-let server, browser, runner;
-before(async () => {
-  server = await serveDist();
-  browser = await openBrowser();
-  if (existsSync(RUNNER) && hasJava()) runner = await serveRunner(server.url.replace(/\/$/, ""));
-});
-after(async () => {
-  await browser?.ctx.close();
-  server?.close();
-  runner?.close();
+const playground = servedPlayground({
+  runner: async ({ origin }) => (existsSync(RUNNER) && hasJava() ? serveRunner(origin) : undefined),
 });
 
 const DEMO = join(ROOT, "web", "demo-java");
 
 test("the Java demo loads, is searched as on the command line and is repaired without execution", async () => {
-  const { page, errors } = browser;
-  const foreign = await blockForeignRequests(page, server.url.replace(/\/$/, ""));
-  await page.goto(server.url);
+  const { page, errors } = playground.browser;
+  const foreign = await blockForeignRequests(page, playground.server.url.replace(/\/$/, ""));
+  await page.goto(playground.server.url);
   await page.click("#demo-java-button");
   await page.waitForSelector("#stats");
   // The test file is not indexed (Maven's src/test/java), the three sources are.
@@ -71,15 +65,15 @@ test("the Java demo loads, is searched as on the command line and is repaired wi
 });
 
 test("with the runner server, the Java demo is validated by its JUnit tests", async (t) => {
-  if (!runner) return t.skip(`no runner binary at ${RUNNER}, or no JDK with JUnit (${JUNIT_JAR})`);
-  const { page, errors } = browser;
-  await page.goto(server.url);
+  if (!playground.runner) return t.skip(`no runner binary at ${RUNNER}, or no JDK with JUnit (${JUNIT_JAR})`);
+  const { page, errors } = playground.browser;
+  await page.goto(playground.server.url);
   await page.click("#demo-java-button");
   await page.waitForSelector("#stats");
   await useRunner(page, "server");
   await page.click("details.runner summary");
-  await page.fill("#runner-url", runner.url);
-  await page.fill("#runner-token", runner.token);
+  await page.fill("#runner-url", playground.runner.url);
+  await page.fill("#runner-token", playground.runner.token);
   await page.click("#run-button");
   await page.waitForSelector("#run-status.ok, #run-error", { timeout: 120000 });
   assert.match(await page.textContent("#run-status"), /patch, validated by execution/);

@@ -1,23 +1,15 @@
 // Large repositories in the playground (headless Chromium): indexing in a pool of Web Workers gives the index the
 // native CLI gives, the progress moves while it runs, a load can be cancelled, and the index survives a reload (from
 // the IndexedDB cache, nothing parsed again) until the cache is cleared.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ACR, ROOT, openBrowser, serveDist, zipDir } from "./harness.mjs";
+import { ACR, ROOT, zipDir, servedPlayground } from "./harness.mjs";
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await openBrowser();
-});
-after(async () => {
-  await browser?.ctx.close();
-  server?.close();
-});
+const playground = servedPlayground();
 
 /** Bytes of Python under a folder. */
 function pythonBytes(dir) {
@@ -56,8 +48,8 @@ const tree = realTree();
 const zip = zipDir(tree, "large");
 
 test("a large repository is indexed in workers, as the native CLI indexes it, with progress on the way", async () => {
-  const { page, errors } = browser;
-  await page.goto(server.url);
+  const { page, errors } = playground.browser;
+  await page.goto(playground.server.url);
   // The browser profile is new: the cache starts empty.
   assert.equal(await page.evaluate(() => window.__acrIndexCache.usage()).then((u) => u.entries), 0);
   // Every progress value the page shows while indexing.
@@ -81,7 +73,7 @@ test("a large repository is indexed in workers, as the native CLI indexes it, wi
 });
 
 test("after a reload the same repository is back from the cache, without parsing", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   await page.reload();
   await page.waitForSelector("#stats", { timeout: 60000 });
   const status = page.locator("#status");
@@ -96,7 +88,7 @@ test("after a reload the same repository is back from the cache, without parsing
 });
 
 test("a corrupt or old-format cache entry is not trusted: the index is parsed again", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   const native = nativeStats(tree);
   // What the page stored: a record of the core's binary form ("ACRP", a little-endian format version, the files).
   const stored = await page.evaluate(() => window.__acrIndexCache.last()
@@ -122,14 +114,14 @@ test("a corrupt or old-format cache entry is not trusted: the index is parsed ag
 });
 
 test("a load can be cancelled, and clearing the cache forgets the repository", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   await page.click("#index-cache summary");
   await page.click("#clear-index-cache");
   await page.waitForFunction(() => /^0 indexes/.test(document.querySelector("#index-cache-usage")?.textContent ?? ""));
   // The workers' script is held back until Cancel was clicked, so the load is surely still indexing then.
   let release;
   const held = new Promise((resolve) => (release = resolve));
-  await browser.ctx.route("**/index-worker.mjs", async (route) => {
+  await playground.browser.ctx.route("**/index-worker.mjs", async (route) => {
     await held;
     await route.continue();
   });
@@ -137,7 +129,7 @@ test("a load can be cancelled, and clearing the cache forgets the repository", a
   await page.click("#cancel-load", { timeout: 60000 });
   release();
   await page.waitForFunction(() => /was cancelled/.test(document.querySelector("#status")?.textContent ?? ""));
-  await browser.ctx.unroute("**/index-worker.mjs");
+  await playground.browser.ctx.unroute("**/index-worker.mjs");
   // Nothing indexed, so nothing remembered for the next reload.
   assert.equal(await page.evaluate(() => window.__acrIndexCache.last()), undefined);
   assert.deepEqual(errors, []);

@@ -1,25 +1,17 @@
 // The playground loads a repository zip in a real browser and reports the same counts as `acr index`.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { OUT, serveDist, openBrowser, zipFixture, nativeIndex } from "./harness.mjs";
+import { OUT, zipFixture, nativeIndex, servedPlayground } from "./harness.mjs";
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await openBrowser();
-});
-after(async () => {
-  await browser?.ctx.close();
-  server?.close();
-});
+const playground = servedPlayground();
 
 const stat = (page, id) => page.textContent(`#stat-${id}`).then(Number);
 
 test("an uploaded zip is unpacked, parsed and counted in the browser", async () => {
-  const { page, errors } = browser;
-  await page.goto(server.url);
+  const { page, errors } = playground.browser;
+  await page.goto(playground.server.url);
   await page.setInputFiles("#zip-input", zipFixture("minirepo"));
   await page.waitForSelector("#stats", { timeout: 30000 });
   const got = {
@@ -46,8 +38,8 @@ test("an uploaded zip is unpacked, parsed and counted in the browser", async () 
 });
 
 test("a corrupt zip gives a clear error, not a blank page", async () => {
-  const { page, errors } = browser;
-  await page.goto(server.url);
+  const { page, errors } = playground.browser;
+  await page.goto(playground.server.url);
   const bad = join(OUT, "corrupt.zip");
   writeFileSync(bad, Buffer.from("PK\u0003\u0004 this is not really a zip file"));
   await page.setInputFiles("#zip-input", bad);
@@ -57,8 +49,8 @@ test("a corrupt zip gives a clear error, not a blank page", async () => {
 });
 
 test("the bundled demo repository loads with no upload", async () => {
-  const { page } = browser;
-  await page.goto(server.url);
+  const { page } = playground.browser;
+  await page.goto(playground.server.url);
   await page.click("#demo-button");
   await page.waitForSelector("#stats");
   assert.equal(await stat(page, "files"), 4);

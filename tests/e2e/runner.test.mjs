@@ -1,36 +1,28 @@
 // The optional reproducer runner, reached from the page: the demo run writes a reproducer, the runner executes it
 // before and after the patch, and the reviewer accepts the patch, validated by execution.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { OUT, RUNNER, serveDist, openBrowser, serveRunner, useRunner } from "./harness.mjs";
+import { OUT, RUNNER, serveRunner, useRunner, servedPlayground } from "./harness.mjs";
 
-let server, browser, runner;
-before(async () => {
-  server = await serveDist();
-  browser = await openBrowser();
-  if (existsSync(RUNNER)) runner = await serveRunner(server.url.replace(/\/$/, ""));
-});
-after(async () => {
-  await browser?.ctx.close();
-  server?.close();
-  runner?.close();
+const playground = servedPlayground({
+  runner: async ({ origin }) => (existsSync(RUNNER) ? serveRunner(origin) : undefined),
 });
 
 test("with the runner set, the demo patch is validated by execution", async (t) => {
-  if (!runner) return t.skip(`no runner binary at ${RUNNER}`);
-  const { page, errors } = browser;
-  await page.goto(server.url);
+  if (!playground.runner) return t.skip(`no runner binary at ${RUNNER}`);
+  const { page, errors } = playground.browser;
+  await page.goto(playground.server.url);
   await page.click("#demo-button");
   await page.waitForSelector("#stats");
   await useRunner(page, "server");
   await page.click("details.runner summary");
-  await page.fill("#runner-url", runner.url);
+  await page.fill("#runner-url", playground.runner.url);
   await page.fill("#runner-token", "wrong-token-wrong-token-wrong-token");
   await page.click("#test-runner");
   assert.match(await page.textContent("#runner-status.error"), /access token was refused/);
-  await page.fill("#runner-token", runner.token);
+  await page.fill("#runner-token", playground.runner.token);
   await page.click("#test-runner");
   assert.match(await page.textContent("#runner-status.ok"), /runner .* is up; sandbox: bubblewrap/);
 
@@ -51,11 +43,11 @@ test("with the runner set, the demo patch is validated by execution", async (t) 
 });
 
 test("a runner started without its sandbox is shown in red", async (t) => {
-  if (!runner) return t.skip(`no runner binary at ${RUNNER}`);
-  const bare = await serveRunner(server.url.replace(/\/$/, ""), { args: ["--unsafe-no-sandbox"] });
+  if (!playground.runner) return t.skip(`no runner binary at ${RUNNER}`);
+  const bare = await serveRunner(playground.server.url.replace(/\/$/, ""), { args: ["--unsafe-no-sandbox"] });
   try {
-    const { page, errors } = browser;
-    await page.goto(server.url);
+    const { page, errors } = playground.browser;
+    await page.goto(playground.server.url);
     await useRunner(page, "server");
     await page.click("details.runner summary");
     await page.fill("#runner-url", bare.url);

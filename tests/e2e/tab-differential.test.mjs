@@ -2,27 +2,17 @@
 // Chromium, through the page's runner) and with CPython through `acr-runner`, and the verdict the agent uses must
 // agree: the exit code, whether the bug is reproduced (non-zero exit with AssertionError in stderr), whether the
 // time limit killed it, and whether the output was cut. Known differences must still differ (the README lists them).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import {
-  RUNNER, CPYTHON, serveDist, openBrowser, blockForeignRequests, serveRunner, runOnServer, runInTab,
-  pytestWheels, demoFiles, fixtureFiles,
+  RUNNER, CPYTHON, blockForeignRequests, serveRunner, runOnServer, runInTab, pytestWheels, demoFiles, fixtureFiles, servedPlayground,
 } from "./harness.mjs";
 import { CASES } from "../fixtures/differential/cases.mjs";
 
-let server, browser, runner, foreign;
-before(async () => {
-  server = await serveDist();
-  browser = await openBrowser();
-  const origin = server.url.replace(/\/$/, "");
-  foreign = await blockForeignRequests(browser.page, origin);
-  if (existsSync(RUNNER) && existsSync(CPYTHON)) runner = await serveRunner(origin, { python: CPYTHON });
-});
-after(async () => {
-  await browser?.ctx.close();
-  server?.close();
-  runner?.close();
+const playground = servedPlayground({
+  foreign: async ({ browser, origin }) => blockForeignRequests(browser.page, origin),
+  runner: async ({ origin }) => (existsSync(RUNNER) && existsSync(CPYTHON) ? serveRunner(origin, { python: CPYTHON }) : undefined),
 });
 
 const REPOS = {
@@ -41,10 +31,10 @@ function verdict(outcome) {
 }
 
 test("the tab's Python and CPython agree on every script's verdict", async (t) => {
-  if (!runner) return t.skip(`needs ${RUNNER} (make test-e2e builds it) and ${CPYTHON} (tools/setup.sh makes it)`);
+  if (!playground.runner) return t.skip(`needs ${RUNNER} (make test-e2e builds it) and ${CPYTHON} (tools/setup.sh makes it)`);
   assert.ok(CASES.length >= 40, `${CASES.length} cases`);
-  const { page, errors } = browser;
-  await page.goto(server.url);
+  const { page, errors } = playground.browser;
+  await page.goto(playground.server.url);
   // pytest in the tab comes from its wheels, dropped as a user would; CPython has the same version (tests/.venv).
   await page.click("details.runner summary");
   await page.setInputFiles("#wheels", pytestWheels());
@@ -57,7 +47,7 @@ test("the tab's Python and CPython agree on every script's verdict", async (t) =
       command: c.command,
       timeout_secs: c.timeout_secs ?? 20,
     };
-    const [tab, cpython] = [await runInTab(page, request), await runOnServer(runner, request)];
+    const [tab, cpython] = [await runInTab(page, request), await runOnServer(playground.runner, request)];
     const [a, b] = [verdict(tab), verdict(cpython)];
     const agree = JSON.stringify(a) === JSON.stringify(b);
     rows.push({ c, tab, cpython, a, b, agree });
@@ -86,9 +76,9 @@ test("the tab's Python and CPython agree on every script's verdict", async (t) =
   for (const command of ["", "   ", "python3 'r.py"]) {
     const request = { files: REPOS.demo, patch: "", command, timeout_secs: 5 };
     await assert.rejects(runInTab(page, request), /refused the request: bad command/, `tab: ${JSON.stringify(command)}`);
-    await assert.rejects(runOnServer(runner, request), /refused the request \(400\): bad command/,
+    await assert.rejects(runOnServer(playground.runner, request), /refused the request \(400\): bad command/,
       `CPython: ${JSON.stringify(command)}`);
   }
-  assert.deepEqual(foreign, [], "nothing left the page");
+  assert.deepEqual(playground.foreign, [], "nothing left the page");
   assert.deepEqual(errors, []);
 });

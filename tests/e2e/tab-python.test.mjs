@@ -2,39 +2,30 @@
 // with no server and no network in ACR and MCTS modes, time limits that kill the worker, containment, missing
 // packages, pytest from dropped wheels and from a package index, and memory exhaustion. One page and its Python are
 // shared by the tests that can share them (Pyodide takes about 3 s to start).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
-  ROOT, OUT, serveDist, openBrowser, blockForeignRequests, runInTab, pytestWheels, servePackageIndex,
-  demoFiles, serveModel, acrHas,
+  ROOT, OUT, blockForeignRequests, runInTab, pytestWheels, servePackageIndex, demoFiles, serveModel, acrHas, servedPlayground,
 } from "./harness.mjs";
 import { DEMO_FIX } from "../fixtures/differential/cases.mjs";
 
-let server, browser, origin, foreign;
-before(async () => {
-  server = await serveDist();
-  browser = await openBrowser();
-  origin = server.url.replace(/\/$/, "");
-  foreign = await blockForeignRequests(browser.page, origin);
-});
-after(async () => {
-  await browser?.ctx.close();
-  server?.close();
+const playground = servedPlayground({
+  foreign: async ({ browser, origin }) => blockForeignRequests(browser.page, origin),
 });
 
 const FIX = "total += item.price_cents * units";
 
 async function loadDemo(page) {
-  await page.goto(server.url);
+  await page.goto(playground.server.url);
   await page.click("#demo-button");
   await page.waitForSelector("#stats");
 }
 
 /** Runs a request in the shared page's Python (loading the page first when a test runs alone). */
 async function python(request) {
-  const { page } = browser;
-  if (!page.url().startsWith(server.url)) await loadDemo(page);
+  const { page } = playground.browser;
+  if (!page.url().startsWith(playground.server.url)) await loadDemo(page);
   return runInTab(page, request);
 }
 
@@ -45,7 +36,7 @@ async function runRows(page) {
 }
 
 test("ACR: the demo patch is validated by execution in the tab, offline, with no setting changed", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   await loadDemo(page);
   assert.equal(await page.inputValue("#runner-kind"), "tab");
   await page.click("#run-button");
@@ -71,12 +62,12 @@ test("ACR: the demo patch is validated by execution in the tab, offline, with no
   await page.click("#tab-result");
   await page.locator(".tabs-card").evaluate((e) => e.scrollIntoView({ block: "start" }));
   await page.screenshot({ path: join(OUT, "tab-validated.png") });
-  assert.deepEqual(foreign, [], "nothing left the page's origin");
+  assert.deepEqual(playground.foreign, [], "nothing left the page's origin");
   assert.deepEqual(errors, []);
 });
 
 test("MCTS: candidates get their reward from real runs in the tab", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   await loadDemo(page);
   await page.check("#mode-mcts");
   await page.click("#run-button");
@@ -88,14 +79,14 @@ test("MCTS: candidates get their reward from real runs in the tab", async () => 
   await page.click("#tab-tree");
   const chosen = page.locator("#mcts .tree-node.chosen .node-head").first();
   assert.match(await chosen.textContent(), /pass/);
-  assert.deepEqual(foreign, []);
+  assert.deepEqual(playground.foreign, []);
   assert.deepEqual(errors, []);
 });
 
 test("MCTS with a model that tries wrong patches first: FAIL rewards from runs, then PASS", async (t) => {
   if (!acrHas("serve-model")) return t.skip("this acr has no serve-model subcommand");
   const model = await serveModel(join(ROOT, "tests", "fixtures", "scripts", "demo-mcts.json"));
-  const page = await browser.ctx.newPage();
+  const page = await playground.browser.ctx.newPage();
   try {
     await loadDemo(page);
     await page.selectOption("#provider", "custom");
@@ -119,7 +110,7 @@ test("MCTS with a model that tries wrong patches first: FAIL rewards from runs, 
 });
 
 test("a run past its time limit is killed with the worker, and the next run works", async () => {
-  const { page } = browser;
+  const { page } = playground.browser;
   const endless = await python({
     files: { "loop.py": "print('started', flush=True)\nwhile True:\n    pass\n" },
     command: "python3 loop.py",
@@ -133,8 +124,8 @@ test("a run past its time limit is killed with the worker, and the next run work
 });
 
 test("code in the tab cannot reach the network or the page", async () => {
-  const { page, errors } = browser;
-  const before = foreign.length;
+  const { page, errors } = playground.browser;
+  const before = playground.foreign.length;
   const probe = `
 import asyncio, inspect, js, pyodide_js
 
@@ -147,7 +138,7 @@ def attempt(name, f):
     except BaseException as e:
         print(f"{name}: refused ({type(e).__name__})")
 
-url = "${origin}/index.html"
+url = "${playground.origin}/index.html"
 attempt("fetch", lambda: js.fetch(url))
 attempt("XMLHttpRequest", lambda: js.XMLHttpRequest.new().open("GET", url))
 attempt("WebSocket", lambda: js.WebSocket.new("ws://127.0.0.1:9"))
@@ -179,7 +170,7 @@ attempt("micropip", lambda: __import__("micropip"))
   const lines = result.stdout.trim().split("\n");
   assert.equal(lines.length, 25, result.stdout);
   for (const line of lines) assert.match(line, /: refused \(/, line);
-  assert.equal(foreign.length, before, `requests left the page: ${foreign.slice(before).join(", ")}`);
+  assert.equal(playground.foreign.length, before, `requests left the page: ${playground.foreign.slice(before).join(", ")}`);
   // The page and its Python still work.
   const after = await python({ files: { "ok.py": "print(2 + 2)\n" }, command: "python3 ok.py", timeout_secs: 30 });
   assert.equal(after.stdout, "4\n");
@@ -187,7 +178,7 @@ attempt("micropip", lambda: __import__("micropip"))
 });
 
 test("a module that is not installed is named, and requirements that cannot be installed say why", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   const missing = await python({
     files: { "r.py": "import requests\n" },
     command: "python3 r.py",
@@ -208,14 +199,14 @@ test("a module that is not installed is named, and requirements that cannot be i
   assert.match(failed, /requests: neither the package index nor Pyodide.s CDN .* could be reached \(offline\?\)/);
   assert.match(failed, /numpy: neither the package index nor Pyodide.s CDN .* could be reached \(offline\?\)/);
   // The installer did try the network (and the test's route refused it, as being offline would).
-  assert.ok(foreign.some((u) => u.startsWith("https://pypi.org/")), foreign.join("\n"));
+  assert.ok(playground.foreign.some((u) => u.startsWith("https://pypi.org/")), playground.foreign.join("\n"));
   await page.fill("#requirements", "");
   await page.click("details.runner summary");
   assert.deepEqual(errors, []);
 });
 
 test("pytest runs from dropped wheels, offline", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   await loadDemo(page);
   await page.click("details.runner summary");
   await page.setInputFiles("#wheels", pytestWheels());
@@ -236,7 +227,7 @@ test("pytest runs from dropped wheels, offline", async () => {
 
 test("requirements install with micropip from a package index", async () => {
   const index = await servePackageIndex();
-  const page = await browser.ctx.newPage();
+  const page = await playground.browser.ctx.newPage();
   try {
     const seen = [];
     page.on("request", (r) => seen.push(r.url()));
@@ -259,7 +250,7 @@ test("requirements install with micropip from a package index", async () => {
 });
 
 test("a run that exhausts memory ends with MemoryError, and the page keeps working", async () => {
-  const { page, errors } = browser;
+  const { page, errors } = playground.browser;
   const bomb = await python({
     files: { "bomb.py": "blocks = []\nwhile True:\n    blocks.append(bytearray(64 << 20))\n" },
     command: "python3 bomb.py",
@@ -275,7 +266,7 @@ test("a run that exhausts memory ends with MemoryError, and the page keeps worki
 });
 
 test("when the core traps and restarts, its Python workers are stopped with it", async () => {
-  const page = await browser.ctx.newPage();
+  const page = await playground.browser.ctx.newPage();
   try {
     await loadDemo(page);
     await runInTab(page, { files: { "ok.py": "print(1)\n" }, command: "python3 ok.py", timeout_secs: 30 });

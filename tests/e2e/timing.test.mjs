@@ -1,11 +1,11 @@
 // How long the largest repository of the replay corpus takes from drop to a ready index, in the browser and
 // natively. Prints the figures; asserts only that both agree on the counts.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
-import { ROOT, ACR, serveDist, openBrowser, zipDir } from "./harness.mjs";
+import { ROOT, ACR, zipDir, servedPlayground } from "./harness.mjs";
 
 const CORPUS = join(ROOT, "..", "shared", "replay", "search", "acr-run-1");
 
@@ -19,15 +19,7 @@ function bytes(dir) {
   return n;
 }
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await openBrowser();
-});
-after(async () => {
-  await browser?.ctx.close();
-  server?.close();
-});
+const playground = servedPlayground();
 
 test("drop to ready index for the largest replay repository (figures printed)", async (t) => {
   if (!existsSync(CORPUS)) return t.skip(`no replay corpus at ${CORPUS}`);
@@ -39,8 +31,8 @@ test("drop to ready index for the largest replay repository (figures printed)", 
   const zip = zipDir(largest.dir, largest.task);
   const zipBytes = readFileSync(zip);
 
-  const { page, errors } = browser;
-  await page.goto(server.url);
+  const { page, errors } = playground.browser;
+  await page.goto(playground.server.url);
   await page.waitForSelector("#zip-input", { state: "attached" });
   // Drop the zip on the drop zone, as a user would.
   const transfer = await page.evaluateHandle(({ b64, name }) => {
