@@ -93,8 +93,8 @@ test: setup lint component test-native test-wasm test-e2e test-node fuzz-smoke
 
 ## Fuzzing (nightly and cargo-fuzz, from setup): every target for FUZZ_RUNS executions (`make fuzz FUZZ_RUNS=100000`
 ## for a shorter run), with seeds built at run time from the fixtures and ../shared/replay, in libFuzzer's fork mode
-## without a sanitizer and with short inputs (`--campaign`; the smoke keeps AddressSanitizer). Prints executions per
-## second, edges covered and crashes/timeouts/OOMs per target; fails on any finding (in fuzz/artifacts/).
+## without a sanitizer or comparison tracing and with short inputs (`--campaign`; the smoke keeps both). Prints
+## executions per second, edges covered and crashes/timeouts/OOMs per target; fails on any finding (fuzz/artifacts/).
 fuzz: setup
 	python3 tools/fuzz.py --runs $(FUZZ_RUNS) --campaign
 
