@@ -13,6 +13,11 @@ use std::fmt;
 use crate::language::Language;
 use serde::Serialize;
 
+#[cfg(feature = "zip")]
+mod unzip;
+#[cfg(feature = "zip")]
+pub use unzip::ZipUnpacker;
+
 /// Size caps applied while loading. The defaults suit a browser tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -220,66 +225,30 @@ impl Repo {
     }
 
     /// Reads a zip archive. A common top-level folder (as in GitHub's "Download ZIP") is removed from every path.
+    /// The source files are unpacked first, then the rest ([`ZipUnpacker`], which can do the two apart).
     #[cfg(feature = "zip")]
     pub fn from_zip(bytes: &[u8], limits: &Limits) -> Result<Repo, RepoError> {
-        use std::io::Read;
-
-        let mut archive =
-            zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| RepoError::BadArchive(e.to_string()))?;
-        let mut raw: Vec<(String, Result<Vec<u8>, SkipReason>)> = Vec::new();
-        let mut total = 0usize;
-        for i in 0..archive.len() {
-            let mut entry = match archive.by_index(i) {
-                Ok(e) => e,
-                Err(e) => {
-                    raw.push((format!("#entry{i}"), Err(SkipReason::Unreadable { message: e.to_string() })));
-                    continue;
-                }
-            };
-            if entry.is_dir() {
-                continue;
-            }
-            let name = entry.name().map(|n| n.into_owned()).unwrap_or_else(|_| format!("#entry{i}"));
-            if entry.is_symlink() {
-                raw.push((name, Err(SkipReason::Symlink)));
-                continue;
-            }
-            if raw.len() >= limits.max_entries || total >= limits.max_total_bytes {
-                raw.push((name, Err(SkipReason::BudgetExhausted)));
-                continue;
-            }
-            if entry.size() > limits.max_file_bytes as u64 {
-                let reason = SkipReason::TooLarge { bytes: entry.size(), limit: limits.max_file_bytes as u64 };
-                raw.push((name, Err(reason)));
-                continue;
-            }
-            // The declared size can lie: never read more than the cap allows.
-            let mut data = Vec::with_capacity(entry.size() as usize);
-            let cap = (limits.max_file_bytes + 1) as u64;
-            match (&mut entry).take(cap).read_to_end(&mut data) {
-                Ok(_) if data.len() > limits.max_file_bytes => {
-                    let reason = SkipReason::TooLarge { bytes: data.len() as u64, limit: limits.max_file_bytes as u64 };
-                    raw.push((name, Err(reason)));
-                }
-                Ok(_) => {
-                    total += data.len();
-                    raw.push((name, Ok(data)));
-                }
-                Err(e) => raw.push((name, Err(SkipReason::Unreadable { message: e.to_string() }))),
-            }
-        }
-        let prefix = common_root(raw.iter().map(|(n, _)| n.as_str()));
-        let mut repo = Repo::new();
-        for (name, data) in raw {
-            let rel = name.strip_prefix(&prefix).unwrap_or(&name);
-            match data {
-                Ok(bytes) => {
-                    repo.add_owned(rel, bytes, limits);
-                }
-                Err(reason) => repo.skipped.push(SkippedFile { path: rel.to_string(), reason }),
-            }
-        }
+        let mut unpacker = ZipUnpacker::open(bytes, limits)?;
+        let mut repo = unpacker.sources();
+        unpacker.rest(&mut repo, usize::MAX);
         Ok(repo)
+    }
+
+    /// Adds another repository's files and skipped files to this one (a second stage of the same load, as
+    /// [`ZipUnpacker::rest`] gives). A path both hold keeps this repository's file; the other's is recorded as a
+    /// [`SkipReason::Duplicate`].
+    pub fn absorb(&mut self, other: Repo) {
+        for (path, text) in other.files {
+            match self.files.entry(path) {
+                std::collections::btree_map::Entry::Vacant(slot) => {
+                    slot.insert(text);
+                }
+                std::collections::btree_map::Entry::Occupied(slot) => {
+                    self.skipped.push(SkippedFile { path: slot.key().clone(), reason: SkipReason::Duplicate })
+                }
+            }
+        }
+        self.skipped.extend(other.skipped);
     }
 
     /// The text of a file, by exact relative path.
@@ -307,7 +276,7 @@ impl Repo {
     /// Kept files in a language the index reads ([`Language::of_path`]: `.py`, and `.java` with the `java`
     /// feature) that are not test files (see [`is_test_file`]), in path order.
     pub fn source_files(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.files().filter(|(p, _)| Language::of_path(p).is_some_and(|l| !l.is_test_file(p)))
+        self.files().filter(|(p, _)| is_source_path(p))
     }
 
     /// Number of kept files.
@@ -359,6 +328,11 @@ pub fn archive_summary(bytes: &[u8]) -> Result<ArchiveSummary, RepoError> {
 /// with `test_` or ends with `_test.py`).
 pub fn is_test_file(path: &str) -> bool {
     Language::of_path(path).unwrap_or(Language::Python).is_test_file(path)
+}
+
+/// Whether a clean repository path is one [`Repo::source_files`] lists: a language the index reads, not a test.
+fn is_source_path(path: &str) -> bool {
+    Language::of_path(path).is_some_and(|l| !l.is_test_file(path))
 }
 
 /// Checks a relative, `/`-separated path and returns it without `.` parts or repeated `/`; the [`PathProblem`]
@@ -476,6 +450,16 @@ mod tests {
                 ("../evil.py", &SkipReason::UnsafePath { problem: PathProblem::ParentDir })
             ]
         );
+    }
+
+    #[test]
+    fn an_absorbed_repository_adds_its_files_and_keeps_the_first_of_a_path() {
+        let mut repo = Repo::from_files([("a.py", "a = 1\n"), ("b.py", "b = 1\n")]);
+        let other = Repo::from_files([("b.py", "b = 2\n"), ("c.txt", "c\n"), ("d.bin", "\0")]);
+        repo.absorb(other);
+        assert_eq!(repo.files().collect::<Vec<_>>(), [("a.py", "a = 1\n"), ("b.py", "b = 1\n"), ("c.txt", "c\n")]);
+        let reasons: Vec<_> = repo.skipped().iter().map(|s| (s.path.as_str(), &s.reason)).collect();
+        assert_eq!(reasons, [("b.py", &SkipReason::Duplicate), ("d.bin", &SkipReason::Binary)]);
     }
 
     #[cfg(feature = "zip")]

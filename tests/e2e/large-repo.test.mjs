@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ACR, ROOT, zipDir, servedPlayground } from "./harness.mjs";
@@ -32,6 +32,29 @@ function realTree() {
   const dir = mkdtempSync(join(tmpdir(), "acr-stdlib-"));
   execFileSync("bash", ["-c", `cp "${stdlib}"/*.py "${dir}"/`]);
   return dir;
+}
+
+/** Files under a folder that a repository keeps: UTF-8 text without NUL, at most 4 MiB (core/src/repo.rs). */
+function keptFiles(dir) {
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  const isText = (bytes) => {
+    try {
+      utf8.decode(bytes);
+      return !bytes.includes(0);
+    } catch {
+      return false;
+    }
+  };
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => readFileSync(join(e.parentPath ?? e.path, e.name)))
+    .filter((bytes) => bytes.length <= 4 << 20 && isText(bytes)).length;
+}
+
+/** Once every file is unpacked (the sources come first): the number the file tree shows. */
+async function allFiles(page) {
+  await page.waitForSelector("#status[data-complete-ms]", { timeout: 60000 });
+  return Number((await page.textContent("#file-tree summary")).match(/\((\d+)\)/)[1]);
 }
 
 const nativeStats = (dir) => JSON.parse(execFileSync(ACR, ["index", "--json", dir], { encoding: "utf8" }));
@@ -69,6 +92,9 @@ test("a large repository is indexed in workers, as the native CLI indexes it, wi
   for (const k of Object.keys(web)) assert.equal(web[k], native[k], `${k}: tab ${web[k]}, native ${native[k]}`);
   const progress = await page.evaluate(() => [...new Set(window.__progress)]);
   assert.ok(progress.length >= 2, `the progress bar moved while indexing (values seen: ${progress.join(", ")})`);
+  // The files that are not sources follow.
+  assert.equal(await allFiles(page), keptFiles(tree));
+  assert.ok(keptFiles(tree) > native.files);
   assert.deepEqual(errors, []);
 });
 
@@ -81,6 +107,8 @@ test("after a reload the same repository is back from the cache, without parsing
   assert.equal(await status.getAttribute("data-origin"), "Cache");
   const native = nativeStats(tree);
   assert.equal((await stats(page)).methods, native.methods);
+  // The sources were read back apart; the whole archive follows.
+  assert.equal(await allFiles(page), keptFiles(tree));
   // Dropping the same zip again also reads the cache.
   await page.setInputFiles("#zip-input", zip);
   await page.waitForSelector("#status[data-origin='Cache'][data-restored='false']", { timeout: 60000 });
@@ -109,6 +137,43 @@ test("a corrupt or old-format cache entry is not trusted: the index is parsed ag
     // The rebuilt entry replaced the bad one.
     await page.waitForFunction((length) => window.__acrIndexCache.last()
       .then(async (l) => (await window.__acrIndexCache.get(l.hash))?.bytes?.byteLength === length), stored.length);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test("a remembered archive whose stored copies are damaged is forgotten, with a clear message", async () => {
+  const { page, errors } = playground.browser;
+  /** Changes the page's `last` store (web/js/index-cache.mjs) by `change(store)` inside the page. */
+  const tamper = (change) => page.evaluate(async (change) => {
+    const db = await new Promise((resolve, reject) => {
+      const r = indexedDB.open("acr-index-cache");
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const store = db.transaction("last", "readwrite").objectStore("last");
+    const done = new Promise((resolve) => (store.transaction.oncomplete = resolve));
+    new Function("store", change)(store);
+    await done;
+    db.close();
+  }, change);
+  const cases = {
+    "the stored copy of its sources is unreadable":
+      "store.get('repository').onsuccess = (e) => store.put({ ...e.target.result, sources: new Uint8Array([80, 75, 1]) }, 'repository')",
+    "the stored copy of the archive is missing": "store.delete('archive')",
+    "the stored copies of the archive and of its sources differ":
+      "store.get('repository').onsuccess = (e) => store.get('archive').onsuccess = (a) => "
+      + "store.put({ ...e.target.result, sources: a.target.result.bytes }, 'repository')",
+  };
+  for (const [message, change] of Object.entries(cases)) {
+    // Loaded and remembered again, then damaged.
+    await page.setInputFiles("#zip-input", zip);
+    await page.waitForSelector("#status[data-complete-ms][data-restored='false']", { timeout: 120000 });
+    await page.waitForFunction(() => window.__acrIndexCache.archive().then((a) => a !== undefined));
+    await tamper(change);
+    await page.reload();
+    await page.waitForSelector("#error", { timeout: 60000 });
+    assert.match(await page.textContent("#error"), new RegExp(`${message}.*; drop the zip again`), message);
+    await page.waitForFunction(() => window.__acrIndexCache.last().then((l) => l === undefined));
   }
   assert.deepEqual(errors, []);
 });

@@ -3,7 +3,8 @@
 //
 // Three stores: `indexes` (key: the archive's hash; value: {bytes}, the parsed files in the core's binary form,
 // which names its own format version), `meta` (same key; {size, used}, read for eviction without loading the
-// indexes) and `last` (key "repository"; value: {name, hash, bytes}). Entries are evicted oldest-used first beyond
+// indexes) and `last` (key "repository": {name, hash, sources}, the last archive's name, hash and its source files
+// as an archive of their own, read first on a reload; key "archive": {bytes}, the whole archive, read after). Entries are evicted oldest-used first beyond
 // LIMIT bytes. Everything here fails soft: a browser without IndexedDB or crypto.subtle (a page not served from a
 // secure origin) simply has no cache. Nothing read here is trusted by the page (web/src/index_cache.rs checks it).
 const DB = "acr-index-cache";
@@ -71,9 +72,18 @@ async function put(key, bytes) {
   }
 }
 
-/** Remembers the archive last loaded (restored after a reload). */
-async function remember(name, key, bytes) {
-  await request((await store("last", "readwrite")).put({ name, hash: key, bytes }, "repository"));
+/** Remembers the archive last loaded (restored after a reload): its name, hash, sources archive and bytes. */
+async function remember(name, key, bytes, sources) {
+  const last = await store("last", "readwrite");
+  await Promise.all([
+    request(last.put({ name, hash: key, sources }, "repository")),
+    request(last.put({ bytes }, "archive")),
+  ]);
+}
+
+/** The whole archive last remembered (a Uint8Array), or undefined. */
+async function archive() {
+  return (await request((await store("last", "readonly")).get("archive")))?.bytes;
 }
 
 /** The archive last loaded, or undefined. */
@@ -82,22 +92,26 @@ async function last() {
 }
 
 /**
- * What a reload restores: the archive last loaded ({name, hash, bytes}) and its cached entry's bytes as `index`
- * (undefined when there is none), or undefined. `web/boot.js` starts this before the module is compiled, so the
- * reads overlap the compile.
+ * What a reload restores: the archive last loaded ({name, hash, sources}) and its cached entry's bytes as `index`
+ * (undefined when there is none), or undefined (also for what an older page stored, which had no sources). The
+ * whole archive is read later (`archive()`). `web/boot.js` starts this before the module is compiled, so the reads
+ * overlap the compile.
  */
 async function restore() {
-  const archive = await last();
-  if (!archive) return undefined;
-  const entry = await get(archive.hash).catch(() => undefined);
-  return { ...archive, index: entry?.bytes };
+  const last = await request((await store("last", "readonly")).get("repository"));
+  if (!last?.sources) return undefined;
+  const entry = await request((await store("indexes", "readonly")).get(last.hash)).catch(() => undefined);
+  // Marked used without waiting: the reload is what the user waits for.
+  if (entry) store("meta", "readwrite").then((m) => m.put({ size: sizeOf(entry), used: Date.now() }, last.hash)).catch(() => {});
+  return { ...last, index: entry?.bytes };
 }
 
 /** Entries and bytes held. */
 async function usage() {
   const values = await request((await store("meta", "readonly")).getAll());
-  const lastRepo = await last();
-  const bytes = values.reduce((n, v) => n + (v.size ?? 0), 0) + (lastRepo?.bytes?.byteLength ?? 0);
+  const [lastRepo, whole] = await Promise.all([last(), archive()]);
+  const bytes = values.reduce((n, v) => n + (v.size ?? 0), 0) + (lastRepo?.sources?.byteLength ?? 0)
+    + (whole?.byteLength ?? 0);
   return { entries: values.length, bytes };
 }
 
@@ -106,4 +120,4 @@ async function clear() {
   for (const name of ["indexes", "meta", "last"]) await request((await store(name, "readwrite")).clear());
 }
 
-export const indexCache = { hash, get, put, remember, last, restore, usage, clear, limit: LIMIT };
+export const indexCache = { hash, get, put, remember, last, archive, restore, usage, clear, limit: LIMIT };

@@ -21,17 +21,26 @@ fn cache() -> Option<JsValue> {
     (!cache.is_undefined()).then_some(cache)
 }
 
-/// Calls an async method of the cache and awaits it; `None` on any failure.
-async fn call(method: &str, args: &[JsValue]) -> Option<JsValue> {
-    let cache = cache()?;
-    let f: js_sys::Function = js_sys::Reflect::get(&cache, &method.into()).ok()?.dyn_into().ok()?;
-    let promise = f.apply(&cache, &args.iter().collect::<js_sys::Array>()).ok()?;
-    JsFuture::from(js_sys::Promise::resolve(&promise)).await.ok()
+/// Calls an async method of the cache now; the returned future awaits its result (`None` on any failure).
+fn start(method: &str, args: &[JsValue]) -> impl Future<Output = Option<JsValue>> + use<> {
+    let promise = (|| {
+        let cache = cache()?;
+        let f: js_sys::Function = js_sys::Reflect::get(&cache, &method.into()).ok()?.dyn_into().ok()?;
+        f.apply(&cache, &args.iter().collect::<js_sys::Array>()).ok()
+    })();
+    async move { JsFuture::from(js_sys::Promise::resolve(&promise?)).await.ok() }
 }
 
-/// The archive's hash (hex SHA-256), the key of its cached index.
-pub async fn hash(bytes: &[u8]) -> Option<String> {
-    call("hash", &[js_sys::Uint8Array::from(bytes).into()]).await?.as_string()
+/// Calls an async method of the cache and awaits it; `None` on any failure.
+async fn call(method: &str, args: &[JsValue]) -> Option<JsValue> {
+    start(method, args).await
+}
+
+/// Starts hashing an archive (hex SHA-256, the key of its cached index): the browser hashes off the page's thread
+/// while the caller goes on, and the returned future gives the hash.
+pub fn hash(bytes: &[u8]) -> impl Future<Output = Option<String>> + use<> {
+    let hashing = start("hash", &[js_sys::Uint8Array::from(bytes).into()]);
+    async move { hashing.await?.as_string() }
 }
 
 /// The cached index of an archive, if there is one and it matches `repo` exactly.
@@ -61,19 +70,26 @@ pub async fn store(key: &str, bytes: &[u8]) {
     call("put", &[key.into(), js_sys::Uint8Array::from(bytes).into()]).await;
 }
 
-/// Remembers the archive last loaded, to load it again after a reload (archives up to 256 MiB).
-pub async fn remember(name: &str, key: &str, bytes: &[u8]) {
+/// Remembers the archive last loaded, with its sources as an archive of their own
+/// ([`acr_core::repo::ZipUnpacker::sources_archive`]), to load it again after a reload (archives up to 256 MiB).
+pub async fn remember(name: &str, key: &str, bytes: &[u8], sources: &[u8]) {
     if bytes.len() <= MAX_REMEMBERED_BYTES {
-        call("remember", &[name.into(), key.into(), js_sys::Uint8Array::from(bytes).into()]).await;
+        let [bytes, sources] = [bytes, sources].map(|b| js_sys::Uint8Array::from(b).into());
+        call("remember", &[name.into(), key.into(), bytes, sources]).await;
     }
+}
+
+/// The whole archive [`remember`] kept, read back after its sources were.
+pub async fn archive() -> Option<Vec<u8>> {
+    Some(call("archive", &[]).await?.dyn_into::<js_sys::Uint8Array>().ok()?.to_vec())
 }
 
 /// An archive remembered by [`remember`], to load again after a reload.
 pub struct Remembered {
     /// Its file name.
     pub name: String,
-    /// Its bytes.
-    pub bytes: Vec<u8>,
+    /// Its sources as an archive of their own (the whole archive is read later, with [`archive`]).
+    pub sources: Vec<u8>,
     /// Its hash, as remembered (the key of its cached index).
     pub key: String,
     /// Its cached entry's bytes, read ahead with it (checked like any entry before use).
@@ -94,8 +110,8 @@ pub async fn restore() -> Option<Remembered> {
         None => call("restore", &[]).await?,
     };
     let get = |k: &str| js_sys::Reflect::get(&restored, &k.into()).ok();
-    let bytes = get("bytes")?.dyn_into::<js_sys::Uint8Array>().ok()?.to_vec();
-    Some(Remembered { name: get("name")?.as_string()?, bytes, key: get("hash")?.as_string()?, index: get("index")? })
+    let sources = get("sources")?.dyn_into::<js_sys::Uint8Array>().ok()?.to_vec();
+    Some(Remembered { name: get("name")?.as_string()?, sources, key: get("hash")?.as_string()?, index: get("index")? })
 }
 
 /// Entries and bytes the cache holds, and its limit in bytes.

@@ -1,9 +1,9 @@
-//! Loading a repository in the tab: read the zip, then index it. Large repositories are parsed in a pool of workers
+//! Loading a repository in the tab: read the zip, unpack its sources, index them, then unpack the rest. Large repositories are parsed in a pool of workers
 //! ([`crate::index_pool`]); small ones here, file by file, yielding to the browser between slices so the progress
 //! bar moves and the page stays responsive.
 
 use acr_core::index::{Index, IndexBuilder};
-use acr_core::repo::{Limits, Repo};
+use acr_core::repo::{Limits, Repo, ZipUnpacker};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -19,11 +19,11 @@ pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-/// Opens a zip archive as a repository. An archive whose directory says it unpacks to more than the tab can hold
-/// ([`Limits::max_total_bytes`]) is refused before anything is unpacked.
-pub fn repo_from_zip(bytes: &[u8]) -> Result<Repo, String> {
+/// Opens a zip archive for unpacking, sources first ([`ZipUnpacker`]). An archive whose directory says it unpacks
+/// to more than the tab can hold ([`Limits::max_total_bytes`]) is refused before anything is unpacked.
+pub fn open_zip(bytes: Vec<u8>) -> Result<ZipUnpacker<Vec<u8>>, String> {
     let limits = Limits::default();
-    let summary = acr_core::repo::archive_summary(bytes).map_err(|e| e.to_string())?;
+    let summary = acr_core::repo::archive_summary(&bytes).map_err(|e| e.to_string())?;
     if summary.declared_bytes > limits.max_total_bytes as u64 {
         return Err(format!(
             "this archive unpacks to {}, and the tab holds at most {} of files. Leave data, build output and \
@@ -32,7 +32,32 @@ pub fn repo_from_zip(bytes: &[u8]) -> Result<Repo, String> {
             mib(limits.max_total_bytes as u64)
         ));
     }
-    Repo::from_zip(bytes, &limits).map_err(|e| e.to_string())
+    ZipUnpacker::open(bytes, &limits).map_err(|e| e.to_string())
+}
+
+/// The repository in a sources archive (what [`ZipUnpacker::sources_archive`] wrote, kept by the index cache).
+pub fn open_sources_archive(bytes: Vec<u8>) -> Result<Repo, String> {
+    let mut unpacker = ZipUnpacker::open_sources_archive(bytes, &Limits::default()).map_err(|e| e.to_string())?;
+    Ok(unpacker.sources())
+}
+
+/// Unpacks the archive's entries that are not sources into a repository of their own, yielding to the browser
+/// between slices; `None` when `cancelled()` turned true.
+pub async fn unpack_rest(unpacker: &mut ZipUnpacker<Vec<u8>>, cancelled: &dyn Fn() -> bool) -> Option<Repo> {
+    /// Entries unpacked between two looks at the clock.
+    const ENTRIES_PER_LOOK: usize = 32;
+    let mut rest = Repo::new();
+    let mut slice_start = now();
+    while unpacker.rest(&mut rest, ENTRIES_PER_LOOK) > 0 {
+        if now() - slice_start > SLICE_MS {
+            yield_now().await;
+            if cancelled() {
+                return None;
+            }
+            slice_start = now();
+        }
+    }
+    Some(rest)
 }
 
 fn mib(bytes: u64) -> String {

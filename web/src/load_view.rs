@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use acr_core::index::IndexStats;
-use acr_core::repo::{Repo, SkippedFile};
+use acr_core::repo::{Repo, SkippedFile, ZipUnpacker};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
@@ -78,6 +78,8 @@ enum LoadState {
         restored: bool,
         /// How long each step of the load took.
         phases: Phases,
+        /// When the files that are not sources were unpacked too, in ms from the start (`None` while they are).
+        complete_ms: Option<f64>,
     },
     Cancelled(String),
     Failed(String),
@@ -86,13 +88,34 @@ enum LoadState {
 /// An archive to load, and how it came.
 struct Archive {
     name: String,
-    bytes: Vec<u8>,
+    bytes: ArchiveBytes,
     /// When the user chose it (or the page started, for a restored one).
     started: f64,
-    /// Loaded again from the last session rather than chosen now.
-    restored: bool,
-    /// For a restored archive: its remembered hash and its cached entry, read ahead.
-    known: Option<(String, wasm_bindgen::JsValue)>,
+}
+
+/// The bytes an archive comes with.
+enum ArchiveBytes {
+    /// Chosen or dropped now: the whole archive.
+    Chosen(Vec<u8>),
+    /// Loaded again from the last session: its sources as an archive of their own, its remembered hash and its
+    /// cached entry, read ahead. The whole archive is read back once the sources are indexed.
+    Restored { sources: Vec<u8>, key: String, cached: wasm_bindgen::JsValue },
+}
+
+/// Where the files of an archive that are not sources come from, once its sources are indexed.
+enum Rest {
+    /// The archive being unpacked.
+    Unpack(ZipUnpacker<Vec<u8>>),
+    /// The whole archive, remembered from the last session.
+    Remembered,
+}
+
+/// What completes a loaded repository.
+enum Completion {
+    /// Its other files, to add to the sources.
+    Absorb(Repo),
+    /// The whole repository, in place of the sources.
+    Replace(Repo),
 }
 
 /// The load card's content.
@@ -109,7 +132,14 @@ pub fn LoadView() -> impl IntoView {
         generation.get_value()
     };
 
-    let ready = move |name: String, repo: Repo, index: acr_core::Index, timing: Timing, origin, restored, demo| {
+    // A zip's other files are still to be unpacked when it is ready; a demo repository is complete.
+    let ready = move |name: String,
+                      repo: Repo,
+                      index: acr_core::Index,
+                      timing: Timing,
+                      origin,
+                      restored,
+                      demo: Option<&'static Demo>| {
         let Timing { started, indexing, mut phases } = timing;
         let done = browser::now();
         let (ms, index_ms) = (done - started, done - indexing);
@@ -129,9 +159,11 @@ pub fn LoadView() -> impl IntoView {
             origin,
             restored,
             phases,
+            complete_ms: demo.is_some().then_some(ms),
         };
         state.set(ready);
-        app.loaded.set(Some(Loaded { name, repo: Rc::new(repo), index: Rc::new(index), demo }));
+        let complete = demo.is_some();
+        app.loaded.set(Some(Loaded { name, repo: Rc::new(repo), index: Rc::new(index), demo, complete }));
         // A demo repository comes with its issue; another repository should not keep a demo's issue.
         if let Some(demo) = demo {
             app.issue.set(demo.issue.trim().to_string());
@@ -140,9 +172,36 @@ pub fn LoadView() -> impl IntoView {
         }
     };
 
+    // The files of a ready zip that are not sources, unpacked after it: the loaded repository becomes complete.
+    let complete = move |completion: Completion, started: f64| {
+        let ms = browser::now() - started;
+        app.loaded.update(|loaded| {
+            if let Some(loaded) = loaded {
+                match completion {
+                    Completion::Absorb(rest) => Rc::make_mut(&mut loaded.repo).absorb(rest),
+                    Completion::Replace(whole) => loaded.repo = Rc::new(whole),
+                }
+                loaded.complete = true;
+            }
+        });
+        let all_skipped = app.loaded.with_untracked(|l| l.as_ref().map(|l| l.repo.skipped().to_vec()));
+        state.update(|s| {
+            if let LoadState::Ready { skipped, complete_ms, .. } = s {
+                *skipped = all_skipped.unwrap_or_default();
+                *complete_ms = Some(ms);
+            }
+        });
+    };
+    // A remembered archive that cannot complete its sources is forgotten, and the page says so.
+    let forget = move |name: &str, why: &str| {
+        app.loaded.set(None);
+        state.set(LoadState::Failed(format!("{name}: {why}; drop the zip again.")));
+        spawn_local(index_cache::clear());
+    };
+
     let load_archive = move |archive: Archive| {
         let generation_now = next_generation();
-        let Archive { name, bytes, started, restored, known } = archive;
+        let Archive { name, bytes, started } = archive;
         state.set(LoadState::Reading(name.clone()));
         app.loaded.set(None);
         spawn_local(async move {
@@ -150,34 +209,80 @@ pub fn LoadView() -> impl IntoView {
             browser::yield_now().await;
             let mut phases = Phases::default();
             phases.end("read", started);
-            let (key, cached) = match known {
-                Some((key, cached)) => (Some(key), Some(cached)),
-                None => (index_cache::hash(&bytes).await, None),
+            let restored = matches!(bytes, ArchiveBytes::Restored { .. });
+            // The sources only: the index needs nothing else, and the rest is unpacked once it is ready.
+            let (repo, rest, key, cached) = match bytes {
+                ArchiveBytes::Chosen(bytes) => {
+                    let hashing = index_cache::hash(&bytes);
+                    let mut unpacker = match load::open_zip(bytes) {
+                        Ok(unpacker) => unpacker,
+                        Err(e) => return state.set(LoadState::Failed(format!("{name}: {e}"))),
+                    };
+                    let repo = unpacker.sources();
+                    phases.end("sources", started);
+                    let key = hashing.await;
+                    phases.end("hash", started);
+                    (repo, Rest::Unpack(unpacker), key, None)
+                }
+                ArchiveBytes::Restored { sources, key, cached } => match load::open_sources_archive(sources) {
+                    Ok(repo) => {
+                        phases.end("sources", started);
+                        (repo, Rest::Remembered, Some(key), Some(cached))
+                    }
+                    Err(e) => return forget(&name, &format!("the stored copy of its sources is unreadable ({e})")),
+                },
             };
-            phases.end("hash", started);
-            let repo = match load::repo_from_zip(&bytes) {
-                Ok(repo) => repo,
-                Err(e) => return state.set(LoadState::Failed(format!("{name}: {e}"))),
-            };
-            phases.end("unzip", started);
             let indexing = browser::now();
             let cancelled = move || generation.get_value() != generation_now;
             let cache = CacheKey { key: key.as_deref(), cached };
             let Some((index, origin, parsed)) = index_repo(&name, &repo, cache, &cancelled, state).await else {
                 return;
             };
-            if generation.get_value() != generation_now {
+            if cancelled() {
                 return;
             }
             phases.end(if origin == Origin::Cache { "cache" } else { "parse" }, started);
             ready(name.clone(), repo, index, Timing { started, indexing, phases }, origin, restored, None);
-            // Remembered only once indexed: an archive that crashes the tab is not loaded again by the next reload.
-            if let Some(key) = key {
-                if let Some(parsed) = parsed {
-                    index_cache::store(&key, &parsed).await;
+            if let (Some(key), Some(parsed)) = (&key, parsed) {
+                index_cache::store(key, &parsed).await;
+            }
+            match rest {
+                Rest::Unpack(mut unpacker) => {
+                    let Some(rest) = load::unpack_rest(&mut unpacker, &cancelled).await else { return };
+                    if cancelled() {
+                        return;
+                    }
+                    complete(Completion::Absorb(rest), started);
+                    // Remembered only once loaded: an archive that crashes the tab is not loaded again by the next
+                    // reload.
+                    if let (Some(key), Ok(sources)) = (key, unpacker.sources_archive()) {
+                        index_cache::remember(&name, &key, &unpacker.into_bytes(), &sources).await;
+                    }
                 }
-                if !restored {
-                    index_cache::remember(&name, &key, &bytes).await;
+                Rest::Remembered => {
+                    let Some(whole) = index_cache::archive().await else {
+                        return forget(&name, "the stored copy of the archive is missing");
+                    };
+                    let mut unpacker = match load::open_zip(whole) {
+                        Ok(unpacker) => unpacker,
+                        Err(e) => return forget(&name, &format!("the stored copy of the archive is unreadable ({e})")),
+                    };
+                    let mut whole = unpacker.sources();
+                    let same = app
+                        .loaded
+                        .with_untracked(|l| l.as_ref().is_some_and(|l| l.repo.source_files().eq(whole.source_files())));
+                    if cancelled() {
+                        return;
+                    }
+                    if !same {
+                        return forget(&name, "the stored copies of the archive and of its sources differ");
+                    }
+                    let Some(rest) = load::unpack_rest(&mut unpacker, &cancelled).await else { return };
+                    if cancelled() {
+                        return;
+                    }
+                    whole.absorb(rest);
+                    complete(Completion::Replace(whole), started);
                 }
             }
         });
@@ -190,7 +295,7 @@ pub fn LoadView() -> impl IntoView {
         let started = browser::now();
         spawn_local(async move {
             match load::read_file(&file).await {
-                Ok(bytes) => load_archive(Archive { name, bytes, started, restored: false, known: None }),
+                Ok(bytes) => load_archive(Archive { name, bytes: ArchiveBytes::Chosen(bytes), started }),
                 Err(e) => state.set(LoadState::Failed(format!("{name}: {e}"))),
             }
         });
@@ -198,11 +303,14 @@ pub fn LoadView() -> impl IntoView {
 
     // The archive of the last session, if nothing has been loaded meanwhile.
     spawn_local(async move {
-        let Some(last) = index_cache::restore().await else { return };
+        let Some(last) = index_cache::restore().await else {
+            // Nothing to restore: warm the code up while the user picks a file.
+            return crate::warm::warm_up(move || generation.get_value() != 0).await;
+        };
         if generation.get_value() == 0 && app.loaded.with_untracked(Option::is_none) {
             // Timed from the navigation's start: the reload is what the user waits for.
-            let known = Some((last.key, last.index));
-            load_archive(Archive { name: last.name, bytes: last.bytes, started: 0.0, restored: true, known });
+            let bytes = ArchiveBytes::Restored { sources: last.sources, key: last.key, cached: last.index };
+            load_archive(Archive { name: last.name, bytes, started: 0.0 });
         }
     });
 
@@ -370,15 +478,23 @@ fn StateView(state: RwSignal<LoadState>, generation: StoredValue<u64>) -> impl I
         .into_any(),
         LoadState::Cancelled(name) => view! { <p id="status" class="muted">"Loading " {name} " was cancelled."</p> }.into_any(),
         LoadState::Failed(message) => view! { <p id="error" class="error" role="alert">{message}</p> }.into_any(),
-        LoadState::Ready { name, stats, languages, skipped, broken, ms, index_ms, origin, restored, phases } => view! {
+        LoadState::Ready {
+            name, stats, languages, skipped, broken, ms, index_ms, origin, restored, phases, complete_ms
+        } => view! {
             <p id="status" data-ms=format!("{ms:.1}") data-index-ms=format!("{index_ms:.1}")
                 data-origin=format!("{origin:?}") data-restored=restored.to_string() data-phases=phases.to_string()
+                data-complete-ms=complete_ms.map(|ms| format!("{ms:.1}"))
                 title=format!("{phases} (ms)")>
                 {if restored { "Restored " } else { "Loaded " }} {name} " in " {format!("{ms:.0}")} " ms"
                 <span class="muted small">{match origin {
                     Origin::Page => format!(" (indexing {index_ms:.0} ms)"),
                     Origin::Workers(n) => format!(" (indexing {index_ms:.0} ms in {n} workers)"),
                     Origin::Cache => " (index from the cache: nothing parsed again)".to_string(),
+                }}</span>
+                <span class="muted small" id="unpacking">{match complete_ms {
+                    None => "; unpacking the files that are not sources…".to_string(),
+                    Some(all) if all > ms => format!("; every file unpacked at {all:.0} ms"),
+                    Some(_) => String::new(),
                 }}</span>
             </p>
             <progress id="progress" max=stats.files value=stats.files></progress>

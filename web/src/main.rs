@@ -6,6 +6,7 @@
 //! | [`state`] | shared state: loaded repository, tabs, explorer requests |
 //! | [`load`], [`load_view`], [`file_tree`] | reading a zip, indexing with progress, counts and the file tree |
 //! | [`index_pool`], [`index_worker`], [`index_cache`] | indexing in a pool of Web Workers; the index kept across reloads |
+//! | [`warm`] | unzipping and parsing a sample while idle, so that the first load runs optimised code |
 //! | [`settings`], [`model`], [`transport`] | model settings, the demo model, chat completions over fetch |
 //! | [`runners`], [`tab_runner`], [`python_view`] | where executions happen: Python in this tab (Pyodide, in a worker), or the runner server ([`runner_client`]) |
 //! | [`worker`] | module Web Workers with typed messages, deadlines and a warm spare |
@@ -39,6 +40,7 @@ mod settings;
 mod state;
 mod tab_runner;
 mod transport;
+mod warm;
 mod worker;
 
 fn main() {

@@ -28,6 +28,10 @@ pub fn RunControls() -> impl IntoView {
             run.status.set(RunStatus::Failed("Load a repository first (a .zip, or the demo repository).".into()));
             return;
         };
+        if !loaded.complete {
+            run.status.set(RunStatus::Failed("The repository's other files are still being unpacked.".into()));
+            return;
+        }
         app.tab.set(Tab::Transcript);
         run.start(
             &loaded,
@@ -71,7 +75,8 @@ pub fn RunControls() -> impl IntoView {
             "Choose a real model in the settings."
         </p>
         <div class="row">
-            <button id="run-button" on:click=start disabled=move || run.busy()>"Run the agent"</button>
+            <button id="run-button" on:click=start
+                disabled=move || run.busy() || app.loaded.with(|l| l.as_ref().is_some_and(|l| !l.complete))>"Run the agent"</button>
             <button id="stop-button" class="secondary" on:click=move |_| run.stop()
                 disabled=move || run.status.get() != RunStatus::Running>"Stop"</button>
             <Counters />

@@ -16,12 +16,15 @@ use crate::settings::Settings;
 pub struct Loaded {
     /// The zip's file name, or "demo repository".
     pub name: String,
-    /// The files.
+    /// The files: at first only the sources of a zip, then all of them (see `complete`).
     pub repo: Rc<Repo>,
     /// The index built from them.
     pub index: Rc<Index>,
     /// The bundled demo repository this is, if it is one.
     pub demo: Option<&'static Demo>,
+    /// Whether `repo` holds every file: a zip's sources are indexed and searchable before its other files are
+    /// unpacked, and a run waits for those (its tests may read them).
+    pub complete: bool,
 }
 
 /// The result tabs.

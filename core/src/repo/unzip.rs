@@ -1,0 +1,260 @@
+//! Unpacking a zip archive into a [`Repo`], the sources first.
+//!
+//! The index needs only the source files ([`Repo::source_files`]); an archive of a real project also holds
+//! documentation, data and tests, often several times the sources' size (Django's source distribution: 5 MB of
+//! sources in 57 MB). [`ZipUnpacker`] unpacks the sources in one step and everything else in another, so that a caller
+//! can index (or read a cached index) while the rest waits, and then unpack the rest in slices. Both steps together
+//! give the repository [`Repo::from_zip`] gives, which is defined as exactly these two steps.
+//!
+//! [`ZipUnpacker::sources_archive`] copies the source entries, still compressed, into an archive of their own, which
+//! [`ZipUnpacker::open_sources_archive`] reads back: the playground keeps one beside the whole archive, so that a
+//! reload reads a few megabytes instead of the whole archive before the repository can be searched.
+//!
+//! The archive's budget ([`Limits::max_entries`], [`Limits::max_total_bytes`]) is spent in that order too: when an
+//! archive is too large to load whole, the files the index reads are the ones kept.
+
+use std::io::{Cursor, Read};
+
+use super::{Limits, Repo, RepoError, SkipReason, SkippedFile, check_path, common_root, is_source_path};
+
+/// A zip archive being unpacked into a [`Repo`]: [`ZipUnpacker::sources`] first, then [`ZipUnpacker::rest`].
+pub struct ZipUnpacker<B: AsRef<[u8]>> {
+    archive: zip::ZipArchive<Cursor<B>>,
+    limits: Limits,
+    /// The folder every entry is in (removed from every path), as [`common_root`] finds it.
+    prefix: String,
+    /// Entries holding a source file, in archive order.
+    sources: Vec<usize>,
+    /// Whether [`ZipUnpacker::sources`] has unpacked them.
+    sources_unpacked: bool,
+    /// Every other entry, in archive order; the ones not unpacked yet are `rest[next_rest..]`.
+    rest: Vec<usize>,
+    next_rest: usize,
+    /// Entries counted against [`Limits::max_entries`] so far.
+    entries: usize,
+    /// Unpacked bytes counted against [`Limits::max_total_bytes`] so far.
+    bytes: usize,
+}
+
+impl<B: AsRef<[u8]>> ZipUnpacker<B> {
+    /// Reads the archive's directory and sorts its entries into sources and the rest; nothing is unpacked yet.
+    pub fn open(bytes: B, limits: &Limits) -> Result<Self, RepoError> {
+        Self::open_with(bytes, limits, true)
+    }
+
+    /// Opens what [`ZipUnpacker::sources_archive`] wrote: its paths are already relative to the repository, so no
+    /// common folder is removed from them.
+    pub fn open_sources_archive(bytes: B, limits: &Limits) -> Result<Self, RepoError> {
+        Self::open_with(bytes, limits, false)
+    }
+
+    fn open_with(bytes: B, limits: &Limits, strip_root: bool) -> Result<Self, RepoError> {
+        let archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| RepoError::BadArchive(e.to_string()))?;
+        let names: Vec<Option<String>> = (0..archive.len())
+            .map(|i| match archive.name_for_index(i) {
+                Some(Ok(name)) if name.ends_with(['/', '\\']) => None,
+                Some(Ok(name)) => Some(name.into_owned()),
+                _ => Some(placeholder_name(i)),
+            })
+            .collect();
+        let prefix = if strip_root { common_root(names.iter().flatten().map(String::as_str)) } else { String::new() };
+        let (mut sources, mut rest) = (Vec::new(), Vec::new());
+        for (i, name) in names.iter().enumerate() {
+            let is_source = name.as_deref().is_some_and(|name| {
+                let rel = name.strip_prefix(prefix.as_str()).unwrap_or(name);
+                check_path(rel).is_ok_and(|clean| is_source_path(&clean))
+            });
+            if is_source { sources.push(i) } else { rest.push(i) }
+        }
+        let limits = *limits;
+        Ok(ZipUnpacker {
+            archive,
+            limits,
+            prefix,
+            sources,
+            sources_unpacked: false,
+            rest,
+            next_rest: 0,
+            entries: 0,
+            bytes: 0,
+        })
+    }
+
+    /// Unpacks the source files into a new repository (call once: a second call unpacks nothing).
+    pub fn sources(&mut self) -> Repo {
+        let mut repo = Repo::new();
+        if !std::mem::replace(&mut self.sources_unpacked, true) {
+            for at in 0..self.sources.len() {
+                self.unpack(self.sources[at], &mut repo);
+            }
+        }
+        repo
+    }
+
+    /// The source entries (symbolic links left out) copied as they are stored, still compressed, into a new
+    /// archive under their paths in the repository: [`ZipUnpacker::open_sources_archive`] unpacks it into the
+    /// repository [`ZipUnpacker::sources`] gives (unless the budget ran out, which it counts apart).
+    pub fn sources_archive(&mut self) -> Result<Vec<u8>, RepoError> {
+        let bad = |e: zip::result::ZipError| RepoError::BadArchive(e.to_string());
+        let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        for &i in &self.sources {
+            let entry = self.archive.by_index_raw(i).map_err(bad)?;
+            if entry.is_symlink() {
+                continue;
+            }
+            let name = entry.name().map_err(bad)?;
+            let rel = name.strip_prefix(self.prefix.as_str()).unwrap_or(&name).to_string();
+            out.raw_copy_file_rename(entry, rel).map_err(bad)?;
+        }
+        Ok(out.finish().map_err(bad)?.into_inner())
+    }
+
+    /// Unpacks up to `count` more of the other entries into `repo` (the repository [`ZipUnpacker::sources`] gave);
+    /// returns how many are left.
+    pub fn rest(&mut self, repo: &mut Repo, count: usize) -> usize {
+        let end = self.rest.len().min(self.next_rest.saturating_add(count));
+        for at in self.next_rest..end {
+            self.unpack(self.rest[at], repo);
+        }
+        self.next_rest = end;
+        self.remaining()
+    }
+
+    /// Entries not unpacked yet by [`ZipUnpacker::rest`] (folders included).
+    pub fn remaining(&self) -> usize {
+        self.rest.len() - self.next_rest
+    }
+
+    /// The archive's bytes, given back.
+    pub fn into_bytes(self) -> B {
+        self.archive.into_inner().into_inner()
+    }
+
+    /// Unpacks entry `i` into `repo`, or records why it was left out. Folders are passed over.
+    fn unpack(&mut self, i: usize, repo: &mut Repo) {
+        let limits = self.limits;
+        let (name, data) = match self.archive.by_index(i) {
+            Err(e) => (placeholder_name(i), Err(SkipReason::Unreadable { message: e.to_string() })),
+            Ok(entry) if entry.is_dir() => return,
+            Ok(mut entry) => {
+                let name = entry.name().map(|n| n.into_owned()).unwrap_or_else(|_| placeholder_name(i));
+                let data = if entry.is_symlink() {
+                    Err(SkipReason::Symlink)
+                } else if self.entries >= limits.max_entries || self.bytes >= limits.max_total_bytes {
+                    Err(SkipReason::BudgetExhausted)
+                } else if entry.size() > limits.max_file_bytes as u64 {
+                    Err(SkipReason::TooLarge { bytes: entry.size(), limit: limits.max_file_bytes as u64 })
+                } else {
+                    let capacity = entry.size().min(limits.max_file_bytes as u64) as usize;
+                    read_capped(&mut entry, capacity, limits.max_file_bytes)
+                };
+                (name, data)
+            }
+        };
+        self.entries += 1;
+        if let Ok(data) = &data {
+            self.bytes += data.len();
+        }
+        let rel = name.strip_prefix(self.prefix.as_str()).unwrap_or(&name);
+        match data {
+            Ok(bytes) => {
+                repo.add_owned(rel, bytes, &limits);
+            }
+            Err(reason) => repo.skipped.push(SkippedFile { path: rel.to_string(), reason }),
+        }
+    }
+}
+
+/// Reads an entry, never more than `max` bytes plus one however large it claims to be (the declared size can lie).
+fn read_capped(entry: &mut impl Read, capacity: usize, max: usize) -> Result<Vec<u8>, SkipReason> {
+    let mut data = Vec::with_capacity(capacity);
+    match entry.take(max as u64 + 1).read_to_end(&mut data) {
+        Ok(_) if data.len() > max => Err(SkipReason::TooLarge { bytes: data.len() as u64, limit: max as u64 }),
+        Ok(_) => Ok(data),
+        Err(e) => Err(SkipReason::Unreadable { message: e.to_string() }),
+    }
+}
+
+/// The name given to an entry whose own name cannot be read.
+fn placeholder_name(i: usize) -> String {
+    format!("#entry{i}")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut buf = Cursor::new(Vec::new());
+        let mut zip = zip::ZipWriter::new(&mut buf);
+        let options = zip::write::SimpleFileOptions::default();
+        zip.add_directory("proj/", options).unwrap();
+        for (name, bytes) in files {
+            zip.start_file(*name, options).unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+        zip.finish().unwrap();
+        buf.into_inner()
+    }
+
+    const FILES: &[(&str, &[u8])] = &[
+        ("proj/README.md", b"# readme\n"),
+        ("proj/pkg/a.py", b"def a():\n    pass\n"),
+        ("proj/pkg/blob.py", b"\0\0"),
+        ("proj/tests/test_a.py", b"def test_a():\n    pass\n"),
+        ("proj/docs/conf.py", b"x = 1\n"),
+        ("proj/pkg/b.py", b"class B:\n    pass\n"),
+        ("proj/data.bin", b"\x01\x02\0"),
+    ];
+
+    #[test]
+    fn the_sources_come_first_and_the_rest_completes_the_repository() {
+        let bytes = zip_of(FILES);
+        let mut unpacker = ZipUnpacker::open(bytes.as_slice(), &Limits::default()).unwrap();
+        let mut repo = unpacker.sources();
+        let paths: Vec<&str> = repo.files().map(|(p, _)| p).collect();
+        assert_eq!(paths, ["docs/conf.py", "pkg/a.py", "pkg/b.py"]);
+        assert_eq!(repo.skipped().len(), 1, "the binary .py file is skipped with the sources");
+        // The folder entry and the three other files.
+        assert_eq!(unpacker.remaining(), 4);
+        assert_eq!(unpacker.rest(&mut repo, 2), 2);
+        // The rest can also be unpacked apart and absorbed.
+        let mut rest = Repo::new();
+        assert_eq!(unpacker.rest(&mut rest, usize::MAX), 0);
+        repo.absorb(rest);
+        let whole = Repo::from_zip(&bytes, &Limits::default()).unwrap();
+        assert_eq!(repo.files().collect::<Vec<_>>(), whole.files().collect::<Vec<_>>());
+        assert_eq!(repo.skipped(), whole.skipped());
+        assert_eq!(repo.len(), 5);
+        let sources_only = unpacker.sources_archive().unwrap();
+        assert!(sources_only.len() < bytes.len());
+        assert_eq!(unpacker.into_bytes(), bytes.as_slice());
+        let mut reread = ZipUnpacker::open_sources_archive(sources_only.as_slice(), &Limits::default()).unwrap();
+        let sources = reread.sources();
+        assert_eq!(sources.files().collect::<Vec<_>>(), repo.source_files().collect::<Vec<_>>());
+        assert_eq!(sources.skipped(), &repo.skipped()[..1]);
+        assert_eq!(reread.remaining(), 0);
+    }
+
+    #[test]
+    fn a_sources_archive_keeps_paths_that_share_a_folder() {
+        // Every source is under `proj/pkg/`, but only `proj/` is the archive's common folder.
+        let bytes = zip_of(&[("proj/README.md", b"x\n"), ("proj/pkg/a.py", b"a = 1\n"), ("proj/pkg/b.py", b"b = 2\n")]);
+        let sources_only = ZipUnpacker::open(bytes.as_slice(), &Limits::default()).unwrap().sources_archive().unwrap();
+        let repo = ZipUnpacker::open_sources_archive(sources_only, &Limits::default()).unwrap().sources();
+        assert_eq!(repo.files().map(|(p, _)| p).collect::<Vec<_>>(), ["pkg/a.py", "pkg/b.py"]);
+    }
+
+    #[test]
+    fn a_budget_too_small_for_the_archive_is_spent_on_the_sources() {
+        let bytes = zip_of(FILES);
+        let limits = Limits { max_entries: 3, ..Limits::default() };
+        let repo = Repo::from_zip(&bytes, &limits).unwrap();
+        let kept: Vec<&str> = repo.files().map(|(p, _)| p).collect();
+        assert_eq!(kept, ["docs/conf.py", "pkg/a.py"]);
+        let exhausted = repo.skipped().iter().filter(|s| s.reason == SkipReason::BudgetExhausted).count();
+        assert_eq!(exhausted, 4);
+    }
+}
