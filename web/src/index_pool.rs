@@ -6,12 +6,18 @@
 //! alone at the end. The page enters the parsed files into the tables in path order: the index is the one
 //! `Index::build` gives (the e2e suite compares them on a real tree).
 //!
+//! Starting a worker (its script, then instantiating the module) takes about 100 ms, so the page starts a spare pool
+//! while it is idle ([`start_spare`], after the warm-up) and the next load takes it ([`parse_in_workers`]).
+//!
 //! Small repositories are indexed on the page's thread ([`crate::load::index_with_progress`]): starting workers
 //! costs more than it saves there.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::fmt;
+use std::rc::Rc;
+
+use futures::future::{FutureExt, LocalBoxFuture, Shared};
 
 use acr_core::index::{ParsedFile, decode_parsed};
 use acr_core::repo::Repo;
@@ -122,6 +128,47 @@ impl From<WorkerError> for PoolError {
 
 type Worker = ModuleWorker<IndexRequest, IndexReply>;
 
+/// A worker being started: its script loaded and the page's module instantiated in it.
+type Starting = Shared<LocalBoxFuture<'static, Result<Rc<Worker>, PoolError>>>;
+
+thread_local! {
+    /// The pool started while the page was idle, for the next load.
+    static SPARE: RefCell<Option<Vec<Starting>>> = const { RefCell::new(None) };
+}
+
+/// Starts a pool of [`worker_count`] workers for the next load to take, unless one is waiting already.
+pub fn start_spare() {
+    SPARE.with_borrow_mut(|spare| {
+        if spare.is_none() {
+            let pool = start_pool(worker_count());
+            // Driven in the background: the workers start while nobody waits for them.
+            for starting in &pool {
+                let driven = starting.clone();
+                leptos::task::spawn_local(async move {
+                    let _ = driven.await;
+                });
+            }
+            *spare = Some(pool);
+        }
+    });
+}
+
+/// Starts `workers` workers (at least one).
+fn start_pool(workers: usize) -> Vec<Starting> {
+    (0..workers.max(1)).map(|_| start_worker().boxed_local().shared()).collect()
+}
+
+/// Starts one worker: loads its script and has it instantiate the page's compiled module.
+async fn start_worker() -> Result<Rc<Worker>, PoolError> {
+    let module = compiled_module()?;
+    let worker = Rc::new(Worker::start(WORKER_URL).map_err(|e| PoolError::Unavailable(e.to_string()))?);
+    match worker.request(|id| IndexRequest::Start { id, module }, None, |_| {}).await? {
+        IndexReply::Ready { .. } => Ok(worker),
+        IndexReply::Failed { message, .. } => Err(PoolError::Unavailable(message)),
+        IndexReply::Parsed { .. } => Err(PoolError::Failed("a parse answer to a start".into())),
+    }
+}
+
 /// How many workers to start: one per core the browser reports, capped, at least one.
 pub fn worker_count() -> usize {
     let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
@@ -140,21 +187,20 @@ pub async fn parse_in_workers(
     let sources: Vec<(&str, &str)> = repo.source_files().collect();
     let total = sources.len();
     progress(0, total);
-    let module = compiled_module()?;
-    let pool: Vec<Worker> = (0..workers.max(1))
-        .map(|_| Worker::start(WORKER_URL).map_err(|e| PoolError::Unavailable(e.to_string())))
-        .collect::<Result<_, _>>()?;
+    let spare = SPARE.with_borrow_mut(Option::take).filter(|pool| pool.len() == workers.max(1));
+    let pool = spare.unwrap_or_else(|| start_pool(workers));
     let queue = RefCell::new(batches(&sources));
     let parsed: RefCell<Vec<Option<ParsedFile>>> = RefCell::new((0..total).map(|_| None).collect());
     let done = Cell::new(0usize);
     let stop = Cell::new(false);
 
-    let shared =
-        Shared { module: &module, sources: &sources, queue: &queue, parsed: &parsed, done: &done, stop: &stop };
+    let shared = Load { sources: &sources, queue: &queue, parsed: &parsed, done: &done, stop: &stop };
     let advance = |n| progress(n, total);
     let results = futures::future::join_all(pool.iter().map(|w| work(w, &shared, cancelled, &advance))).await;
-    for w in &pool {
-        w.terminate();
+    for starting in &pool {
+        if let Some(Ok(worker)) = starting.peek() {
+            worker.terminate();
+        }
     }
     // A cancellation is reported as such even when another worker failed because of it.
     if cancelled() {
@@ -176,8 +222,7 @@ pub async fn parse_in_workers(
 }
 
 /// What the workers of one load share.
-struct Shared<'a> {
-    module: &'a JsValue,
+struct Load<'a> {
     sources: &'a [(&'a str, &'a str)],
     /// Batches not yet handed out.
     queue: &'a RefCell<VecDeque<Vec<usize>>>,
@@ -189,10 +234,10 @@ struct Shared<'a> {
     stop: &'a Cell<bool>,
 }
 
-/// One worker's part: start, then take batches until none is left.
+/// One worker's part: wait for it to start, then take batches until none is left.
 async fn work(
-    worker: &Worker,
-    shared: &Shared<'_>,
+    worker: &Starting,
+    shared: &Load<'_>,
     cancelled: &dyn Fn() -> bool,
     progress: &dyn Fn(usize),
 ) -> Result<(), PoolError> {
@@ -204,17 +249,12 @@ async fn work(
 }
 
 async fn work_until_done(
-    worker: &Worker,
-    shared: &Shared<'_>,
+    worker: &Starting,
+    shared: &Load<'_>,
     cancelled: &dyn Fn() -> bool,
     progress: &dyn Fn(usize),
 ) -> Result<(), PoolError> {
-    let module = shared.module.clone();
-    match worker.request(|id| IndexRequest::Start { id, module }, None, |_| {}).await? {
-        IndexReply::Ready { .. } => {}
-        IndexReply::Failed { message, .. } => return Err(PoolError::Unavailable(message)),
-        IndexReply::Parsed { .. } => return Err(PoolError::Failed("a parse answer to a start".into())),
-    }
+    let worker = worker.clone().await?;
     loop {
         if shared.stop.get() || cancelled() {
             return Err(PoolError::Cancelled);
