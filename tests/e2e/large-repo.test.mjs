@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ACR, ROOT, zipDir, servedPlayground } from "./harness.mjs";
@@ -31,6 +31,8 @@ function realTree() {
   const stdlib = execFileSync("python3", ["-c", "import os; print(os.path.dirname(os.__file__))"], { encoding: "utf8" }).trim();
   const dir = mkdtempSync(join(tmpdir(), "acr-stdlib-"));
   execFileSync("bash", ["-c", `cp "${stdlib}"/*.py "${dir}"/`]);
+  // A file that is not a source, as every real repository has.
+  writeFileSync(join(dir, "NOTES.txt"), "The top-level modules of this machine's Python standard library.\n");
   return dir;
 }
 
