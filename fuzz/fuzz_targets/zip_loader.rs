@@ -1,14 +1,26 @@
-//! `Repo::from_zip` on arbitrary bytes: an error or a repository of safe paths, never a panic; then the index.
+//! `Repo::from_zip` on arbitrary bytes: an error or a repository of safe paths, never a panic; then the index. The
+//! archive of its sources (`ZipUnpacker::sources_archive`, what the playground keeps for a reload) unpacks to the
+//! same source files.
 #![no_main]
 
-use acr_core::repo::{Limits, Repo, normalize_path};
+use acr_core::repo::{Limits, Repo, ZipUnpacker, normalize_path};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(repo) = Repo::from_zip(data, &Limits::default()) {
+    let limits = Limits::default();
+    if let Ok(repo) = Repo::from_zip(data, &limits) {
         for (path, _) in repo.files() {
             assert_eq!(normalize_path(path).as_deref(), Some(path), "an unsafe path was kept");
         }
         let _ = acr_core::Index::build(&repo);
+        let mut unpacker = ZipUnpacker::open(data, &limits).expect("the archive opened once already");
+        let sources = unpacker.sources();
+        assert!(sources.source_files().eq(repo.source_files()), "the sources step gave other sources");
+        if let Ok(archive) = unpacker.sources_archive() {
+            let reread = ZipUnpacker::open_sources_archive(archive.as_slice(), &limits)
+                .expect("a sources archive written here opens")
+                .sources();
+            assert!(reread.files().eq(sources.files()), "the sources archive gave other files");
+        }
     }
 });

@@ -6,7 +6,7 @@
 //! can index (or read a cached index) while the rest waits, and then unpack the rest in slices. Both steps together
 //! give the repository [`Repo::from_zip`] gives, which is defined as exactly these two steps.
 //!
-//! [`ZipUnpacker::sources_archive`] copies the source entries, still compressed, into an archive of their own, which
+//! [`ZipUnpacker::sources_archive`] copies the source entries it kept, still compressed, into an archive of their own, which
 //! [`ZipUnpacker::open_sources_archive`] reads back: the playground keeps one beside the whole archive, so that a
 //! reload reads a few megabytes instead of the whole archive before the repository can be searched.
 //!
@@ -27,6 +27,8 @@ pub struct ZipUnpacker<B: AsRef<[u8]>> {
     sources: Vec<usize>,
     /// Whether [`ZipUnpacker::sources`] has unpacked them.
     sources_unpacked: bool,
+    /// The sources it kept in the repository, in archive order.
+    kept_sources: Vec<usize>,
     /// Every other entry, in archive order; the ones not unpacked yet are `rest[next_rest..]`.
     rest: Vec<usize>,
     next_rest: usize,
@@ -73,6 +75,7 @@ impl<B: AsRef<[u8]>> ZipUnpacker<B> {
             prefix,
             sources,
             sources_unpacked: false,
+            kept_sources: Vec::new(),
             rest,
             next_rest: 0,
             entries: 0,
@@ -85,23 +88,24 @@ impl<B: AsRef<[u8]>> ZipUnpacker<B> {
         let mut repo = Repo::new();
         if !std::mem::replace(&mut self.sources_unpacked, true) {
             for at in 0..self.sources.len() {
-                self.unpack(self.sources[at], &mut repo);
+                let i = self.sources[at];
+                if self.unpack(i, &mut repo) {
+                    self.kept_sources.push(i);
+                }
             }
         }
         repo
     }
 
-    /// The source entries (symbolic links left out) copied as they are stored, still compressed, into a new
-    /// archive under their paths in the repository: [`ZipUnpacker::open_sources_archive`] unpacks it into the
-    /// repository [`ZipUnpacker::sources`] gives (unless the budget ran out, which it counts apart).
+    /// The source entries [`ZipUnpacker::sources`] kept, copied as they are stored, still compressed, into a new
+    /// archive under their paths in the repository: [`ZipUnpacker::open_sources_archive`] unpacks it into the same
+    /// files. The entries it left out (unreadable, binary, duplicates...) are not copied, so the new archive's
+    /// repository lists fewer skipped files. Empty before [`ZipUnpacker::sources`] ran.
     pub fn sources_archive(&mut self) -> Result<Vec<u8>, RepoError> {
         let bad = |e: zip::result::ZipError| RepoError::BadArchive(e.to_string());
         let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
-        for &i in &self.sources {
+        for &i in &self.kept_sources {
             let entry = self.archive.by_index_raw(i).map_err(bad)?;
-            if entry.is_symlink() {
-                continue;
-            }
             let name = entry.name().map_err(bad)?;
             let rel = name.strip_prefix(self.prefix.as_str()).unwrap_or(&name).to_string();
             out.raw_copy_file_rename(entry, rel).map_err(bad)?;
@@ -130,12 +134,12 @@ impl<B: AsRef<[u8]>> ZipUnpacker<B> {
         self.archive.into_inner().into_inner()
     }
 
-    /// Unpacks entry `i` into `repo`, or records why it was left out. Folders are passed over.
-    fn unpack(&mut self, i: usize, repo: &mut Repo) {
+    /// Unpacks entry `i` into `repo`, or records why it was left out (folders are passed over); whether it was kept.
+    fn unpack(&mut self, i: usize, repo: &mut Repo) -> bool {
         let limits = self.limits;
         let (name, data) = match self.archive.by_index(i) {
             Err(e) => (placeholder_name(i), Err(SkipReason::Unreadable { message: e.to_string() })),
-            Ok(entry) if entry.is_dir() => return,
+            Ok(entry) if entry.is_dir() => return false,
             Ok(mut entry) => {
                 let name = entry.name().map(|n| n.into_owned()).unwrap_or_else(|_| placeholder_name(i));
                 let data = if entry.is_symlink() {
@@ -157,10 +161,11 @@ impl<B: AsRef<[u8]>> ZipUnpacker<B> {
         }
         let rel = name.strip_prefix(self.prefix.as_str()).unwrap_or(&name);
         match data {
-            Ok(bytes) => {
-                repo.add_owned(rel, bytes, &limits);
+            Ok(bytes) => repo.add_owned(rel, bytes, &limits).is_some(),
+            Err(reason) => {
+                repo.skipped.push(SkippedFile { path: rel.to_string(), reason });
+                false
             }
-            Err(reason) => repo.skipped.push(SkippedFile { path: rel.to_string(), reason }),
         }
     }
 }
@@ -234,7 +239,7 @@ mod tests {
         let mut reread = ZipUnpacker::open_sources_archive(sources_only.as_slice(), &Limits::default()).unwrap();
         let sources = reread.sources();
         assert_eq!(sources.files().collect::<Vec<_>>(), repo.source_files().collect::<Vec<_>>());
-        assert_eq!(sources.skipped(), &repo.skipped()[..1]);
+        assert_eq!(sources.skipped(), &[], "the binary source is not copied");
         assert_eq!(reread.remaining(), 0);
     }
 
@@ -242,9 +247,37 @@ mod tests {
     fn a_sources_archive_keeps_paths_that_share_a_folder() {
         // Every source is under `proj/pkg/`, but only `proj/` is the archive's common folder.
         let bytes = zip_of(&[("proj/README.md", b"x\n"), ("proj/pkg/a.py", b"a = 1\n"), ("proj/pkg/b.py", b"b = 2\n")]);
-        let sources_only = ZipUnpacker::open(bytes.as_slice(), &Limits::default()).unwrap().sources_archive().unwrap();
+        let mut unpacker = ZipUnpacker::open(bytes.as_slice(), &Limits::default()).unwrap();
+        assert!(unpacker.sources_archive().unwrap().len() < 100, "nothing kept yet, nothing copied");
+        unpacker.sources();
+        let sources_only = unpacker.sources_archive().unwrap();
         let repo = ZipUnpacker::open_sources_archive(sources_only, &Limits::default()).unwrap().sources();
         assert_eq!(repo.files().map(|(p, _)| p).collect::<Vec<_>>(), ["pkg/a.py", "pkg/b.py"]);
+    }
+
+    /// Sets the "encrypted" flag of every entry named `name`, in its local header and in the directory.
+    fn mark_encrypted(zip: &mut [u8], name: &str) {
+        for (signature, flags_at, name_at) in [(b"PK\x03\x04", 6, 30), (b"PK\x01\x02", 8, 46)] {
+            for at in 0..zip.len().saturating_sub(name_at + name.len()) {
+                if &zip[at..at + 4] == signature && zip[at + name_at..].starts_with(name.as_bytes()) {
+                    zip[at + flags_at] |= 1;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_sources_archive_holds_only_the_sources_that_were_kept() {
+        // Found by fuzzing: a copied entry lost its encryption flag, so the copy read a file the archive could not.
+        let mut bytes = zip_of(FILES);
+        mark_encrypted(&mut bytes, "proj/pkg/b.py");
+        let mut unpacker = ZipUnpacker::open(bytes.as_slice(), &Limits::default()).unwrap();
+        let repo = unpacker.sources();
+        assert_eq!(repo.files().map(|(p, _)| p).collect::<Vec<_>>(), ["docs/conf.py", "pkg/a.py"]);
+        assert!(matches!(repo.skipped().last().map(|s| &s.reason), Some(SkipReason::Unreadable { .. })));
+        let archive = unpacker.sources_archive().unwrap();
+        let reread = ZipUnpacker::open_sources_archive(archive.as_slice(), &Limits::default()).unwrap().sources();
+        assert_eq!(reread.files().collect::<Vec<_>>(), repo.files().collect::<Vec<_>>());
     }
 
     #[test]
