@@ -192,11 +192,14 @@ pub fn LoadView() -> impl IntoView {
             }
         });
     };
-    // A remembered archive that cannot complete its sources is forgotten, and the page says so.
-    let forget = move |name: &str, why: &str| {
-        app.loaded.set(None);
-        state.set(LoadState::Failed(format!("{name}: {why}; drop the zip again.")));
-        spawn_local(index_cache::clear());
+    // A remembered archive that cannot complete its sources is forgotten, and the page says so; unless the load of
+    // `generation_then` was superseded meanwhile (then the cache may already hold the next archive).
+    let forget = move |generation_then: u64, name: &str, why: &str| {
+        if generation.get_value() == generation_then {
+            app.loaded.set(None);
+            state.set(LoadState::Failed(format!("{name}: {why}; drop the zip again.")));
+            spawn_local(index_cache::clear());
+        }
     };
 
     let load_archive = move |archive: Archive| {
@@ -229,7 +232,13 @@ pub fn LoadView() -> impl IntoView {
                         phases.end("sources", started);
                         (repo, Rest::Remembered, Some(key), Some(cached))
                     }
-                    Err(e) => return forget(&name, &format!("the stored copy of its sources is unreadable ({e})")),
+                    Err(e) => {
+                        return forget(
+                            generation_now,
+                            &name,
+                            &format!("the stored copy of its sources is unreadable ({e})"),
+                        );
+                    }
                 },
             };
             let indexing = browser::now();
@@ -261,11 +270,17 @@ pub fn LoadView() -> impl IntoView {
                 }
                 Rest::Remembered => {
                     let Some(whole) = index_cache::archive().await else {
-                        return forget(&name, "the stored copy of the archive is missing");
+                        return forget(generation_now, &name, "the stored copy of the archive is missing");
                     };
                     let mut unpacker = match load::open_zip(whole) {
                         Ok(unpacker) => unpacker,
-                        Err(e) => return forget(&name, &format!("the stored copy of the archive is unreadable ({e})")),
+                        Err(e) => {
+                            return forget(
+                                generation_now,
+                                &name,
+                                &format!("the stored copy of the archive is unreadable ({e})"),
+                            );
+                        }
                     };
                     let mut whole = unpacker.sources();
                     let same = app
@@ -275,7 +290,11 @@ pub fn LoadView() -> impl IntoView {
                         return;
                     }
                     if !same {
-                        return forget(&name, "the stored copies of the archive and of its sources differ");
+                        return forget(
+                            generation_now,
+                            &name,
+                            "the stored copies of the archive and of its sources differ",
+                        );
                     }
                     let Some(rest) = load::unpack_rest(&mut unpacker, &cancelled).await else { return };
                     if cancelled() {
