@@ -309,18 +309,24 @@ pub struct ArchiveSummary {
 /// refuse an archive that cannot fit before spending time unpacking it.
 #[cfg(feature = "zip")]
 pub fn archive_summary(bytes: &[u8]) -> Result<ArchiveSummary, RepoError> {
-    let mut archive =
+    let archive =
         zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| RepoError::BadArchive(e.to_string()))?;
+    Ok(summarize(&archive))
+}
+
+/// [`archive_summary`] of an opened archive: its directory only (no entry's own header is read).
+#[cfg(feature = "zip")]
+fn summarize<R: std::io::Read + std::io::Seek>(archive: &zip::ZipArchive<R>) -> ArchiveSummary {
     let mut summary = ArchiveSummary { files: 0, declared_bytes: 0 };
     for i in 0..archive.len() {
-        if let Ok(entry) = archive.by_index_raw(i)
+        if let Ok(entry) = archive.by_index_data(i)
             && !entry.is_dir()
         {
             summary.files += 1;
             summary.declared_bytes = summary.declared_bytes.saturating_add(entry.size());
         }
     }
-    Ok(summary)
+    summary
 }
 
 /// Whether a path names a test file: by its language's rule ([`Language::is_test_file`]), and for files in no

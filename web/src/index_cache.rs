@@ -39,8 +39,8 @@ async fn call(method: &str, args: &[JsValue]) -> Option<JsValue> {
 /// Starts hashing an archive (hex SHA-256, the key of its cached index); the returned future gives the hash. Chromium
 /// computes the digest during this call, on the page's thread (about 30 ms for a 14 MiB zip; a worker started to do
 /// it took longer than that to start), so only the await comes later.
-pub fn hash(bytes: &[u8]) -> impl Future<Output = Option<String>> + use<> {
-    let hashing = start("hash", &[js_sys::Uint8Array::from(bytes).into()]);
+pub fn hash(archive: js_sys::Uint8Array) -> impl Future<Output = Option<String>> + use<> {
+    let hashing = start("hash", &[archive.into()]);
     async move { hashing.await?.as_string() }
 }
 
@@ -58,7 +58,7 @@ pub fn index_from(bytes: &JsValue, repo: &Repo) -> Option<Index> {
 }
 
 /// Whether parsed files are exactly the repository's sources, in order.
-fn matches_sources(parsed: &[ParsedFile], repo: &Repo) -> bool {
+pub fn matches_sources(parsed: &[ParsedFile], repo: &Repo) -> bool {
     let mut sources = repo.source_files();
     parsed
         .iter()

@@ -1,10 +1,11 @@
 //! Indexing a repository in a pool of Web Workers, off the page's thread.
 //!
 //! Each worker ([`crate::index_worker`], started by `web/js/index-worker.mjs`) instantiates the page's own compiled
-//! module (compiled once by `web/boot.js`) and parses the batches of files it is given. Batches are cut from the
-//! files largest first and handed to whichever worker is free, so a few large files cannot leave one worker working
-//! alone at the end. The page enters the parsed files into the tables in path order: the index is the one
-//! `Index::build` gives (the e2e suite compares them on a real tree).
+//! module (compiled once by `web/boot.js`) and parses the batches of files it is given. Files come through a
+//! [`Feed`], which can be filled while an archive is still being unpacked, so the workers start on the first files
+//! while the page unpacks the others; a free worker takes the largest files waiting. Each worker has its next batch
+//! sent before the page decodes its last answer. The page enters the parsed files into the tables in path order: the
+//! index is the one `Index::build` gives (the e2e suite compares them on a real tree).
 //!
 //! Starting a worker (its script, then instantiating the module) takes about 100 ms, so the page starts a spare pool
 //! while it is idle ([`start_spare`], after the warm-up) and the next load takes it ([`parse_in_workers`]).
@@ -13,7 +14,7 @@
 //! costs more than it saves there.
 
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
+use std::collections::BinaryHeap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -39,6 +40,8 @@ const BATCH_FILES: usize = 128;
 pub const MIN_POOL_BYTES: usize = 1 << 20;
 /// A batch not parsed in this time means a stuck worker (the slowest hostile file measured takes seconds).
 const BATCH_DEADLINE_MS: f64 = 120_000.0;
+/// How long a free worker waits before looking at an open [`Feed`] again.
+const WAIT_MS: u32 = 2;
 
 /// A request to an indexing worker.
 #[derive(Serialize)]
@@ -50,8 +53,13 @@ enum IndexRequest {
         #[serde(with = "serde_wasm_bindgen::preserve")]
         module: JsValue,
     },
-    /// Parse these files.
-    Parse { id: u64, paths: Vec<String>, texts: Vec<String> },
+    /// Parse these files (`texts`: an array of strings, one per path).
+    Parse {
+        id: u64,
+        paths: Vec<String>,
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        texts: JsValue,
+    },
 }
 
 /// An indexing worker's answer.
@@ -175,27 +183,132 @@ pub fn worker_count() -> usize {
     (cores as usize).clamp(1, MAX_WORKERS)
 }
 
-/// Parses the repository's sources in `workers` Web Workers, calling `progress(done, total)` as batches come back,
-/// and returns them in path order (for `Index::from_parsed` and the cache). `cancelled` is read between batches;
-/// when it turns true the workers are stopped.
+/// Source files for the pool to parse, handed in while an archive is still being unpacked ([`Feed::push`]) or all
+/// at once ([`Feed::of`]). A free worker takes the largest files waiting, up to a batch: while files still arrive a
+/// batch is whatever has arrived, and once they all have, the rest goes largest first, so a few large files cannot
+/// leave one worker working alone at the end.
+#[derive(Default)]
+pub struct Feed {
+    waiting: RefCell<BinaryHeap<Waiting>>,
+    /// Files pushed so far.
+    fed: Cell<usize>,
+    /// Files still expected after those (an estimate, for progress).
+    expected: Cell<usize>,
+    /// Set once every file has been pushed.
+    closed: Cell<bool>,
+}
+
+/// A file waiting in a [`Feed`].
+struct Waiting {
+    arrival: usize,
+    path: String,
+    text: String,
+}
+
+impl Waiting {
+    /// Largest first, then first come first.
+    fn key(&self) -> (usize, std::cmp::Reverse<usize>) {
+        (self.text.len(), std::cmp::Reverse(self.arrival))
+    }
+}
+
+impl PartialEq for Waiting {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+impl Eq for Waiting {}
+impl PartialOrd for Waiting {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Waiting {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+/// What a free worker gets from a [`Feed`].
+enum Take {
+    Batch(Vec<Waiting>),
+    /// Nothing waiting yet, but more files will come.
+    Wait,
+    /// Every file has been handed out.
+    Done,
+}
+
+impl Feed {
+    /// A closed feed of every source file of a repository.
+    pub fn of(repo: &Repo) -> Feed {
+        let feed = Feed::default();
+        for (path, text) in repo.source_files() {
+            feed.push(path, text);
+        }
+        feed.close();
+        feed
+    }
+
+    /// Hands in one more file.
+    pub fn push(&self, path: &str, text: &str) {
+        let arrival = self.fed.get();
+        self.fed.set(arrival + 1);
+        self.waiting.borrow_mut().push(Waiting { arrival, path: path.to_string(), text: text.to_string() });
+    }
+
+    /// Says how many more files are likely to come (for progress).
+    pub fn expect(&self, more: usize) {
+        self.expected.set(more);
+    }
+
+    /// Says that every file has been handed in.
+    pub fn close(&self) {
+        self.closed.set(true);
+    }
+
+    /// Files handed in, plus those expected while the feed is open.
+    fn total(&self) -> usize {
+        self.fed.get() + if self.closed.get() { 0 } else { self.expected.get() }
+    }
+
+    /// The largest files waiting, under [`BATCH_BYTES`] and [`BATCH_FILES`] (a file larger than a batch is a batch
+    /// of its own).
+    fn take(&self) -> Take {
+        let mut waiting = self.waiting.borrow_mut();
+        let mut batch: Vec<Waiting> = Vec::new();
+        let mut bytes = 0;
+        while let Some(next) = waiting.peek() {
+            if !batch.is_empty() && (bytes + next.text.len() > BATCH_BYTES || batch.len() == BATCH_FILES) {
+                break;
+            }
+            bytes += next.text.len();
+            batch.extend(waiting.pop());
+        }
+        match (batch.is_empty(), self.closed.get()) {
+            (false, _) => Take::Batch(batch),
+            (true, false) => Take::Wait,
+            (true, true) => Take::Done,
+        }
+    }
+}
+
+/// Parses the files of `feed` in `workers` Web Workers until it is closed and empty, calling `progress(done, total)`
+/// as batches come back, and returns them in path order (for `Index::from_parsed` and the cache). `cancelled` is
+/// read between batches; when it turns true the workers are stopped. Dropping the future stops them too.
 pub async fn parse_in_workers(
-    repo: &Repo,
+    feed: &Feed,
     workers: usize,
     cancelled: &dyn Fn() -> bool,
     progress: &dyn Fn(usize, usize),
 ) -> Result<Vec<ParsedFile>, PoolError> {
-    let sources: Vec<(&str, &str)> = repo.source_files().collect();
-    let total = sources.len();
-    progress(0, total);
+    progress(0, feed.total());
     let spare = SPARE.with_borrow_mut(Option::take).filter(|pool| pool.len() == workers.max(1));
     let pool = spare.unwrap_or_else(|| start_pool(workers));
-    let queue = RefCell::new(batches(&sources));
-    let parsed: RefCell<Vec<Option<ParsedFile>>> = RefCell::new((0..total).map(|_| None).collect());
-    let done = Cell::new(0usize);
+    let parsed = RefCell::new(Vec::with_capacity(feed.total()));
     let stop = Cell::new(false);
 
-    let shared = Load { sources: &sources, queue: &queue, parsed: &parsed, done: &done, stop: &stop };
-    let advance = |n| progress(n, total);
+    let shared = Load { feed, parsed: &parsed, stop: &stop };
+    let advance = |n| progress(n, feed.total());
     let results = futures::future::join_all(pool.iter().map(|w| work(w, &shared, cancelled, &advance))).await;
     for starting in &pool {
         if let Some(Ok(worker)) = starting.peek() {
@@ -212,26 +325,39 @@ pub async fn parse_in_workers(
     if let Some(e) = errors.into_iter().next() {
         return Err(e);
     }
-    let parsed = parsed.into_inner();
-    if parsed.iter().any(Option::is_none) {
+    let mut parsed = parsed.into_inner();
+    if parsed.len() != feed.fed.get() {
         return Err(PoolError::Failed("some files were never parsed".into()));
     }
-    progress(total, total);
+    parsed.sort_unstable_by(|a, b| a.entry.path.cmp(&b.entry.path));
+    progress(parsed.len(), parsed.len());
     browser::yield_now().await;
-    Ok(parsed.into_iter().flatten().collect())
+    Ok(parsed)
 }
 
 /// What the workers of one load share.
 struct Load<'a> {
-    sources: &'a [(&'a str, &'a str)],
-    /// Batches not yet handed out.
-    queue: &'a RefCell<VecDeque<Vec<usize>>>,
-    /// Parsed files by source position.
-    parsed: &'a RefCell<Vec<Option<ParsedFile>>>,
-    /// Files parsed so far.
-    done: &'a Cell<usize>,
+    feed: &'a Feed,
+    /// Files parsed so far, in the order they came back.
+    parsed: &'a RefCell<Vec<ParsedFile>>,
     /// Set when one worker fails or the load is cancelled: the others stop after their batch.
     stop: &'a Cell<bool>,
+}
+
+impl Load<'_> {
+    /// Enters a worker's answer for the files `paths`.
+    fn enter(&self, paths: &[String], bytes: &[u8], progress: &dyn Fn(usize)) -> Result<(), PoolError> {
+        let files = decode_parsed(bytes).map_err(|e| PoolError::Failed(format!("a worker's answer: {e}")))?;
+        if files.len() != paths.len() || files.iter().zip(paths).any(|(f, p)| f.entry.path != *p) {
+            return Err(PoolError::Failed("a batch came back with other files than it was sent".into()));
+        }
+        let mut parsed = self.parsed.borrow_mut();
+        parsed.extend(files);
+        let done = parsed.len();
+        drop(parsed);
+        progress(done);
+        Ok(())
+    }
 }
 
 /// One worker's part: wait for it to start, then take batches until none is left.
@@ -255,31 +381,45 @@ async fn work_until_done(
     progress: &dyn Fn(usize),
 ) -> Result<(), PoolError> {
     let worker = worker.clone().await?;
+    // The previous batch's answer, entered once the next batch is on its way.
+    let mut answered: Option<(Vec<String>, Vec<u8>)> = None;
+    let enter = |answer: Option<(Vec<String>, Vec<u8>)>| match answer {
+        Some((paths, bytes)) => shared.enter(&paths, &bytes, progress),
+        None => Ok(()),
+    };
     loop {
         if shared.stop.get() || cancelled() {
             return Err(PoolError::Cancelled);
         }
-        let Some(batch) = shared.queue.borrow_mut().pop_front() else { return Ok(()) };
-        let paths = batch.iter().map(|&i| shared.sources[i].0.to_string()).collect();
-        let texts = batch.iter().map(|&i| shared.sources[i].1.to_string()).collect();
-        let reply =
-            worker.request(|id| IndexRequest::Parse { id, paths, texts }, Some(BATCH_DEADLINE_MS), |_| {}).await?;
-        let bytes = match reply {
-            IndexReply::Parsed { bytes, .. } => bytes.0,
+        let batch = match shared.feed.take() {
+            Take::Batch(batch) => batch,
+            Take::Done => return enter(answered.take()),
+            Take::Wait if answered.is_some() => {
+                enter(answered.take())?;
+                continue;
+            }
+            Take::Wait => {
+                browser::sleep_ms(WAIT_MS).await;
+                continue;
+            }
+        };
+        let paths: Vec<String> = batch.iter().map(|w| w.path.clone()).collect();
+        let texts: js_sys::Array = batch.iter().map(|w| JsValue::from_str(&w.text)).collect();
+        let request = worker.request(
+            |id| IndexRequest::Parse { id, paths: paths.clone(), texts: texts.into() },
+            Some(BATCH_DEADLINE_MS),
+            |_| {},
+        );
+        // A request is sent when it is first polled: `join` polls it before entering the previous answer, so the
+        // worker parses while the page decodes.
+        let previous = answered.take();
+        let (reply, entered) = futures::join!(request, async { enter(previous) });
+        entered?;
+        answered = Some(match reply? {
+            IndexReply::Parsed { bytes, .. } => (paths, bytes.0),
             IndexReply::Failed { message, .. } => return Err(PoolError::Failed(message)),
             IndexReply::Ready { .. } => return Err(PoolError::Failed("a start answer to a parse".into())),
-        };
-        let files = decode_parsed(&bytes).map_err(|e| PoolError::Failed(format!("a worker's answer: {e}")))?;
-        if files.len() != batch.len() {
-            return Err(PoolError::Failed("a batch came back with a different number of files".into()));
-        }
-        shared.done.set(shared.done.get() + batch.len());
-        let mut slots = shared.parsed.borrow_mut();
-        for (i, file) in batch.into_iter().zip(files) {
-            slots[i] = Some(file);
-        }
-        drop(slots);
-        progress(shared.done.get());
+        });
     }
 }
 
@@ -293,24 +433,62 @@ fn compiled_module() -> Result<JsValue, PoolError> {
     Ok(module)
 }
 
-/// Cuts the sources into batches, largest files first, each under [`BATCH_BYTES`] and [`BATCH_FILES`] (a file
-/// larger than a batch is a batch of its own).
-fn batches(sources: &[(&str, &str)]) -> VecDeque<Vec<usize>> {
-    let mut order: Vec<usize> = (0..sources.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(sources[i].1.len()));
-    let mut out = VecDeque::new();
-    let (mut batch, mut bytes) = (Vec::new(), 0);
-    for i in order {
-        let len = sources[i].1.len();
-        if !batch.is_empty() && (bytes + len > BATCH_BYTES || batch.len() == BATCH_FILES) {
-            out.push_back(std::mem::take(&mut batch));
-            bytes = 0;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(take: Take) -> Vec<String> {
+        match take {
+            Take::Batch(batch) => batch.into_iter().map(|w| w.path).collect(),
+            Take::Wait => vec!["(wait)".into()],
+            Take::Done => vec!["(done)".into()],
         }
-        batch.push(i);
-        bytes += len;
     }
-    if !batch.is_empty() {
-        out.push_back(batch);
+
+    #[test]
+    fn a_free_worker_takes_the_largest_files_waiting_and_waits_while_more_may_come() {
+        let feed = Feed::default();
+        assert_eq!(paths(feed.take()), ["(wait)"]);
+        feed.push("small.py", "x = 1\n");
+        feed.push("large.py", &"y = 2\n".repeat(100));
+        feed.push("also_small.py", "z = 3\n");
+        feed.expect(5);
+        assert_eq!(feed.total(), 8);
+        // Equal sizes go in the order they came.
+        assert_eq!(paths(feed.take()), ["large.py", "small.py", "also_small.py"]);
+        assert_eq!(paths(feed.take()), ["(wait)"]);
+        feed.close();
+        assert_eq!(feed.total(), 3);
+        assert_eq!(paths(feed.take()), ["(done)"]);
     }
-    out
+
+    #[test]
+    fn a_batch_stays_under_its_limits_and_a_file_larger_than_a_batch_goes_alone() {
+        let feed = Feed::default();
+        let huge = "h".repeat(BATCH_BYTES + 1);
+        let half = "a".repeat(BATCH_BYTES / 2);
+        feed.push("huge.py", &huge);
+        for i in 0..3 {
+            feed.push(&format!("half{i}.py"), &half);
+        }
+        for i in 0..BATCH_FILES + 1 {
+            feed.push(&format!("tiny{i:03}.py"), "t");
+        }
+        feed.close();
+        assert_eq!(paths(feed.take()), ["huge.py"]);
+        assert_eq!(paths(feed.take()), ["half0.py", "half1.py"]);
+        assert_eq!(paths(feed.take()).len(), 1 + BATCH_FILES - 1, "half2.py and tiny files up to the file limit");
+        assert_eq!(paths(feed.take()), ["tiny127.py", "tiny128.py"]);
+        assert_eq!(paths(feed.take()), ["(done)"]);
+    }
+
+    #[test]
+    fn a_feed_of_a_repository_holds_its_sources() {
+        let repo = Repo::from_files([("a.py", "a = 1\n"), ("README.md", "# r\n"), ("pkg/b.py", "b = 2\n")]);
+        let feed = Feed::of(&repo);
+        let mut taken = paths(feed.take());
+        taken.sort();
+        assert_eq!(taken, ["a.py", "pkg/b.py"]);
+        assert_eq!(paths(feed.take()), ["(done)"]);
+    }
 }

@@ -23,7 +23,8 @@ pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
 /// to more than the tab can hold ([`Limits::max_total_bytes`]) is refused before anything is unpacked.
 pub fn open_zip(bytes: Vec<u8>) -> Result<ZipUnpacker<Vec<u8>>, String> {
     let limits = Limits::default();
-    let summary = acr_core::repo::archive_summary(&bytes).map_err(|e| e.to_string())?;
+    let unpacker = ZipUnpacker::open(bytes, &limits).map_err(|e| e.to_string())?;
+    let summary = unpacker.summary();
     if summary.declared_bytes > limits.max_total_bytes as u64 {
         return Err(format!(
             "this archive unpacks to {}, and the tab holds at most {} of files. Leave data, build output and \
@@ -32,7 +33,7 @@ pub fn open_zip(bytes: Vec<u8>) -> Result<ZipUnpacker<Vec<u8>>, String> {
             mib(limits.max_total_bytes as u64)
         ));
     }
-    ZipUnpacker::open(bytes, &limits).map_err(|e| e.to_string())
+    Ok(unpacker)
 }
 
 /// The repository in a sources archive (what [`ZipUnpacker::sources_archive`] wrote, kept by the index cache).

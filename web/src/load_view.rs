@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use acr_core::index::IndexStats;
+use acr_core::index::{IndexStats, ParsedFile};
 use acr_core::repo::{Repo, SkippedFile, ZipUnpacker};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -11,8 +11,9 @@ use web_sys::HtmlInputElement;
 
 use crate::demo::Demo;
 use crate::file_tree::FileTree;
-use crate::index_pool::{self, PoolError};
+use crate::index_pool::{self, Feed, PoolError};
 use crate::state::{AppState, Loaded};
+use crate::unpack_parse::{Indexed, Unpacked, unpack_and_parse};
 use crate::{browser, demo, index_cache, load};
 
 /// Where a loaded index came from.
@@ -33,8 +34,13 @@ struct Phases(Vec<(&'static str, f64)>);
 impl Phases {
     /// Records that the step `name` ended now; it began where the previous one ended (or at `start`).
     fn end(&mut self, name: &'static str, start: f64) {
+        self.end_at(name, start, browser::now());
+    }
+
+    /// Records that the step `name` ended at `at` (the page's clock).
+    fn end_at(&mut self, name: &'static str, start: f64, at: f64) {
         let since = start + self.0.iter().map(|(_, ms)| ms).sum::<f64>();
-        self.0.push((name, browser::now() - since));
+        self.0.push((name, at - since));
     }
 }
 
@@ -213,24 +219,56 @@ pub fn LoadView() -> impl IntoView {
             let mut phases = Phases::default();
             phases.end("read", started);
             let restored = matches!(bytes, ArchiveBytes::Restored { .. });
+            let cancelled = move || generation.get_value() != generation_now;
+            // Whether the cache was looked up already (with the archive unpacked while the pool parsed).
+            let mut looked_up = false;
             // The sources only: the index needs nothing else, and the rest is unpacked once it is ready.
-            let (repo, rest, key, cached) = match bytes {
+            let (repo, rest, key, cached, indexed) = match bytes {
                 ArchiveBytes::Chosen(bytes) => {
-                    let hashing = index_cache::hash(&bytes);
+                    let archive = js_sys::Uint8Array::from(bytes.as_slice());
                     let mut unpacker = match load::open_zip(bytes) {
                         Ok(unpacker) => unpacker,
                         Err(e) => return state.set(LoadState::Failed(format!("{name}: {e}"))),
                     };
-                    let repo = unpacker.sources();
-                    phases.end("sources", started);
-                    let key = hashing.await;
-                    phases.end("hash", started);
-                    (repo, Rest::Unpack(unpacker), key, None)
+                    if unpacker.declared_source_bytes() >= index_pool::MIN_POOL_BYTES as u64 {
+                        // Large: parsed while unpacked (crate::unpack_parse).
+                        let workers = index_pool::worker_count();
+                        let progress = indexing_progress(&name, workers, state);
+                        match unpack_and_parse(&mut unpacker, archive, workers, &cancelled, &progress).await {
+                            Ok(Unpacked { repo, key, sources_at, looked_up_at, indexed }) => {
+                                phases.end_at("sources", started, sources_at);
+                                phases.end_at("hash", started, looked_up_at);
+                                looked_up = true;
+                                let indexed = match indexed {
+                                    Indexed::Parsed(parsed) => match parsed_index(parsed, &repo, workers) {
+                                        Ok(indexed) => Some(indexed),
+                                        Err(e) => return state.set(LoadState::Failed(format!("{name}: {e}"))),
+                                    },
+                                    Indexed::Cached(index) => Some((index, Origin::Cache, None)),
+                                    Indexed::Unavailable(why) => {
+                                        web_sys::console::warn_1(
+                                            &format!("indexing on the page's thread: {why}").into(),
+                                        );
+                                        None
+                                    }
+                                };
+                                (repo, Rest::Unpack(unpacker), key, None, indexed)
+                            }
+                            Err(PoolError::Cancelled) => return,
+                            Err(e) => return state.set(LoadState::Failed(format!("{name}: {e}"))),
+                        }
+                    } else {
+                        let repo = unpacker.sources();
+                        phases.end("sources", started);
+                        let key = index_cache::hash(archive).await;
+                        phases.end("hash", started);
+                        (repo, Rest::Unpack(unpacker), key, None, None)
+                    }
                 }
                 ArchiveBytes::Restored { sources, key, cached } => match load::open_sources_archive(sources) {
                     Ok(repo) => {
                         phases.end("sources", started);
-                        (repo, Rest::Remembered, Some(key), Some(cached))
+                        (repo, Rest::Remembered, Some(key), Some(cached), None)
                     }
                     Err(e) => {
                         return forget(
@@ -242,9 +280,14 @@ pub fn LoadView() -> impl IntoView {
                 },
             };
             let indexing = browser::now();
-            let cancelled = move || generation.get_value() != generation_now;
-            let cache = CacheKey { key: key.as_deref(), cached };
-            let Some((index, origin, parsed)) = index_repo(&name, &repo, cache, &cancelled, state).await else {
+            let indexed = match indexed {
+                Some(indexed) => Some(indexed),
+                None => {
+                    let key = if looked_up { None } else { key.as_deref() };
+                    index_repo(&name, &repo, CacheKey { key, cached }, &cancelled, state).await
+                }
+            };
+            let Some((index, origin, parsed)) = indexed else {
                 return;
             };
             if cancelled() {
@@ -443,15 +486,17 @@ async fn index_repo(
     if let Some(index) = cached {
         return Some((index, Origin::Cache, None));
     }
-    let progress =
-        |workers| move |done, total| state.set(LoadState::Indexing { name: name.into(), done, total, workers });
     if load::source_bytes(repo) >= index_pool::MIN_POOL_BYTES {
         let workers = index_pool::worker_count();
-        match index_pool::parse_in_workers(repo, workers, cancelled, &progress(workers)).await {
-            Ok(parsed) => {
-                let bytes = acr_core::index::encode_parsed(&parsed);
-                return Some((acr_core::Index::from_parsed(parsed), Origin::Workers(workers), Some(bytes)));
-            }
+        let feed = Feed::of(repo);
+        match index_pool::parse_in_workers(&feed, workers, cancelled, &indexing_progress(name, workers, state)).await {
+            Ok(parsed) => match parsed_index(parsed, repo, workers) {
+                Ok(indexed) => return Some(indexed),
+                Err(e) => {
+                    state.set(LoadState::Failed(format!("{name}: {e}")));
+                    return None;
+                }
+            },
             Err(PoolError::Cancelled) => return None,
             Err(PoolError::Unavailable(why)) => {
                 web_sys::console::warn_1(&format!("indexing on the page's thread: {why}").into());
@@ -462,8 +507,28 @@ async fn index_repo(
             }
         }
     }
-    let index = load::index_with_progress(repo, cancelled, progress(0)).await?;
+    let index = load::index_with_progress(repo, cancelled, indexing_progress(name, 0, state)).await?;
     Some((index, Origin::Page, None))
+}
+
+/// The progress of an indexing by `workers` workers (0: the page's thread), shown as the load's state.
+fn indexing_progress(name: &str, workers: usize, state: RwSignal<LoadState>) -> impl Fn(usize, usize) + use<> {
+    let name = name.to_string();
+    move |done, total| state.set(LoadState::Indexing { name: name.clone(), done, total, workers })
+}
+
+/// The index of files the pool parsed, with their binary form for the cache; an error if they are not exactly the
+/// repository's sources.
+fn parsed_index(
+    parsed: Vec<ParsedFile>,
+    repo: &Repo,
+    workers: usize,
+) -> Result<(acr_core::Index, Origin, Option<Vec<u8>>), PoolError> {
+    if !index_cache::matches_sources(&parsed, repo) {
+        return Err(PoolError::Failed("the parsed files are not the repository's sources".into()));
+    }
+    let bytes = acr_core::index::encode_parsed(&parsed);
+    Ok((acr_core::Index::from_parsed(parsed), Origin::Workers(workers), Some(bytes)))
 }
 
 #[component]

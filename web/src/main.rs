@@ -40,6 +40,7 @@ mod settings;
 mod state;
 mod tab_runner;
 mod transport;
+mod unpack_parse;
 mod warm;
 mod worker;
 

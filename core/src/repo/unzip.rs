@@ -15,7 +15,12 @@
 
 use std::io::{Cursor, Read};
 
-use super::{Limits, Repo, RepoError, SkipReason, SkippedFile, check_path, common_root, is_source_path};
+#[cfg(doc)]
+use super::archive_summary;
+use super::{
+    ArchiveSummary, Limits, Repo, RepoError, SkipReason, SkippedFile, check_path, common_root, is_source_path,
+    summarize,
+};
 
 /// A zip archive being unpacked into a [`Repo`]: [`ZipUnpacker::sources`] first, then [`ZipUnpacker::rest`].
 pub struct ZipUnpacker<B: AsRef<[u8]>> {
@@ -23,10 +28,9 @@ pub struct ZipUnpacker<B: AsRef<[u8]>> {
     limits: Limits,
     /// The folder every entry is in (removed from every path), as [`common_root`] finds it.
     prefix: String,
-    /// Entries holding a source file, in archive order.
+    /// Entries holding a source file, in archive order; the ones not unpacked yet are `sources[next_source..]`.
     sources: Vec<usize>,
-    /// Whether [`ZipUnpacker::sources`] has unpacked them.
-    sources_unpacked: bool,
+    next_source: usize,
     /// The sources it kept in the repository, in archive order.
     kept_sources: Vec<usize>,
     /// Every other entry, in archive order; the ones not unpacked yet are `rest[next_rest..]`.
@@ -74,7 +78,7 @@ impl<B: AsRef<[u8]>> ZipUnpacker<B> {
             limits,
             prefix,
             sources,
-            sources_unpacked: false,
+            next_source: 0,
             kept_sources: Vec::new(),
             rest,
             next_rest: 0,
@@ -86,15 +90,39 @@ impl<B: AsRef<[u8]>> ZipUnpacker<B> {
     /// Unpacks the source files into a new repository (call once: a second call unpacks nothing).
     pub fn sources(&mut self) -> Repo {
         let mut repo = Repo::new();
-        if !std::mem::replace(&mut self.sources_unpacked, true) {
-            for at in 0..self.sources.len() {
-                let i = self.sources[at];
-                if self.unpack(i, &mut repo) {
-                    self.kept_sources.push(i);
+        self.sources_step(&mut repo, usize::MAX, |_, _| {});
+        repo
+    }
+
+    /// Unpacks up to `count` more source entries into `repo`, in archive order, calling `kept(path, text)` for each
+    /// file the repository keeps; returns how many source entries are left. Steps into one new repository until
+    /// none is left give the repository [`ZipUnpacker::sources`] gives, so a caller can hand each file on (to a
+    /// parser) while the others are still being unpacked.
+    pub fn sources_step(&mut self, repo: &mut Repo, count: usize, mut kept: impl FnMut(&str, &str)) -> usize {
+        let end = self.sources.len().min(self.next_source.saturating_add(count));
+        for at in self.next_source..end {
+            let i = self.sources[at];
+            if let Some(path) = self.unpack(i, repo) {
+                self.kept_sources.push(i);
+                if let Some(text) = repo.file(&path) {
+                    kept(&path, text);
                 }
             }
         }
-        repo
+        self.next_source = end;
+        self.sources.len() - end
+    }
+
+    /// What the archive's directory says about it ([`archive_summary`], without opening the archive again).
+    pub fn summary(&self) -> ArchiveSummary {
+        summarize(&self.archive)
+    }
+
+    /// The source entries' total size once unpacked, as the archive's directory declares it (a hostile archive can
+    /// lie: use it for estimates only).
+    pub fn declared_source_bytes(&self) -> u64 {
+        let size = |i: usize| self.archive.by_index_data(i).map(|e| e.size()).ok();
+        self.sources.iter().filter_map(|&i| size(i)).fold(0, u64::saturating_add)
     }
 
     /// The source entries [`ZipUnpacker::sources`] kept, copied as they are stored, still compressed, into a new
@@ -134,12 +162,13 @@ impl<B: AsRef<[u8]>> ZipUnpacker<B> {
         self.archive.into_inner().into_inner()
     }
 
-    /// Unpacks entry `i` into `repo`, or records why it was left out (folders are passed over); whether it was kept.
-    fn unpack(&mut self, i: usize, repo: &mut Repo) -> bool {
+    /// Unpacks entry `i` into `repo`, or records why it was left out (folders are passed over); the path it was kept
+    /// under, if it was.
+    fn unpack(&mut self, i: usize, repo: &mut Repo) -> Option<String> {
         let limits = self.limits;
         let (name, data) = match self.archive.by_index(i) {
             Err(e) => (placeholder_name(i), Err(SkipReason::Unreadable { message: e.to_string() })),
-            Ok(entry) if entry.is_dir() => return false,
+            Ok(entry) if entry.is_dir() => return None,
             Ok(mut entry) => {
                 let name = entry.name().map(|n| n.into_owned()).unwrap_or_else(|_| placeholder_name(i));
                 let data = if entry.is_symlink() {
@@ -161,10 +190,10 @@ impl<B: AsRef<[u8]>> ZipUnpacker<B> {
         }
         let rel = name.strip_prefix(self.prefix.as_str()).unwrap_or(&name);
         match data {
-            Ok(bytes) => repo.add_owned(rel, bytes, &limits).is_some(),
+            Ok(bytes) => repo.add_owned(rel, bytes, &limits),
             Err(reason) => {
                 repo.skipped.push(SkippedFile { path: rel.to_string(), reason });
-                false
+                None
             }
         }
     }
@@ -241,6 +270,37 @@ mod tests {
         assert_eq!(sources.files().collect::<Vec<_>>(), repo.source_files().collect::<Vec<_>>());
         assert_eq!(sources.skipped(), &[], "the binary source is not copied");
         assert_eq!(reread.remaining(), 0);
+    }
+
+    #[test]
+    fn sources_unpacked_in_steps_are_the_sources_and_each_kept_file_is_handed_on() {
+        let bytes = zip_of(FILES);
+        let mut whole = ZipUnpacker::open(bytes.as_slice(), &Limits::default()).unwrap();
+        let expected = whole.sources();
+        let mut stepped = ZipUnpacker::open(bytes.as_slice(), &Limits::default()).unwrap();
+        assert_eq!(stepped.summary(), crate::repo::archive_summary(&bytes).unwrap());
+        // Four source entries: a.py, blob.py (binary), conf.py, b.py.
+        assert_eq!(stepped.declared_source_bytes(), [18, 2, 6, 18].iter().sum::<u64>());
+        let mut repo = Repo::new();
+        let mut handed = Vec::new();
+        let mut left = Vec::new();
+        loop {
+            let remaining =
+                stepped.sources_step(&mut repo, 1, |path, text| handed.push((path.to_string(), text.len())));
+            left.push(remaining);
+            if remaining == 0 {
+                break;
+            }
+        }
+        assert_eq!(left, [3, 2, 1, 0]);
+        assert_eq!(
+            handed,
+            [("pkg/a.py".to_string(), 18), ("docs/conf.py".to_string(), 6), ("pkg/b.py".to_string(), 18)]
+        );
+        assert_eq!(repo.files().collect::<Vec<_>>(), expected.files().collect::<Vec<_>>());
+        assert_eq!(repo.skipped(), expected.skipped());
+        assert_eq!(stepped.sources().len(), 0, "nothing is unpacked twice");
+        assert_eq!(stepped.sources_archive().unwrap(), whole.sources_archive().unwrap());
     }
 
     #[test]
