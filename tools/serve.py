@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """Serves a folder over HTTP with the right type for .wasm. Usage: serve.py DIR [PORT] [--host HOST].
 
-Everything is revalidated on every use (`no-cache`: a reload gets a 304 for a file that has not changed, never a
-stale one) except `pyodide/`, whose files are versioned by their folder or file name and are cached by the browser for
-good: a second visit does not download Python again."""
+Everything is served uncached except `pyodide/`, whose files are versioned by their folder or file name and are
+cached by the browser for good: a second visit does not download Python again."""
 import argparse
 import functools
 import http.server
@@ -16,7 +15,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def end_headers(self):
         immutable = self.path.startswith("/pyodide/")
-        self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
+        self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-store")
         super().end_headers()
 
     def log_message(self, fmt, *args):  # keep test output quiet

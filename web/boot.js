@@ -9,8 +9,8 @@ import { indexCache } from "./index-cache.mjs";
 // The index cache (web/src/index_cache.rs) and the compiled module the indexing workers instantiate
 // (web/src/index_pool.rs).
 window.__acrIndexCache = indexCache;
-// What a reload restores, read while the module is fetched and compiled (taken once by web/src/index_cache.rs).
-window.__acrRestore = indexCache.restoring;
+// What a reload restores, read while the module compiles (taken once by web/src/index_cache.rs).
+window.__acrRestore = indexCache.restore().catch(() => undefined);
 
 const WASM = new URL("./pkg/acr_web_bg.wasm", import.meta.url);
 let module;

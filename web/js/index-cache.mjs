@@ -94,8 +94,8 @@ async function last() {
 /**
  * What a reload restores: the archive last loaded ({name, hash, sources}) and its cached entry's bytes as `index`
  * (undefined when there is none), or undefined (also for what an older page stored, which had no sources). The
- * whole archive is read later (`archive()`). Started once, below, so the reads overlap fetching and compiling the
- * module.
+ * whole archive is read later (`archive()`). `web/boot.js` starts this before the module is compiled, so the reads
+ * overlap the compile.
  */
 async function restore() {
   const last = await request((await store("last", "readonly")).get("repository"));
@@ -120,10 +120,4 @@ async function clear() {
   for (const name of ["indexes", "meta", "last"]) await request((await store(name, "readwrite")).clear());
 }
 
-/**
- * What a reload restores (`restore()`), started when this module is first evaluated: `index.html` loads it on its own,
- * ahead of `web/boot.js` and the module, so the reads begin as early as the page can start them.
- */
-const restoring = restore().catch(() => undefined);
-
-export const indexCache = { hash, get, put, remember, last, archive, restoring, usage, clear, limit: LIMIT };
+export const indexCache = { hash, get, put, remember, last, archive, restore, usage, clear, limit: LIMIT };
