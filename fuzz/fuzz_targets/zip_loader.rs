@@ -1,6 +1,7 @@
 //! `Repo::from_zip` on arbitrary bytes: an error or a repository of safe paths, never a panic; then the index. The
-//! archive of its sources (`ZipUnpacker::sources_archive`, what the playground keeps for a reload) unpacks to the
-//! same source files.
+//! sources unpacked a few entries at a time (`ZipUnpacker::sources_step`, as the playground hands them to its
+//! workers) are the same files, each handed on once; the archive of its sources (`ZipUnpacker::sources_archive`, what
+//! the playground keeps for a reload) unpacks to the same source files.
 #![no_main]
 
 use acr_core::repo::{Limits, Repo, ZipUnpacker, normalize_path};
@@ -16,6 +17,15 @@ fuzz_target!(|data: &[u8]| {
         let mut unpacker = ZipUnpacker::open(data, &limits).expect("the archive opened once already");
         let sources = unpacker.sources();
         assert!(sources.source_files().eq(repo.source_files()), "the sources step gave other sources");
+        let mut stepped = ZipUnpacker::open(data, &limits).expect("the archive opened once already");
+        let (mut by_steps, mut handed) = (Repo::new(), Vec::new());
+        let step = 1 + data.len() % 3;
+        while stepped.sources_step(&mut by_steps, step, |path, text| handed.push((path.to_string(), text.len()))) > 0 {}
+        assert!(by_steps.files().eq(sources.files()), "the sources unpacked in steps differ");
+        assert_eq!(by_steps.skipped(), sources.skipped(), "the sources unpacked in steps skipped other entries");
+        handed.sort();
+        let kept: Vec<(String, usize)> = sources.files().map(|(p, t)| (p.to_string(), t.len())).collect();
+        assert_eq!(handed, kept, "each kept source is handed on once");
         if let Ok(archive) = unpacker.sources_archive() {
             let reread = ZipUnpacker::open_sources_archive(archive.as_slice(), &limits)
                 .expect("a sources archive written here opens")
