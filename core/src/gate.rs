@@ -19,6 +19,7 @@
 mod ast;
 mod compile;
 mod expr;
+mod outline;
 mod params;
 mod parser;
 mod patterns;
@@ -35,6 +36,8 @@ use std::hash::{Hash, Hasher};
 use serde::Serialize;
 
 use crate::language::Language;
+
+pub(crate) use outline::{Outline, outline};
 
 /// The Python version whose grammar the gate follows.
 pub const PYTHON_VERSION: (u8, u8) = (3, 12);

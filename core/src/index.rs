@@ -1,6 +1,8 @@
 //! The structural index: which classes, methods and functions a repository defines, and where.
 //!
-//! Built with tree-sitter-python. It keeps AutoCodeRover's four tables (classes, methods per class, functions,
+//! Valid Python sources are read from the syntax gate's parse (its outline: CPython's statements, about twice as fast
+//! as tree-sitter natively and three times in wasm), every other source with tree-sitter, which also recovers the
+//! definitions of broken files; both readings give the same result where both apply. It keeps AutoCodeRover's four tables (classes, methods per class, functions,
 //! base classes per class) with ACR's conventions: lines are 1-based and inclusive, and a definition starts at its
 //! `def`/`class` line (decorators are not part of the range) and ends at its last token that is not a comment,
 //! as Python's `ast` has it. These things are done better than ACR does them:
@@ -17,7 +19,7 @@
 //! methods differ only where listed above (and ACR's search treats methods of nested classes as methods of the
 //! outer class, which [`crate::search`] reproduces at search time).
 //!
-//! What differs between languages is a [`Grammar`] row (node kinds and field names), not code.
+//! What differs between languages for tree-sitter is a [`Grammar`] row (node kinds and field names), not code.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -358,7 +360,26 @@ impl IndexBuilder {
     /// Parses one file without touching the tables: the part of indexing that can run anywhere (another thread, a
     /// Web Worker) and be entered later with [`IndexBuilder::insert`]. The language comes from the path
     /// ([`Language::of_path`]; Python when the extension names none).
+    ///
+    /// A Python source of at most [`OUTLINE_MAX_BYTES`] that the syntax gate's parser accepts is read from that
+    /// parse ([`crate::gate`]'s outline: about twice as fast as tree-sitter natively, three times in wasm); any other
+    /// source, and every source of another language, is parsed with tree-sitter ([`IndexBuilder::parse_tree`]).
+    /// Both give the same [`ParsedFile`] for a source both accept (`core/tests/index_outline.rs` checks every file
+    /// of the replay trees, and the `syntax_gate` fuzz target arbitrary sources).
     pub fn parse(&mut self, path: &str, text: &str) -> ParsedFile {
+        let language = Language::of_path(path).unwrap_or(Language::Python);
+        if language == Language::Python
+            && text.len() <= OUTLINE_MAX_BYTES
+            && let Some(outline) = crate::gate::outline(text)
+        {
+            return from_outline(path, text, &outline);
+        }
+        self.parse_tree(path, text)
+    }
+
+    /// [`IndexBuilder::parse`] with tree-sitter whatever the source: the reference the gate's outline is measured
+    /// against, and the only reader of sources with syntax errors (tree-sitter recovers their definitions).
+    pub fn parse_tree(&mut self, path: &str, text: &str) -> ParsedFile {
         let language = Language::of_path(path).unwrap_or(Language::Python);
         let (parser, kinds) = self.parser_for(language);
         let tree = language.parse(parser, text);
@@ -372,10 +393,7 @@ impl IndexBuilder {
             // Only a cancelled parse returns None; treat it as unparsable.
             None => true,
         };
-        defs.sort_by_key(|d| (d.start, std::cmp::Reverse(d.end)));
-        let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count();
-        let lines = (newlines + usize::from(!text.is_empty() && !text.ends_with('\n'))) as u32;
-        ParsedFile { entry: FileEntry { path: path.to_string(), bytes: text.len(), lines, has_error, defs }, bases }
+        parsed_file(path, text, has_error, defs, bases)
     }
 
     /// Enters a parsed file into the tables. Entering the files of a repository in path order gives the same index as
@@ -388,6 +406,50 @@ impl IndexBuilder {
     pub fn finish(self) -> Index {
         self.index
     }
+}
+
+/// The largest source [`IndexBuilder::parse`] reads from the gate's outline. The gate holds its tokens and syntax
+/// tree while it reads, 20 to 35 bytes of heap per source byte, so this bounds one file's transient memory at about
+/// 35 MiB (an indexing worker's wasm memory never shrinks); larger files, which are rare and mostly generated, go to
+/// tree-sitter.
+pub const OUTLINE_MAX_BYTES: usize = 1 << 20;
+
+/// A [`ParsedFile`] from its definitions (in any order) and bases.
+fn parsed_file(
+    path: &str,
+    text: &str,
+    has_error: bool,
+    mut defs: Vec<Def>,
+    bases: HashMap<Name, Vec<Name>>,
+) -> ParsedFile {
+    defs.sort_by_key(|d| (d.start, std::cmp::Reverse(d.end)));
+    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    let lines = (newlines + usize::from(!text.is_empty() && !text.ends_with('\n'))) as u32;
+    ParsedFile { entry: FileEntry { path: path.to_string(), bytes: text.len(), lines, has_error, defs }, bases }
+}
+
+/// A Python file's [`ParsedFile`] from the gate's outline of it, with the conventions [`collect`] follows on
+/// tree-sitter's tree: the nearest enclosing class makes a function a method, and bases go through [`add_bases`].
+fn from_outline(path: &str, text: &str, outline: &crate::gate::Outline) -> ParsedFile {
+    let g = &PYTHON;
+    let mut names: Vec<Name> = Vec::with_capacity(outline.defs.len());
+    let mut defs = Vec::with_capacity(outline.defs.len());
+    let mut bases = HashMap::new();
+    for d in &outline.defs {
+        let name: Name = Arc::from(&outline.text[d.name.clone()]);
+        names.push(name.clone());
+        let enclosing = d.enclosing_class.map(|c| names[c].clone());
+        let kind = match (d.class, &enclosing) {
+            (true, _) => {
+                add_bases(g, &name, d.bases.iter().map(|b| &outline.text[b.clone()]), &mut bases);
+                DefKind::Class
+            }
+            (false, Some(_)) => DefKind::Method,
+            (false, None) => DefKind::Function,
+        };
+        defs.push(Def { kind, name, class: enclosing, start: d.start, end: d.end });
+    }
+    parsed_file(path, text, false, defs, bases)
 }
 
 /// A file parsed but not yet entered into the tables: its entry and the bases of the classes it defines.
@@ -577,21 +639,30 @@ fn last_code_child(node: Node<'_>) -> Option<Node<'_>> {
 /// Adds a class's base names (as written, whitespace removed; the grammar's ignored names such as `object`
 /// dropped) to its entry.
 fn record_bases(g: &Grammar, class: Node<'_>, name: &Name, src: &[u8], out: &mut HashMap<Name, Vec<Name>>) {
-    let entry = out.entry(name.clone()).or_default();
-    let mut seen: HashSet<Name> = entry.iter().cloned().collect();
     let mut names = Vec::new();
     let mut c = class.walk();
     for holder in class.children(&mut c).filter(|n| g.base_holders.contains(&n.kind())) {
         base_nodes(g, holder, &mut names);
     }
-    for node in names {
-        if let Ok(text) = node.utf8_text(src) {
-            let base: String = text.split_whitespace().collect();
-            if !g.ignored_bases.contains(&base.as_str()) && !seen.contains(base.as_str()) {
-                let base: Name = Arc::from(base);
-                seen.insert(base.clone());
-                entry.push(base);
-            }
+    add_bases(g, name, names.into_iter().filter_map(|node| node.utf8_text(src).ok()), out);
+}
+
+/// Adds base names as written (whitespace removed), leaving out the grammar's ignored names and names the class
+/// already has.
+fn add_bases<'t>(
+    g: &Grammar,
+    class: &Name,
+    written: impl Iterator<Item = &'t str>,
+    out: &mut HashMap<Name, Vec<Name>>,
+) {
+    let entry = out.entry(class.clone()).or_default();
+    let mut seen: HashSet<Name> = entry.iter().cloned().collect();
+    for text in written {
+        let base: String = text.split_whitespace().collect();
+        if !g.ignored_bases.contains(&base.as_str()) && !seen.contains(base.as_str()) {
+            let base: Name = Arc::from(base);
+            seen.insert(base.clone());
+            entry.push(base);
         }
     }
 }
