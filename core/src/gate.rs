@@ -19,6 +19,7 @@
 mod ast;
 mod compile;
 mod expr;
+mod memo;
 mod outline;
 mod params;
 mod parser;

@@ -344,6 +344,8 @@ pub(super) struct Pattern {
 #[derive(Debug)]
 pub(super) struct Arena<T> {
     chunks: Vec<Vec<T>>,
+    /// Nodes held (read at every alternative the parser tries, so kept rather than computed).
+    len: usize,
 }
 
 /// Nodes per chunk of an [`Arena`].
@@ -351,19 +353,20 @@ const CHUNK: usize = 1 << 10;
 
 impl<T> Default for Arena<T> {
     fn default() -> Self {
-        Arena { chunks: Vec::new() }
+        Arena { chunks: Vec::new(), len: 0 }
     }
 }
 
 impl<T> Arena<T> {
     /// How many nodes it holds.
     pub(super) fn len(&self) -> usize {
-        self.chunks.last().map_or(0, |last| (self.chunks.len() - 1) * CHUNK + last.len())
+        self.len
     }
 
     /// Adds a node; its index is the former length.
     fn push(&mut self, node: T) -> u32 {
-        let id = self.len() as u32;
+        let id = self.len as u32;
+        self.len += 1;
         match self.chunks.last_mut() {
             Some(last) if last.len() < CHUNK => last.push(node),
             _ => {
@@ -377,9 +380,10 @@ impl<T> Arena<T> {
 
     /// Keeps the first `len` nodes.
     pub(super) fn truncate(&mut self, len: usize) {
-        if len >= self.len() {
+        if len >= self.len {
             return;
         }
+        self.len = len;
         self.chunks.truncate(len.div_ceil(CHUNK));
         if let Some(last) = self.chunks.last_mut() {
             last.truncate(len - (len - 1) / CHUNK * CHUNK);

@@ -8,10 +8,8 @@
 //! second pass, and raises tokenizer errors only when the parser reaches them (or, after a parser error, when
 //! CPython's full-source tokenizer check would).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use super::ast::{Ast, ExprId, StmtId, TokId};
+use super::memo::MemoTable;
 use super::tokens::{End, Kind, Kw, Op, Token, Tokens, char_count};
 use super::{ProblemKind, Stack, SyntaxProblem};
 
@@ -40,24 +38,6 @@ pub(super) enum Memo {
     ClosedPattern,
     StarPattern,
     Slices,
-}
-
-/// A cheap hasher for the memo's integer keys.
-#[derive(Default)]
-pub(super) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -90,7 +70,7 @@ pub(super) struct Parser<'a> {
     /// Second pass: the `invalid_*` rules are active.
     pub(super) invalid: bool,
     pub(super) ast: Ast,
-    memo: HashMap<u64, (u32, u32), BuildHasherDefault<KeyHasher>>,
+    memo: MemoTable,
     /// Size of the memo at which it is next pruned.
     memo_prune_at: usize,
     /// Memo entries written so far (see [`Parser::discard_since`]).
@@ -111,7 +91,7 @@ impl<'a> Parser<'a> {
             tok_err: false,
             invalid: false,
             ast: Ast::default(),
-            memo: HashMap::default(),
+            memo: MemoTable::default(),
             memo_prune_at: MEMO_PRUNE_MIN,
             memo_writes: 0,
             stack: Stack::new(),
@@ -282,20 +262,16 @@ impl<'a> Parser<'a> {
         self.toks.get(self.pos).or(self.toks.last()).map_or(1, |t| t.line)
     }
 
-    fn memo_key(rule: Memo, pos: usize) -> u64 {
-        ((rule as u64) << 32) | pos as u64
-    }
-
     /// A memoised result at the current position: `Some(result)` when known (the position moves to its end).
     pub(super) fn memo_get(&mut self, rule: Memo) -> Option<Option<u32>> {
-        let (value, end) = *self.memo.get(&Self::memo_key(rule, self.pos))?;
+        let (value, end) = self.memo.get(rule, self.pos)?;
         self.pos = end as usize;
         Some((value != NONE).then_some(value))
     }
 
     pub(super) fn memo_put(&mut self, rule: Memo, start: usize, value: Option<u32>) {
         self.memo_writes += 1;
-        self.memo.insert(Self::memo_key(rule, start), (value.unwrap_or(NONE), self.pos as u32));
+        self.memo.insert(rule, start, value.unwrap_or(NONE), self.pos as u32);
     }
 
     /// Runs `f` memoised under `rule`.
@@ -353,8 +329,7 @@ impl<'a> Parser<'a> {
         if self.memo.len() < self.memo_prune_at {
             return;
         }
-        let block = (Memo::Block as u64) << 32;
-        self.memo.retain(|&key, _| key & !0xffff_ffff == block || (key & 0xffff_ffff) as usize >= pos);
+        self.memo.retain(|rule, at| rule == Memo::Block || at >= pos);
         self.memo_prune_at = (self.memo.len() * 2).max(MEMO_PRUNE_MIN);
     }
 

@@ -1,0 +1,114 @@
+//! The parser's memo: the result of a memoised rule at a token position.
+//!
+//! Positions are dense (token indices) and hold a handful of entries each, so each position keeps a short list
+//! threaded through one pool of entries: a look-up reads one slot and walks a few entries, with no hashing and no
+//! rehashing as the memo grows (a hash map was a fifth of the parse's time).
+
+use super::parser::Memo;
+
+/// No entry (the end of a list, or a position without one).
+const NIL: u32 = u32::MAX;
+
+/// One memoised result.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    rule: Memo,
+    pos: u32,
+    value: u32,
+    end: u32,
+    /// The next entry of the same position, or [`NIL`].
+    next: u32,
+}
+
+/// Memoised results by rule and token position.
+#[derive(Debug, Default)]
+pub(super) struct MemoTable {
+    /// Per position, its first entry in `entries`, or [`NIL`].
+    heads: Vec<u32>,
+    entries: Vec<Entry>,
+}
+
+impl MemoTable {
+    /// How many results it holds.
+    pub(super) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The result of `rule` at `pos`: its value and the position after it.
+    pub(super) fn get(&self, rule: Memo, pos: usize) -> Option<(u32, u32)> {
+        let mut at = *self.heads.get(pos)?;
+        while at != NIL {
+            let e = &self.entries[at as usize];
+            if e.rule == rule {
+                return Some((e.value, e.end));
+            }
+            at = e.next;
+        }
+        None
+    }
+
+    /// Records (or replaces) the result of `rule` at `pos`.
+    pub(super) fn insert(&mut self, rule: Memo, pos: usize, value: u32, end: u32) {
+        if pos >= self.heads.len() {
+            self.heads.resize(pos + 1, NIL);
+        }
+        let mut at = self.heads[pos];
+        while at != NIL {
+            let e = &mut self.entries[at as usize];
+            if e.rule == rule {
+                (e.value, e.end) = (value, end);
+                return;
+            }
+            at = e.next;
+        }
+        self.link(Entry { rule, pos: pos as u32, value, end, next: NIL });
+    }
+
+    fn link(&mut self, mut entry: Entry) {
+        let head = &mut self.heads[entry.pos as usize];
+        entry.next = *head;
+        *head = self.entries.len() as u32;
+        self.entries.push(entry);
+    }
+
+    /// Keeps only the results for which `keep(rule, pos)` holds.
+    pub(super) fn retain(&mut self, keep: impl Fn(Memo, usize) -> bool) {
+        let old = std::mem::take(&mut self.entries);
+        for e in &old {
+            self.heads[e.pos as usize] = NIL;
+        }
+        for e in old.into_iter().filter(|e| keep(e.rule, e.pos as usize)) {
+            self.link(e);
+        }
+    }
+
+    /// Forgets every result.
+    pub(super) fn clear(&mut self) {
+        self.retain(|_, _| false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_found_by_rule_and_position_and_replaced() {
+        let mut m = MemoTable::default();
+        m.insert(Memo::Expression, 3, 7, 5);
+        m.insert(Memo::Primary, 3, 8, 4);
+        m.insert(Memo::Block, 0, 1, 9);
+        assert_eq!(m.get(Memo::Expression, 3), Some((7, 5)));
+        assert_eq!(m.get(Memo::Primary, 3), Some((8, 4)));
+        assert_eq!(m.get(Memo::Primary, 2), None);
+        assert_eq!(m.get(Memo::Primary, 100), None);
+        m.insert(Memo::Primary, 3, 9, 6);
+        assert_eq!((m.get(Memo::Primary, 3), m.len()), (Some((9, 6)), 3));
+        m.retain(|rule, pos| rule == Memo::Block || pos >= 4);
+        assert_eq!((m.get(Memo::Expression, 3), m.get(Memo::Block, 0), m.len()), (None, Some((1, 9)), 1));
+        m.insert(Memo::Expression, 3, 1, 4);
+        assert_eq!(m.get(Memo::Expression, 3), Some((1, 4)));
+        m.clear();
+        assert_eq!((m.get(Memo::Block, 0), m.len()), (None, 0));
+    }
+}
