@@ -83,7 +83,10 @@ impl Walk<'_> {
         match &stmt.kind {
             StmtKind::ClassDef(c) => {
                 let at = self.define(true, c.name, stmt.first, stmt.last, class);
-                self.defs[at].bases = c.bases.iter().filter_map(|&b| self.plain_base(c.name, b)).collect();
+                // Only a class with bases has parentheses to look for (the search would run on past its header).
+                if let Some(parens) = (!c.bases.is_empty()).then(|| self.class_parens(c.name)).flatten() {
+                    self.defs[at].bases = c.bases.iter().filter_map(|&b| self.plain_base(parens, b)).collect();
+                }
                 self.block(&c.body, Some(at));
             }
             StmtKind::FunctionDef(f) => {
@@ -139,26 +142,31 @@ impl Walk<'_> {
         self.defs.len() - 1
     }
 
-    /// The byte range of a base that is a plain or dotted name standing directly in the class's argument list: not
-    /// in parentheses of its own, which tree-sitter keeps as a parenthesised expression.
-    fn plain_base(&self, class_name: u32, base: u32) -> Option<std::ops::Range<usize>> {
+    /// The class's own parentheses around its bases: the first `(` after the name at one level deeper (type
+    /// parameters come in `[...]`), and the `)` back at the name's level.
+    fn class_parens(&self, class_name: u32) -> Option<(usize, usize)> {
+        let toks = &self.tokens.tokens;
+        let level = toks[class_name as usize].level;
+        let open = (class_name as usize + 1..toks.len())
+            .find(|&i| toks[i].kind == Kind::Op(Op::LPar) && toks[i].level == level + 1)?;
+        let close = (open + 1..toks.len()).find(|&i| toks[i].kind == Kind::Op(Op::RPar) && toks[i].level == level)?;
+        Some((open, close))
+    }
+
+    /// The byte range of a base that is a plain or dotted name standing directly in the class's argument list
+    /// (`parens`, from [`Walk::class_parens`]): not in parentheses of its own, which tree-sitter keeps as a
+    /// parenthesised expression.
+    fn plain_base(&self, (open, close): (usize, usize), base: u32) -> Option<std::ops::Range<usize>> {
         let e = self.ast.expr(base);
         if !matches!(e.kind, ExprKind::Name | ExprKind::Attribute(..)) {
             return None;
         }
         let toks = &self.tokens.tokens;
-        let level = toks[class_name as usize].level;
-        // The class's own parentheses: the first `(` after the name at one level deeper (type parameters come in
-        // `[...]`), and the `)` back at the name's level.
-        let open = (class_name as usize + 1..toks.len())
-            .find(|&i| toks[i].kind == Kind::Op(Op::LPar) && toks[i].level == level + 1)?;
-        let close = (open + 1..toks.len()).find(|&i| toks[i].kind == Kind::Op(Op::RPar) && toks[i].level == level)?;
+        let level = toks[open].level;
         let (first, last) = (e.first as usize, e.last as usize);
-        let before = first.checked_sub(1)?;
-        let after = last + 1;
         let separates =
-            |i: usize, paren: usize| i == paren || (toks[i].kind == Kind::Op(Op::Comma) && toks[i].level == level + 1);
-        (separates(before, open) && separates(after, close))
+            |i: usize, paren: usize| i == paren || (toks[i].kind == Kind::Op(Op::Comma) && toks[i].level == level);
+        (separates(first.checked_sub(1)?, open) && separates(last + 1, close))
             .then(|| toks[first].start as usize..toks[last].end as usize)
     }
 }
