@@ -11,12 +11,12 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::language::Language;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "zip")]
 mod unzip;
 #[cfg(feature = "zip")]
-pub use unzip::ZipUnpacker;
+pub use unzip::{EntryRead, ZipUnpacker};
 
 /// Size caps applied while loading. The defaults suit a browser tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ impl Default for Limits {
 }
 
 /// Why a file was left out of a [`Repo`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum SkipReason {
     /// The bytes contain NUL, so the file is not text.
@@ -92,7 +92,7 @@ impl fmt::Display for SkipReason {
 }
 
 /// Why a name cannot be a repository path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PathProblem {
     /// The name is empty (or only `/` and `.` parts).
@@ -195,16 +195,15 @@ impl Repo {
         let reason = match check_path(path) {
             Err(problem) => SkipReason::UnsafePath { problem },
             Ok(clean) if self.files.contains_key(&clean) => SkipReason::Duplicate,
-            Ok(_) if bytes.len() > limits.max_file_bytes => {
-                SkipReason::TooLarge { bytes: bytes.len() as u64, limit: limits.max_file_bytes as u64 }
-            }
-            Ok(_) if memchr::memchr(0, &bytes).is_some() => SkipReason::Binary,
-            Ok(clean) => match String::from_utf8(bytes) {
-                Ok(text) => {
-                    self.files.insert(clean.clone(), text);
-                    return Some(clean);
-                }
-                Err(_) => SkipReason::NotUtf8,
+            Ok(clean) => match text_problem(&bytes, limits) {
+                Some(reason) => reason,
+                None => match String::from_utf8(bytes) {
+                    Ok(text) => {
+                        self.files.insert(clean.clone(), text);
+                        return Some(clean);
+                    }
+                    Err(_) => SkipReason::NotUtf8,
+                },
             },
         };
         self.skipped.push(SkippedFile { path: path.to_string(), reason });
@@ -337,8 +336,31 @@ pub fn is_test_file(path: &str) -> bool {
 }
 
 /// Whether a clean repository path is one [`Repo::source_files`] lists: a language the index reads, not a test.
-fn is_source_path(path: &str) -> bool {
+pub fn is_source_path(path: &str) -> bool {
     Language::of_path(path).is_some_and(|l| !l.is_test_file(path))
+}
+
+/// What [`Repo::add_owned`] would keep for `path` and `bytes`, without a repository: the clean path and the text, or
+/// why the file would be left out. A duplicate path is the one reason not checked, since it depends on what the
+/// repository holds already.
+pub fn file_text<'a>(path: &str, bytes: &'a [u8], limits: &Limits) -> Result<(String, &'a str), SkipReason> {
+    let clean = check_path(path).map_err(|problem| SkipReason::UnsafePath { problem })?;
+    if let Some(reason) = text_problem(bytes, limits) {
+        return Err(reason);
+    }
+    let text = std::str::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
+    Ok((clean, text))
+}
+
+/// Why bytes cannot be a file's text before their encoding is looked at: too large, or binary (they hold a NUL).
+fn text_problem(bytes: &[u8], limits: &Limits) -> Option<SkipReason> {
+    if bytes.len() > limits.max_file_bytes {
+        Some(SkipReason::TooLarge { bytes: bytes.len() as u64, limit: limits.max_file_bytes as u64 })
+    } else if memchr::memchr(0, bytes).is_some() {
+        Some(SkipReason::Binary)
+    } else {
+        None
+    }
 }
 
 /// Checks a relative, `/`-separated path and returns it without `.` parts or repeated `/`; the [`PathProblem`]

@@ -46,8 +46,14 @@ pub fn hash(archive: js_sys::Uint8Array) -> impl Future<Output = Option<String>>
 
 /// The cached index of an archive, if there is one and it matches `repo` exactly.
 pub async fn lookup(key: &str, repo: &Repo) -> Option<Index> {
+    index_from(&entry(key).await?, repo)
+}
+
+/// The bytes cached under an archive's hash, if any, not checked yet: [`index_from`] reads them against the
+/// repository.
+pub async fn entry(key: &str) -> Option<JsValue> {
     let entry = call("get", &[key.into()]).await?;
-    index_from(&js_sys::Reflect::get(&entry, &"bytes".into()).ok()?, repo)
+    js_sys::Reflect::get(&entry, &"bytes".into()).ok().filter(|bytes| !bytes.is_undefined())
 }
 
 /// The index in a cached entry's bytes, if they decode and match `repo` exactly.

@@ -14,9 +14,14 @@ const SLICE_MS: f64 = 30.0;
 
 /// Reads a browser `File` into bytes.
 pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
+    Ok(read_file_js(file).await?.to_vec())
+}
+
+/// Reads a browser `File` into a JavaScript byte array (no copy into the module's memory yet).
+pub async fn read_file_js(file: &web_sys::File) -> Result<js_sys::Uint8Array, String> {
     let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("cannot read the file: {e:?}"))?;
     let buffer: js_sys::ArrayBuffer = buffer.dyn_into().map_err(|_| "the browser returned no bytes".to_string())?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    Ok(js_sys::Uint8Array::new(&buffer))
 }
 
 /// Opens a zip archive for unpacking, sources first ([`ZipUnpacker`]). An archive whose directory says it unpacks

@@ -101,8 +101,9 @@ struct Archive {
 
 /// The bytes an archive comes with.
 enum ArchiveBytes {
-    /// Chosen or dropped now: the whole archive.
-    Chosen(Vec<u8>),
+    /// Chosen or dropped now: the whole archive, in the module's memory and as the browser read it (for the
+    /// indexing workers and the hash).
+    Chosen(Vec<u8>, js_sys::Uint8Array),
     /// Loaded again from the last session: its sources as an archive of their own, its remembered hash and its
     /// cached entry, read ahead. The whole archive is read back once the sources are indexed.
     Restored { sources: Vec<u8>, key: String, cached: wasm_bindgen::JsValue },
@@ -224,20 +225,21 @@ pub fn LoadView() -> impl IntoView {
             let mut looked_up = false;
             // The sources only: the index needs nothing else, and the rest is unpacked once it is ready.
             let (repo, rest, key, cached, indexed) = match bytes {
-                ArchiveBytes::Chosen(bytes) => {
-                    let archive = js_sys::Uint8Array::from(bytes.as_slice());
+                ArchiveBytes::Chosen(bytes, archive) => {
                     let mut unpacker = match load::open_zip(bytes) {
                         Ok(unpacker) => unpacker,
                         Err(e) => return state.set(LoadState::Failed(format!("{name}: {e}"))),
                     };
                     if unpacker.declared_source_bytes() >= index_pool::MIN_POOL_BYTES as u64 {
-                        // Large: parsed while unpacked (crate::unpack_parse).
+                        // Large: unpacked and parsed in the workers (crate::unpack_parse).
                         let workers = index_pool::worker_count();
                         let progress = indexing_progress(&name, workers, state);
                         match unpack_and_parse(&mut unpacker, archive, workers, &cancelled, &progress).await {
                             Ok(Unpacked { repo, key, sources_at, looked_up_at, indexed }) => {
-                                phases.end_at("sources", started, sources_at);
+                                // The hash ends first: the workers unpack and parse meanwhile, and the page
+                                // then enters their files ("sources").
                                 phases.end_at("hash", started, looked_up_at);
+                                phases.end_at("sources", started, sources_at);
                                 looked_up = true;
                                 let indexed = match indexed {
                                     Indexed::Parsed(parsed) => match parsed_index(parsed, &repo, workers) {
@@ -245,10 +247,8 @@ pub fn LoadView() -> impl IntoView {
                                         Err(e) => return state.set(LoadState::Failed(format!("{name}: {e}"))),
                                     },
                                     Indexed::Cached(index) => Some((index, Origin::Cache, None)),
-                                    Indexed::Unavailable(why) => {
-                                        web_sys::console::warn_1(
-                                            &format!("indexing on the page's thread: {why}").into(),
-                                        );
+                                    Indexed::Unindexed(why) => {
+                                        web_sys::console::warn_1(&format!("indexing the sources again: {why}").into());
                                         None
                                     }
                                 };
@@ -356,8 +356,11 @@ pub fn LoadView() -> impl IntoView {
         app.loaded.set(None);
         let started = browser::now();
         spawn_local(async move {
-            match load::read_file(&file).await {
-                Ok(bytes) => load_archive(Archive { name, bytes: ArchiveBytes::Chosen(bytes), started }),
+            match load::read_file_js(&file).await {
+                Ok(archive) => {
+                    let bytes = ArchiveBytes::Chosen(archive.to_vec(), archive);
+                    load_archive(Archive { name, bytes, started })
+                }
                 Err(e) => state.set(LoadState::Failed(format!("{name}: {e}"))),
             }
         });

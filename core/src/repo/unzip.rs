@@ -12,8 +12,15 @@
 //!
 //! The archive's budget ([`Limits::max_entries`], [`Limits::max_total_bytes`]) is spent in that order too: when an
 //! archive is too large to load whole, the files the index reads are the ones kept.
+//!
+//! The sources can also be read elsewhere, in any order: another thread holding the same archive reads entries
+//! ([`ZipUnpacker::read_entry`], an [`EntryRead`] each) and the unpacker enters them in archive order
+//! ([`ZipUnpacker::admit_source`]), spending the budget as [`ZipUnpacker::sources`] would. The repository is the
+//! same; only the work is spread.
 
 use std::io::{Cursor, Read};
+
+use serde::{Deserialize, Serialize};
 
 #[cfg(doc)]
 use super::archive_summary;
@@ -21,6 +28,38 @@ use super::{
     ArchiveSummary, Limits, Repo, RepoError, SkipReason, SkippedFile, check_path, common_root, is_source_path,
     summarize,
 };
+
+/// One archive entry as read, before the archive's budget is spent on it: what [`ZipUnpacker::read_entry`] gives
+/// and [`ZipUnpacker::admit_source`] enters. Paths are relative to the repository, not yet checked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum EntryRead {
+    /// A folder: nothing to enter, and not counted.
+    Folder,
+    /// Left out whatever the budget: its header is unreadable, or it is a symbolic link.
+    Refused {
+        /// The entry's path.
+        path: String,
+        /// Why.
+        reason: SkipReason,
+    },
+    /// Not kept: too large, unreadable data, or the budget was known to be spent. Counted against the budget's
+    /// entries.
+    Failed {
+        /// The entry's path.
+        path: String,
+        /// Why.
+        reason: SkipReason,
+    },
+    /// Read whole (at most [`Limits::max_file_bytes`]).
+    Data {
+        /// The entry's path.
+        path: String,
+        /// Its bytes.
+        #[serde(with = "crate::byte_buf")]
+        data: Vec<u8>,
+    },
+}
 
 /// A zip archive being unpacked into a [`Repo`]: [`ZipUnpacker::sources`] first, then [`ZipUnpacker::rest`].
 pub struct ZipUnpacker<B: AsRef<[u8]>> {
@@ -100,17 +139,51 @@ impl<B: AsRef<[u8]>> ZipUnpacker<B> {
     /// parser) while the others are still being unpacked.
     pub fn sources_step(&mut self, repo: &mut Repo, count: usize, mut kept: impl FnMut(&str, &str)) -> usize {
         let end = self.sources.len().min(self.next_source.saturating_add(count));
-        for at in self.next_source..end {
-            let i = self.sources[at];
-            if let Some(path) = self.unpack(i, repo) {
-                self.kept_sources.push(i);
-                if let Some(text) = repo.file(&path) {
-                    kept(&path, text);
-                }
+        while self.next_source < end {
+            if let Some(path) = self.admit_source(repo, None)
+                && let Some(text) = repo.file(&path)
+            {
+                kept(&path, text);
             }
         }
-        self.next_source = end;
         self.sources.len() - end
+    }
+
+    /// The source entries not entered yet, in archive order, each with the size its directory record declares
+    /// (which a hostile archive can misstate: for scheduling only).
+    pub fn pending_sources(&self) -> Vec<(usize, u64)> {
+        let size = |i: usize| self.archive.by_index_data(i).map_or(0, |e| e.size());
+        self.sources[self.next_source..].iter().map(|&i| (i, size(i))).collect()
+    }
+
+    /// The next source entry [`ZipUnpacker::admit_source`] enters, if any is left.
+    pub fn next_source(&self) -> Option<usize> {
+        self.sources.get(self.next_source).copied()
+    }
+
+    /// Whether the archive's budget is spent: the entries still to come are left out unread.
+    pub fn budget_spent(&self) -> bool {
+        self.entries >= self.limits.max_entries || self.bytes >= self.limits.max_total_bytes
+    }
+
+    /// Reads entry `i` whole, as [`ZipUnpacker::sources`] would with budget to spare, without entering it anywhere:
+    /// another thread opens the same archive, reads its share of [`ZipUnpacker::pending_sources`] and hands the
+    /// reads back for [`ZipUnpacker::admit_source`].
+    pub fn read_entry(&mut self, i: usize) -> EntryRead {
+        self.read(i, true)
+    }
+
+    /// Enters the next source entry ([`ZipUnpacker::next_source`]) into `repo`, spending the budget on it;
+    /// returns the path it was kept under, if it was. `read` is what [`ZipUnpacker::read_entry`] gave for that
+    /// entry on the same archive; without one the entry is read here (unless the budget is spent). Entering every
+    /// source this way, in order, gives the repository [`ZipUnpacker::sources`] gives.
+    pub fn admit_source(&mut self, repo: &mut Repo, read: Option<EntryRead>) -> Option<String> {
+        let i = self.next_source()?;
+        self.next_source += 1;
+        let read = read.unwrap_or_else(|| self.read(i, !self.budget_spent()));
+        let path = self.admit(read, repo)?;
+        self.kept_sources.push(i);
+        Some(path)
     }
 
     /// What the archive's directory says about it ([`archive_summary`], without opening the archive again).
@@ -165,37 +238,72 @@ impl<B: AsRef<[u8]>> ZipUnpacker<B> {
     /// Unpacks entry `i` into `repo`, or records why it was left out (folders are passed over); the path it was kept
     /// under, if it was.
     fn unpack(&mut self, i: usize, repo: &mut Repo) -> Option<String> {
-        let limits = self.limits;
-        let (name, data) = match self.archive.by_index(i) {
-            Err(e) => (placeholder_name(i), Err(SkipReason::Unreadable { message: e.to_string() })),
-            Ok(entry) if entry.is_dir() => return None,
-            Ok(mut entry) => {
-                let name = entry.name().map(|n| n.into_owned()).unwrap_or_else(|_| placeholder_name(i));
-                let data = if entry.is_symlink() {
-                    Err(SkipReason::Symlink)
-                } else if self.entries >= limits.max_entries || self.bytes >= limits.max_total_bytes {
-                    Err(SkipReason::BudgetExhausted)
-                } else if entry.size() > limits.max_file_bytes as u64 {
-                    Err(SkipReason::TooLarge { bytes: entry.size(), limit: limits.max_file_bytes as u64 })
-                } else {
-                    let capacity = entry.size().min(limits.max_file_bytes as u64) as usize;
-                    read_capped(&mut entry, capacity, limits.max_file_bytes)
-                };
-                (name, data)
+        let read = self.read(i, !self.budget_spent());
+        self.admit(read, repo)
+    }
+
+    /// Reads entry `i`; its data only when `budget_left` (otherwise it is [`SkipReason::BudgetExhausted`]).
+    fn read(&mut self, i: usize, budget_left: bool) -> EntryRead {
+        let max = self.limits.max_file_bytes;
+        let mut entry = match self.archive.by_index(i) {
+            Err(e) => {
+                let reason = SkipReason::Unreadable { message: e.to_string() };
+                return EntryRead::Refused { path: repo_path(&self.prefix, placeholder_name(i)), reason };
             }
+            Ok(entry) if entry.is_dir() => return EntryRead::Folder,
+            Ok(entry) => entry,
+        };
+        let name = entry.name().map(|n| n.into_owned()).unwrap_or_else(|_| placeholder_name(i));
+        let path = repo_path(&self.prefix, name);
+        if entry.is_symlink() {
+            return EntryRead::Refused { path, reason: SkipReason::Symlink };
+        }
+        let data = if !budget_left {
+            Err(SkipReason::BudgetExhausted)
+        } else if entry.size() > max as u64 {
+            Err(SkipReason::TooLarge { bytes: entry.size(), limit: max as u64 })
+        } else {
+            let capacity = entry.size().min(max as u64) as usize;
+            read_capped(&mut entry, capacity, max)
+        };
+        match data {
+            Ok(data) => EntryRead::Data { path, data },
+            Err(reason) => EntryRead::Failed { path, reason },
+        }
+    }
+
+    /// Enters a read into `repo`, spending the budget (a read made with budget to spare is refused once it is
+    /// spent); the path it was kept under, if it was.
+    fn admit(&mut self, read: EntryRead, repo: &mut Repo) -> Option<String> {
+        let spent = self.budget_spent();
+        let (path, data) = match read {
+            EntryRead::Folder => return None,
+            EntryRead::Refused { path, reason } => (path, Err(reason)),
+            EntryRead::Failed { path, .. } | EntryRead::Data { path, .. } if spent => {
+                (path, Err(SkipReason::BudgetExhausted))
+            }
+            EntryRead::Failed { path, reason } => (path, Err(reason)),
+            EntryRead::Data { path, data } => (path, Ok(data)),
         };
         self.entries += 1;
-        if let Ok(data) = &data {
-            self.bytes += data.len();
-        }
-        let rel = name.strip_prefix(self.prefix.as_str()).unwrap_or(&name);
         match data {
-            Ok(bytes) => repo.add_owned(rel, bytes, &limits),
+            Ok(bytes) => {
+                self.bytes = self.bytes.saturating_add(bytes.len());
+                repo.add_owned(&path, bytes, &self.limits)
+            }
             Err(reason) => {
-                repo.skipped.push(SkippedFile { path: rel.to_string(), reason });
+                repo.skipped.push(SkippedFile { path, reason });
                 None
             }
         }
+    }
+}
+
+/// An entry's name as a path in the repository: without the archive's common folder `prefix`.
+fn repo_path(prefix: &str, name: String) -> String {
+    match name.strip_prefix(prefix) {
+        Some(rel) => rel.to_string(),
+        None => name,
     }
 }
 
@@ -301,6 +409,74 @@ mod tests {
         assert_eq!(repo.skipped(), expected.skipped());
         assert_eq!(stepped.sources().len(), 0, "nothing is unpacked twice");
         assert_eq!(stepped.sources_archive().unwrap(), whole.sources_archive().unwrap());
+    }
+
+    /// Reads every pending source on a second unpacker of the same archive, last first (as another thread might),
+    /// leaves out the entries `unread` picks, and enters them all in order.
+    fn admitted_elsewhere(bytes: &[u8], limits: &Limits, unread: impl Fn(usize) -> bool) -> Repo {
+        let mut reader = ZipUnpacker::open(bytes, limits).unwrap();
+        let mut unpacker = ZipUnpacker::open(bytes, limits).unwrap();
+        let pending = unpacker.pending_sources();
+        let mut reads: std::collections::HashMap<usize, EntryRead> =
+            pending.iter().rev().filter(|(i, _)| !unread(*i)).map(|&(i, _)| (i, reader.read_entry(i))).collect();
+        let mut repo = Repo::new();
+        while let Some(i) = unpacker.next_source() {
+            unpacker.admit_source(&mut repo, reads.remove(&i));
+        }
+        assert!(reads.is_empty(), "every read was entered");
+        assert_eq!(unpacker.pending_sources(), []);
+        repo
+    }
+
+    #[test]
+    fn sources_read_elsewhere_in_any_order_and_entered_in_order_are_the_sources() {
+        let mut bytes = zip_of(FILES);
+        mark_encrypted(&mut bytes, "proj/docs/conf.py");
+        for limits in [
+            Limits::default(),
+            Limits { max_entries: 2, ..Limits::default() },
+            Limits { max_total_bytes: 19, ..Limits::default() },
+        ] {
+            let expected = ZipUnpacker::open(bytes.as_slice(), &limits).unwrap().sources();
+            for unread in [|_| false, |i| i % 2 == 0, |_| true] as [fn(usize) -> bool; 3] {
+                let repo = admitted_elsewhere(&bytes, &limits, unread);
+                assert_eq!(repo.files().collect::<Vec<_>>(), expected.files().collect::<Vec<_>>(), "{limits:?}");
+                assert_eq!(repo.skipped(), expected.skipped(), "{limits:?}");
+            }
+        }
+        // The reads cross a thread as serde data and come back the same.
+        let mut unpacker = ZipUnpacker::open(bytes.as_slice(), &Limits::default()).unwrap();
+        let reads: Vec<EntryRead> = (0..FILES.len() + 1).map(|i| unpacker.read_entry(i)).collect();
+        assert!(reads.iter().any(|r| matches!(r, EntryRead::Refused { .. })), "the encrypted entry");
+        assert!(reads.iter().any(|r| matches!(r, EntryRead::Folder)));
+        let json = serde_json::to_string(&reads).unwrap();
+        assert_eq!(serde_json::from_str::<Vec<EntryRead>>(&json).unwrap(), reads);
+    }
+
+    /// Sets the uncompressed size every header of entry `name` declares.
+    fn declare_size(zip: &mut [u8], name: &str, size: u32) {
+        for (signature, size_at, name_at) in [(b"PK\x03\x04", 22, 30), (b"PK\x01\x02", 24, 46)] {
+            for at in 0..zip.len().saturating_sub(name_at + name.len()) {
+                if &zip[at..at + 4] == signature && zip[at + name_at..].starts_with(name.as_bytes()) {
+                    zip[at + size_at..at + size_at + 4].copy_from_slice(&size.to_le_bytes());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_entry_larger_than_it_declares_is_refused_at_its_declared_size() {
+        // So the sizes an archive's directory declares bound the work of unpacking it: the playground refuses an
+        // archive that declares more than its budget, and its workers read entries by their declared sizes.
+        let big = "x = 1\n".repeat(20);
+        let mut bytes = zip_of(&[("proj/a.py", big.as_bytes()), ("proj/b.py", b"b = 2\n")]);
+        declare_size(&mut bytes, "proj/a.py", 5);
+        let mut unpacker = ZipUnpacker::open(bytes.as_slice(), &Limits::default()).unwrap();
+        let Some(&(entry, 5)) = unpacker.pending_sources().first() else { panic!("a.py declares 5 bytes") };
+        let read = unpacker.read_entry(entry);
+        assert!(matches!(read, EntryRead::Failed { reason: SkipReason::Unreadable { .. }, .. }), "{read:?}");
+        let repo = ZipUnpacker::open(bytes.as_slice(), &Limits::default()).unwrap().sources();
+        assert_eq!(repo.files().map(|(p, _)| p).collect::<Vec<_>>(), ["b.py"]);
     }
 
     #[test]
