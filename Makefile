@@ -28,7 +28,7 @@ play: web
 ## sources natively (time, peak heap) and the largest accepted zip in the tab (time, wasm memory); `acr index` against
 ## AutoCodeRover's own indexer on sympy, astropy and Django (set ACR_SRC to a checkout of ACR for the ratio); Python in
 ## the tab (cold start, warm run, pytest, bytes downloaded, second load from the cache); sympy and Django dropped into
-## the tab (worker pool) and reloaded (index cache), against native.
+## the tab (worker pool) and reloaded (index cache), against native; a zip of more than 100 MiB of Python in the tab.
 bench: pkg
 	cargo build -q --release -p acr-cli
 	cargo bench -q -p acr-core
@@ -38,6 +38,7 @@ bench: pkg
 	$(MAKE) web
 	node tests/bench/tab_load.mjs
 	node tests/bench/tab_index.mjs
+	node tests/bench/tab_large_zip.mjs
 	cd tests && node bench/tab-python.mjs
 
 setup:

@@ -223,6 +223,8 @@ pub fn LoadView() -> impl IntoView {
             let cancelled = move || generation.get_value() != generation_now;
             // Whether the cache was looked up already (with the archive unpacked while the pool parsed).
             let mut looked_up = false;
+            // When the indexing began, if the workers indexed while they unpacked.
+            let mut indexed_since = None;
             // The sources only: the index needs nothing else, and the rest is unpacked once it is ready.
             let (repo, rest, key, cached, indexed) = match bytes {
                 ArchiveBytes::Chosen(bytes, archive) => {
@@ -234,6 +236,7 @@ pub fn LoadView() -> impl IntoView {
                         // Large: unpacked and parsed in the workers (crate::unpack_parse).
                         let workers = index_pool::worker_count();
                         let progress = indexing_progress(&name, workers, state);
+                        indexed_since = Some(browser::now());
                         match unpack_and_parse(&mut unpacker, archive, workers, &cancelled, &progress).await {
                             Ok(Unpacked { repo, key, sources_at, looked_up_at, indexed }) => {
                                 // The hash ends first: the workers unpack and parse meanwhile, and the page
@@ -249,6 +252,7 @@ pub fn LoadView() -> impl IntoView {
                                     Indexed::Cached(index) => Some((index, Origin::Cache, None)),
                                     Indexed::Unindexed(why) => {
                                         web_sys::console::warn_1(&format!("indexing the sources again: {why}").into());
+                                        indexed_since = None;
                                         None
                                     }
                                 };
@@ -279,7 +283,7 @@ pub fn LoadView() -> impl IntoView {
                     }
                 },
             };
-            let indexing = browser::now();
+            let indexing = indexed_since.unwrap_or_else(browser::now);
             let indexed = match indexed {
                 Some(indexed) => Some(indexed),
                 None => {
