@@ -24,7 +24,7 @@ const SLICE_MS: f64 = 10.0;
 const ENTRIES_PER_LOOK: usize = 4;
 /// Every worker holds a copy of the archive while it reads: at most this much in all, so a very large archive is
 /// read by fewer workers.
-const MAX_COPIES_BYTES: usize = 512 << 20;
+const MAX_COPIES_BYTES: usize = 1 << 30;
 
 /// The sources of an archive, and how they were indexed.
 pub struct Unpacked {
