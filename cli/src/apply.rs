@@ -7,6 +7,7 @@ use acr_core::patch::{self, ExtractOptions, Outcome};
 use anyhow::Context;
 
 use crate::load;
+use crate::output::{out, outln};
 
 /// Runs the command: prints the diff (or JSON) and exits 0 when the patch is applicable, 1 otherwise.
 pub fn run(dir: &Path, answer_file: &Path, json: bool, write: bool) -> anyhow::Result<ExitCode> {
@@ -39,9 +40,9 @@ pub fn run(dir: &Path, answer_file: &Path, json: bool, write: bool) -> anyhow::R
             "diff": extraction.diff,
             "edits": edits,
         });
-        println!("{out}");
+        outln!("{out}");
     } else {
-        print!("{}", extraction.diff);
+        out!("{}", extraction.diff);
         eprintln!("status: {}", extraction.status);
         for e in &extraction.edits {
             eprintln!("edit {}: {}", e.index, e.message());

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::output::outln;
 use acr_core::gate::Gate;
 use anyhow::Context;
 
@@ -16,14 +17,14 @@ pub fn run(files: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
         let verdict = gate.check(&text);
         failed |= verdict.is_err();
         match (json, verdict) {
-            (true, Ok(())) => println!("{}", serde_json::json!({"file": file, "ok": true})),
-            (true, Err(p)) => println!(
+            (true, Ok(())) => outln!("{}", serde_json::json!({"file": file, "ok": true})),
+            (true, Err(p)) => outln!(
                 "{}",
                 serde_json::json!({"file": file, "ok": false, "line": p.line, "column": p.column,
                     "kind": p.kind, "error": p.kind.to_string(), "message": p.message})
             ),
-            (false, Ok(())) => println!("{}: ok", file.display()),
-            (false, Err(p)) => println!("{}:{}:{}: {}: {}", file.display(), p.line, p.column, p.kind, p.message),
+            (false, Ok(())) => outln!("{}: ok", file.display()),
+            (false, Err(p)) => outln!("{}:{}:{}: {}: {}", file.display(), p.line, p.column, p.kind, p.message),
         }
     }
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })

@@ -1,6 +1,7 @@
 //! `acr index`: index a repository's sources (Python and Java) and print what was found, with the time the index took and,
 //! apart, the time reading the folder took.
 
+use crate::output::outln;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -20,18 +21,18 @@ pub fn run(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
         v["languages"] = languages.iter().map(|(l, n)| (l.name().to_string(), serde_json::json!(n))).collect();
         v["load_milliseconds"] = serde_json::json!((load_ms * 10.0).round() / 10.0);
         v["skipped"] = serde_json::to_value(repo.skipped())?;
-        println!("{v}");
+        outln!("{v}");
     } else {
-        println!("files:       {}", s.files);
-        println!("languages:   {}", index.languages_summary());
-        println!("parsed:      {}", s.parsed);
-        println!("with errors: {}", s.with_errors);
-        println!("classes:     {}", s.classes);
-        println!("methods:     {}", s.methods);
-        println!("functions:   {}", s.functions);
-        println!("bytes:       {}", s.bytes);
-        println!("time:        {ms:.1} ms");
-        println!("load time:   {load_ms:.1} ms (reading every file of the folder)");
+        outln!("files:       {}", s.files);
+        outln!("languages:   {}", index.languages_summary());
+        outln!("parsed:      {}", s.parsed);
+        outln!("with errors: {}", s.with_errors);
+        outln!("classes:     {}", s.classes);
+        outln!("methods:     {}", s.methods);
+        outln!("functions:   {}", s.functions);
+        outln!("bytes:       {}", s.bytes);
+        outln!("time:        {ms:.1} ms");
+        outln!("load time:   {load_ms:.1} ms (reading every file of the folder)");
         for skipped in repo.skipped() {
             eprintln!("skipped {}: {}", skipped.path, skipped.reason);
         }

@@ -8,6 +8,7 @@ use acr_core::Index;
 use acr_core::locate::{Query, resolve};
 
 use crate::load;
+use crate::output::{out, outln};
 
 /// Runs `acr locate`. Exits 0 when code was found, 1 when nothing matched.
 pub fn run(
@@ -25,9 +26,9 @@ pub fn run(
     if json {
         let mut v = serde_json::to_value(&resolution)?;
         v["message"] = serde_json::json!(resolution.not_found_message());
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        print!("{}", resolution.report(true));
+        out!("{}", resolution.report(true));
     }
     Ok(if resolution.found() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -7,6 +7,7 @@ mod http;
 mod index;
 mod load;
 mod locate;
+mod output;
 mod run;
 mod search;
 mod serve_model;

@@ -21,6 +21,7 @@ use acr_runner::{HttpRunner, LocalRunner};
 use anyhow::Context;
 
 use crate::http::UreqTransport;
+use crate::output::out;
 
 /// Options of `acr run`.
 pub struct RunArgs {
@@ -249,7 +250,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         if outcome.validated { ", validated by execution" } else { "" }
     );
     if outcome.status.is_applicable() {
-        print!("{}", outcome.diff);
+        out!("{}", outcome.diff);
         Ok(if outcome.cancelled { ExitCode::from(130) } else { ExitCode::SUCCESS })
     } else if outcome.cancelled {
         eprintln!("no applicable patch: {}", outcome.reason);

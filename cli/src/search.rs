@@ -11,6 +11,7 @@ use anyhow::Context;
 use serde_json::{Value, json};
 
 use crate::load;
+use crate::output::outln;
 
 /// Options of `acr search`.
 pub struct SearchArgs<'a> {
@@ -49,8 +50,7 @@ pub fn run(args: &SearchArgs<'_>) -> anyhow::Result<ExitCode> {
         Err(e) => SearchOutput::miss(format!("Could not read the call `{call}`: {e}")),
     };
     let printed = if args.json { to_json(&out).to_string() } else { out.text.trim_end().to_string() };
-    // A closed pipe (`| head`) is not an error worth a panic.
-    let _ = writeln!(std::io::stdout().lock(), "{printed}");
+    outln!("{printed}");
     Ok(if out.ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 

@@ -39,6 +39,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use crate::dialect::{Dialect, StreamedUsage};
+use crate::output::outln;
 
 /// Largest request body: a long prompt with a whole file in it fits many times over.
 const MAX_BODY_BYTES: usize = 16 << 20;
@@ -79,7 +80,7 @@ pub fn run(script: &Path, host: &str, port: u16, manner: Manner) -> anyhow::Resu
             .await
             .with_context(|| format!("cannot listen on {host}:{port}"))?;
         let addr = listener.local_addr().context("the server has no address")?;
-        println!("model server: http://{addr}/v1");
+        outln!("model server: http://{addr}/v1");
         if let Some(name) = manner.dialect.to_possible_value().filter(|_| manner.dialect != Dialect::default()) {
             eprintln!("playing the {} dialect", name.get_name());
         }
