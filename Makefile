@@ -18,6 +18,10 @@ MICROPIP_WHEEL := tests/wheels/micropip-0.11.1-py3-none-any.whl
 export WASM_BINDGEN_TEST_TIMEOUT ?= 120
 FUZZ_RUNS ?= 10000000
 FUZZ_SMOKE_SECONDS ?= 8
+# The playground and the npm package are built by one cargo run: their link-time optimisations (one thread each) then
+# run side by side, and `make web` and `make pkg` share the build. (Built apart, each would unify its dependencies'
+# features on its own and rebuild after the other.)
+WASM_RELEASE := cargo build --release --target wasm32-unknown-unknown -p acr-web -p acr-wasm
 
 .PHONY: bench play setup web pkg component test lint lint-host test-native test-wasm test-e2e test-node fuzz fuzz-smoke clean
 
@@ -44,10 +48,10 @@ bench: pkg
 setup:
 	@bash tools/setup.sh
 
-## The playground: release build, wasm-bindgen, wasm-opt (npm binaryen; Debian's breaks the module), static files,
-## and Python for the tab: Pyodide's files under a versioned folder (served as immutable), the worker, micropip.
+## The playground: release build (with the package's), wasm-bindgen, wasm-opt (npm binaryen; Debian's breaks the
+## module), static files, and Python for the tab: Pyodide's files under a versioned folder (served as immutable), the worker, micropip.
 web: setup
-	cargo build --release --target wasm32-unknown-unknown -p acr-web
+	$(WASM_RELEASE)
 	rm -rf dist/pkg && mkdir -p dist/pkg
 	wasm-bindgen --target web --no-typescript --out-dir dist/pkg --out-name acr_web $(WEB_WASM)
 	if [ -x $(WASM_OPT) ]; then $(WASM_OPT) -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
@@ -66,9 +70,10 @@ web: setup
 	@echo "built dist/ ($$(stat -c %s dist/pkg/acr_web_bg.wasm) bytes of wasm," \
 	  "$$(du -cb dist/pyodide | tail -1 | cut -f1) bytes of Python for the tab)"
 
-## The npm package in pkg/dist: release build, wasm-bindgen --target web, wasm-opt -Oz, the package's own files.
+## The npm package in pkg/dist: release build (with the playground's), wasm-bindgen --target web, wasm-opt -Oz, the
+## package's own files.
 pkg: setup
-	cargo build --release --target wasm32-unknown-unknown -p acr-wasm
+	$(WASM_RELEASE)
 	rm -rf pkg/dist && mkdir -p pkg/dist
 	wasm-bindgen --target web --out-dir pkg/dist --out-name acr_wasm $(PKG_WASM)
 	$(WASM_OPT) -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-reference-types \
