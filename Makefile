@@ -49,7 +49,8 @@ setup:
 	@bash tools/setup.sh
 
 ## The playground: release build (with the package's), wasm-bindgen, wasm-opt (npm binaryen; Debian's breaks the
-## module), static files, and Python for the tab: Pyodide's files under a versioned folder (served as immutable), the worker, micropip.
+## module), static files, and Python for the tab: Pyodide's files under a versioned folder (served as immutable), the
+## worker, micropip.
 web: setup
 	$(WASM_RELEASE)
 	rm -rf dist/pkg && mkdir -p dist/pkg
