@@ -47,7 +47,8 @@ test("the tab's Python and CPython agree on every script's verdict", async (t) =
       command: c.command,
       timeout_secs: c.timeout_secs ?? 20,
     };
-    const [tab, cpython] = [await runInTab(page, request), await runOnServer(playground.runner, request)];
+    // Both at once: each side waits on its own interpreter (and the endless loops on their time limits).
+    const [tab, cpython] = await Promise.all([runInTab(page, request), runOnServer(playground.runner, request)]);
     const [a, b] = [verdict(tab), verdict(cpython)];
     const agree = JSON.stringify(a) === JSON.stringify(b);
     rows.push({ c, tab, cpython, a, b, agree });
