@@ -21,9 +21,34 @@ fn the_outline_and_tree_sitter_index_every_replay_file_alike() {
     if roots.is_empty() {
         return;
     }
+    // The trees are shared out among the cores (every other tree to each), each with its own builder.
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let shares: Vec<(usize, usize, Vec<String>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|first| {
+                let roots = &roots;
+                scope.spawn(move || compare_trees(roots.iter().skip(first).step_by(threads)))
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("a comparison thread")).collect()
+    });
+    let files: usize = shares.iter().map(|s| s.0).sum();
+    let tree_errors: usize = shares.iter().map(|s| s.1).sum();
+    let differing: Vec<String> = shares.into_iter().flat_map(|s| s.2).collect();
+    println!(
+        "{files} Python files in {} trees; tree-sitter finds errors in {tree_errors}; readings differ on {}",
+        roots.len(),
+        differing.len()
+    );
+    assert!(differing.is_empty(), "the outline differs from tree-sitter on:\n{}", differing.join("\n"));
+}
+
+/// Parses every Python file of `roots` both ways: the files read, those where tree-sitter finds an error, and those
+/// whose readings differ.
+fn compare_trees<'a>(roots: impl Iterator<Item = &'a PathBuf>) -> (usize, usize, Vec<String>) {
     let mut builder = IndexBuilder::new();
     let (mut files, mut tree_errors, mut differing) = (0, 0, Vec::new());
-    for root in &roots {
+    for root in roots {
         let repo = common::load_tree(root);
         for (path, text) in repo.files().filter(|(p, _)| p.ends_with(".py")) {
             files += 1;
@@ -34,10 +59,5 @@ fn the_outline_and_tree_sitter_index_every_replay_file_alike() {
             }
         }
     }
-    println!(
-        "{files} Python files in {} trees; tree-sitter finds errors in {tree_errors}; readings differ on {}",
-        roots.len(),
-        differing.len()
-    );
-    assert!(differing.is_empty(), "the outline differs from tree-sitter on:\n{}", differing.join("\n"));
+    (files, tree_errors, differing)
 }

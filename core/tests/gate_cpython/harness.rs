@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use acr_core::gate::{Gate, ProblemKind};
+use acr_core::gate::{Gate, ProblemKind, SyntaxProblem};
 
 /// What the Python side prints for one source.
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -288,14 +288,31 @@ fn short(s: &str) -> String {
     one
 }
 
-/// Judges every case with the gate and compares with CPython.
-pub fn compare(cases: &[Case], verdicts: &[Verdict]) -> Report {
+/// The gate's verdict on every case, in order, judged on `threads` threads: the cases are dealt out like cards (whole
+/// files come first, mutants and snippets after), each thread with its own gate.
+pub fn judge(cases: &[Case], threads: usize) -> Vec<Result<(), SyntaxProblem>> {
+    let threads = threads.max(1);
+    let hands: Vec<Vec<Result<(), SyntaxProblem>>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|first| {
+                scope.spawn(move || {
+                    let mut gate = Gate::new();
+                    cases.iter().skip(first).step_by(threads).map(|case| gate.check(&case.source)).collect()
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("a judging thread")).collect()
+    });
+    let mut hands: Vec<_> = hands.into_iter().map(Vec::into_iter).collect();
+    (0..cases.len()).map(|i| hands[i % threads].next().expect("a verdict for every case")).collect()
+}
+
+/// Compares the gate's verdicts ([`judge`]) with CPython's, case by case.
+pub fn compare(cases: &[Case], verdicts: &[Verdict], judged: Vec<Result<(), SyntaxProblem>>) -> Report {
     let mut r = Report::default();
-    let mut gate = Gate::new();
     // ACR_GATE_DUMP=DIR writes each disagreeing source there (for investigation).
     let dump = std::env::var_os("ACR_GATE_DUMP").map(PathBuf::from);
-    for (i, (case, v)) in cases.iter().zip(verdicts).enumerate() {
-        let ours = gate.check(&case.source);
+    for (i, ((case, v), ours)) in cases.iter().zip(verdicts).zip(judged).enumerate() {
         let agrees = match (&ours, v.ok) {
             (Ok(()), true) => true,
             (Err(p), false) => case.group != "mutant" || v.line.is_none_or(|l| l <= 0 || l == i64::from(p.line)),
