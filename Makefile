@@ -17,7 +17,7 @@ PYODIDE_FILES := pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip 
 MICROPIP_WHEEL := tests/wheels/micropip-0.11.1-py3-none-any.whl
 export WASM_BINDGEN_TEST_TIMEOUT ?= 120
 FUZZ_RUNS ?= 10000000
-FUZZ_SMOKE_SECONDS ?= 8
+FUZZ_SMOKE_SECONDS ?= 5
 # The playground and the npm package are built by one cargo run: their link-time optimisations (one thread each) then
 # run side by side, and `make web` and `make pkg` share the build. (Built apart, each would unify its dependencies'
 # features on its own and rebuild after the other.)
@@ -133,9 +133,10 @@ test-wasm:
 	cargo test --target wasm32-unknown-unknown -p acr-core --test wasm
 	WASM_BINDGEN_USE_BROWSER=1 cargo test --target wasm32-unknown-unknown -p acr-core --test wasm
 
+## Two test files at a time: much of each is spent waiting on a browser, a Python worker or a time limit.
 test-e2e: web
 	cargo build -q -p acr-cli -p acr-runner
-	cd tests && node --test --test-reporter=spec e2e/
+	cd tests && node --test --test-concurrency=2 --test-reporter=spec e2e/
 
 ## The npm package in Node and headless Chromium, and the component in Node through `jco transpile`.
 test-node: pkg component

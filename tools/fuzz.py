@@ -2,7 +2,7 @@
 """Builds the fuzz seed corpora and runs every cargo-fuzz target, printing one line of figures per target.
 
     python3 tools/fuzz.py --runs 10000000 --campaign   # `make fuzz` (FUZZ_RUNS=...)
-    python3 tools/fuzz.py --seconds 8 --scratch --quick-build --sanitizer none   # the smoke in `make test`
+    python3 tools/fuzz.py --seconds 5 --scratch --quick-build --sanitizer none   # the smoke in `make test`
     python3 tools/fuzz.py --runs 100000 --targets apply,syntax_gate
 
 Seeds come from the repository's fixtures and, when it is there, ../shared/replay (recorded AutoCodeRover runs).
