@@ -91,6 +91,16 @@ impl Transport for UreqTransport {
     async fn sleep(&self, ms: u64) {
         std::thread::sleep(Duration::from_millis(ms));
     }
+
+    async fn get(&self, url: &str, headers: &[(String, String)]) -> Result<HttpResponse, TransportError> {
+        let mut request = self.agent.get(url);
+        for (k, v) in headers.iter().filter(|(k, _)| k != "Content-Type") {
+            request = request.header(k, v);
+        }
+        let mut response = request.call().map_err(transport_error)?;
+        let status = response.status().as_u16();
+        Ok(HttpResponse { status, body: read_whole(&mut response)?, retry_after: None })
+    }
 }
 
 /// A whole answer body, up to [`MAX_BODY_BYTES`].

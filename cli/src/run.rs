@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use acr_core::agent::{Agent, AgentConfig, Event, Mode, Outcome, Transcript};
+use acr_core::agent::{Agent, AgentConfig, Event, Mode, Outcome, Stop, Transcript};
 use acr_core::llm::budget::{Budget, Budgeted};
 use acr_core::llm::openai::{Endpoint, OpenAiClient};
 use acr_core::llm::price::PriceTable;
@@ -80,6 +80,12 @@ impl Llm for CliModel {
             CliModel::Scripted(m) => m.chat(request).await,
         }
     }
+    async fn context_window(&self) -> Option<u64> {
+        match self {
+            CliModel::Remote(m) => m.context_window().await,
+            CliModel::Scripted(m) => m.context_window().await,
+        }
+    }
 }
 
 /// A model that stops answering once the user has pressed Ctrl-C: no request is sent after it, and a call cut short
@@ -98,6 +104,9 @@ impl<L: Llm> Llm for Stoppable<L> {
             Err(_) if self.stop.load(Ordering::SeqCst) => Err(LlmError::Cancelled),
             answer => answer,
         }
+    }
+    async fn context_window(&self) -> Option<u64> {
+        self.model.context_window().await
     }
 }
 
@@ -232,11 +241,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("wrote the transcript and artefacts to {}", out.display());
     }
     let spent = model.spent();
-    if let Some(exhausted) = &outcome.budget_exhausted {
-        eprintln!("stopped early: {exhausted}");
-    }
-    if outcome.cancelled {
-        eprintln!("stopped early by Ctrl-C");
+    match &outcome.stopped {
+        Some(Stop::Cancelled) => eprintln!("stopped early by Ctrl-C"),
+        Some(stop) => eprintln!("stopped early: {stop}"),
+        None => {}
     }
     eprintln!(
         "status: {} ({} model calls, {} + {} tokens{}{}, {:.1} s{})",
@@ -249,15 +257,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         started.elapsed().as_secs_f64(),
         if outcome.validated { ", validated by execution" } else { "" }
     );
+    // 130: stopped by Ctrl-C; 2: stopped by the model server (a patch made before is still printed); 0 or 1: the
+    // run ended on its own or on its budget, with or without a patch.
+    let code = match &outcome.stopped {
+        Some(Stop::Cancelled) => Some(130),
+        Some(stop) if stop.by_server() => Some(2),
+        _ => None,
+    };
     if outcome.status.is_applicable() {
         out!("{}", outcome.diff);
-        Ok(if outcome.cancelled { ExitCode::from(130) } else { ExitCode::SUCCESS })
-    } else if outcome.cancelled {
-        eprintln!("no applicable patch: {}", outcome.reason);
-        Ok(ExitCode::from(130))
+        Ok(ExitCode::from(code.unwrap_or(0)))
     } else {
         eprintln!("no applicable patch: {}", outcome.reason);
-        Ok(ExitCode::from(1))
+        Ok(ExitCode::from(code.unwrap_or(1)))
     }
 }
 
@@ -307,15 +319,16 @@ impl Echo {
 fn progress_line(event: &Event) -> String {
     match event {
         Event::Phase { name } => format!("== {name}"),
-        Event::Model { stage, usage, usage_estimated, ms, tool_calls, .. } => {
+        Event::Model { stage, usage, usage_estimated, ms, tool_calls, cut, .. } => {
             let about = if *usage_estimated { "~" } else { "" };
             let calls = match tool_calls.len() {
                 0 => String::new(),
                 1 => ", 1 tool call".to_string(),
                 n => format!(", {n} tool calls"),
             };
+            let cut = cut.as_ref().map_or(String::new(), |c| format!(", {c}"));
             format!(
-                "  model [{stage}] {about}{} + {about}{} tokens, {ms:.0} ms{calls}",
+                "  model [{stage}] {about}{} + {about}{} tokens, {ms:.0} ms{calls}{cut}",
                 usage.prompt_tokens, usage.completion_tokens
             )
         }
@@ -374,8 +387,7 @@ fn summary_of(outcome: &Outcome) -> serde_json::Value {
         "status": outcome.status.as_str(),
         "validated": outcome.validated,
         "reason": outcome.reason,
-        "budget_exhausted": outcome.budget_exhausted,
-        "cancelled": outcome.cancelled,
+        "stopped": outcome.stopped,
         "locations": outcome.locations,
         "tries": outcome.tries,
         "selection": outcome.selection,
@@ -396,9 +408,13 @@ fn write_artefacts(out: &Path, transcript: &Transcript, summary: &serde_json::Va
     write("final.diff", diff)?;
     let mut n = 0;
     for event in &transcript.events {
-        if let Event::Model { stage, prompt, answer, reasoning, tool_calls, .. } = event {
+        if let Event::Model { stage, prompt, answer, reasoning, tool_calls, cut, .. } = event {
             n += 1;
             let thinking = reasoning.as_deref().map_or(String::new(), |r| format!("## reasoning\n\n{r}\n\n"));
+            let answer = match cut {
+                Some(cut) => format!("{answer}\n\n(the answer {cut})"),
+                None => answer.clone(),
+            };
             let calls: String = tool_calls.iter().map(|c| format!("- `{}` ({})\n", c.as_text(), c.id)).collect();
             let calls = if calls.is_empty() { calls } else { format!("\n## tool calls\n\n{calls}") };
             write(

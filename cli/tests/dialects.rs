@@ -61,16 +61,25 @@ fn the_demo_repair_succeeds_in_every_dialect_streamed_or_not_thinking_or_not() {
     assert_eq!(cells, 20);
 }
 
+/// Each server's refusal of a prompt over its window is read for the window, and the request goes again fitted to
+/// it; a window too small for even the first request ends the run with that reason, as an outcome.
 #[test]
-fn a_prompt_over_the_servers_context_ends_the_run_with_its_reason() {
+fn a_prompt_over_the_servers_context_teaches_the_window() {
     let reasoning = root().join("tests/fixtures/scripts/demo-reasoning.json");
     for dialect in ["openai", "vllm", "lmstudio", "llamacpp"] {
         let server = ModelServer::start_with(&reasoning, &["--dialect", dialect, "--context-window", "300"]);
         let out = tempfile::tempdir().expect("temp dir");
         let run = acr_run(&server, &[], out.path());
         let stderr = String::from_utf8_lossy(&run.stderr);
-        assert!(!run.status.success(), "{dialect}: the run cannot succeed");
-        assert!(stderr.contains("HTTP 400") && stderr.contains("context"), "{dialect}: {stderr}");
+        assert_eq!(run.status.code(), Some(2), "{dialect}: stopped because of the server:\n{stderr}");
+        assert!(stderr.contains("the window is taken as 300 tokens"), "{dialect}: {stderr}");
+        assert!(stderr.contains("more than the model's context window of 300"), "{dialect}: {stderr}");
+        let outcome: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.path().join("outcome.json")).unwrap()).unwrap();
+        assert_eq!(
+            (outcome["status"].as_str(), outcome["stopped"]["kind"].as_str()),
+            (Some("NO_PATCH"), Some("context_too_small"))
+        );
     }
 }
 

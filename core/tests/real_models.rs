@@ -118,7 +118,7 @@ fn a_model_that_always_searches_stops_at_the_call_limit() {
         Box::new(|| 0.0),
     );
     let outcome = run(&model, AgentConfig::default());
-    let exhausted = outcome.budget_exhausted.expect("stopped by the budget");
+    let exhausted = outcome.budget_exhausted().expect("stopped by the budget");
     assert_eq!((exhausted.what, exhausted.used, exhausted.limit), (Limit::Calls, 7.0, 7.0));
     assert_eq!(outcome.transcript.model_calls, 7);
     assert_eq!(model.spent().calls, 7);
@@ -147,7 +147,7 @@ fn mcts_config() -> AgentConfig {
 fn tree_search_stops_within_a_small_token_budget_and_keeps_the_best_candidate() {
     let unlimited = Budgeted::new(ScriptedModel::new(mcts_script()), Budget::unlimited(), None, Box::new(|| 0.0));
     let full = run(&unlimited, mcts_config());
-    assert!(full.budget_exhausted.is_none());
+    assert!(full.budget_exhausted().is_none());
     let whole = unlimited.spent().tokens();
 
     let limit = whole / 2;
@@ -158,7 +158,7 @@ fn tree_search_stops_within_a_small_token_budget_and_keeps_the_best_candidate() 
         Box::new(|| 0.0),
     );
     let outcome = run(&model, mcts_config());
-    let exhausted = outcome.budget_exhausted.expect("stopped by the budget");
+    let exhausted = outcome.budget_exhausted().expect("stopped by the budget");
     assert_eq!(exhausted.what, Limit::Tokens);
     let used = model.spent().tokens();
     let usage = outcome.transcript.usage;

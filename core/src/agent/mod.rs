@@ -34,7 +34,8 @@ pub use transcript::{Event, Phase, ReadBy, RunPurpose, ShownUnit, Transcript, Tr
 
 use crate::index::Index;
 use crate::llm::budget::Exhausted;
-use crate::llm::{ChatRequest, Llm, LlmError, Message, ToolCall, tools};
+use crate::llm::window::{self, TooLong, Window};
+use crate::llm::{ChatRequest, ChatResponse, Cut, Llm, LlmError, Message, ToolCall, estimate, tools};
 use crate::locate::BugLocation;
 use crate::patch::{ExtractStatus, Extraction};
 use crate::prompt::Prompt;
@@ -151,12 +152,92 @@ impl From<LlmError> for AgentError {
     }
 }
 
-/// Why a run ended before it finished.
-enum Ending {
+/// Why a run ended before it finished. Only what no further call can fix ends a run; a failed or cut call does not
+/// (the agent asks again within the budget, then moves on). Whatever ended it, the best patch so far is kept.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
     /// A budget limit was reached.
     Budget(Exhausted),
     /// The user stopped it.
     Cancelled,
+    /// The server refused the key.
+    KeyRefused(String),
+    /// The server does not know the model.
+    ModelUnknown(String),
+    /// The server could not be reached, or kept refusing for its rate limit, after the client's retries.
+    Unreachable(String),
+    /// The server kept failing the same way, call after call.
+    ServerError(String),
+    /// The requests do not fit the model's context window even with every older search result left out.
+    ContextTooSmall(TooLong),
+}
+
+impl Stop {
+    /// Calls in a row that fail with an HTTP error before the run ends with [`Stop::ServerError`].
+    pub const FAILED_CALLS: usize = 3;
+
+    /// The kind's snake_case name, as `outcome.json` and the page show it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Stop::Budget(_) => "budget",
+            Stop::Cancelled => "cancelled",
+            Stop::KeyRefused(_) => "key_refused",
+            Stop::ModelUnknown(_) => "model_unknown",
+            Stop::Unreachable(_) => "unreachable",
+            Stop::ServerError(_) => "server_error",
+            Stop::ContextTooSmall(_) => "context_too_small",
+        }
+    }
+
+    /// Whether the model server ended the run (rather than the budget or the user).
+    pub fn by_server(&self) -> bool {
+        !matches!(self, Stop::Budget(_) | Stop::Cancelled)
+    }
+
+    /// The stop a model error means, if it ends a run.
+    fn of(error: &LlmError) -> Option<Stop> {
+        Some(match error {
+            LlmError::BudgetExhausted(e) => Stop::Budget(*e),
+            LlmError::Cancelled => Stop::Cancelled,
+            LlmError::Auth(m) => Stop::KeyRefused(m.clone()),
+            LlmError::ModelUnknown(m) => Stop::ModelUnknown(m.clone()),
+            LlmError::Transport(_) | LlmError::RateLimited(_) => Stop::Unreachable(error.to_string()),
+            LlmError::ContextWindow(too_long) => Stop::ContextTooSmall(*too_long),
+            LlmError::Http { .. } | LlmError::Timeout | LlmError::Malformed(_) | LlmError::ContextOverflow(_) => {
+                Stop::ServerError(error.to_string())
+            }
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stop::Budget(e) => e.fmt(f),
+            Stop::Cancelled => f.write_str("stopped by the user"),
+            Stop::KeyRefused(m) => write!(f, "the model server refused the API key: {m}"),
+            Stop::ModelUnknown(m) => write!(f, "the model server does not know this model: {m}"),
+            Stop::Unreachable(m) => write!(f, "{m}"),
+            Stop::ServerError(m) => write!(f, "the model server failed {} calls in a row: {m}", Stop::FAILED_CALLS),
+            Stop::ContextTooSmall(e) => e.fmt(f),
+        }
+    }
+}
+
+/// `{"kind": …, "message": …}`, and the limit reached for a budget.
+impl Serialize for Stop {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = s.serialize_struct("Stop", 3)?;
+        out.serialize_field("kind", self.kind())?;
+        out.serialize_field("message", &self.to_string())?;
+        match self {
+            Stop::Budget(e) => out.serialize_field("limit", e)?,
+            _ => out.skip_field("limit")?,
+        }
+        out.end()
+    }
 }
 
 /// The result of a run.
@@ -176,13 +257,26 @@ pub struct Outcome {
     pub tries: Vec<TryRecord>,
     /// Which try's patch was chosen, and why.
     pub selection: Selection,
-    /// The run's budget ran out before it finished: which limit. The patch is then the best made so far.
-    pub budget_exhausted: Option<Exhausted>,
-    /// The user stopped the run before it finished ([`Agent::cancel`]). The patch is then the best made so far.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub cancelled: bool,
+    /// Why the run ended before it finished, if it did: the budget, the user ([`Agent::cancel`]), or the model
+    /// server. The patch is then the best made so far.
+    pub stopped: Option<Stop>,
     /// Everything that happened.
     pub transcript: Transcript,
+}
+
+impl Outcome {
+    /// The budget limit that ended the run, if one did.
+    pub fn budget_exhausted(&self) -> Option<Exhausted> {
+        match &self.stopped {
+            Some(Stop::Budget(e)) => Some(*e),
+            _ => None,
+        }
+    }
+
+    /// Whether the user stopped the run.
+    pub fn cancelled(&self) -> bool {
+        matches!(self.stopped, Some(Stop::Cancelled))
+    }
 }
 
 /// A runner that is never there: the loops fall back to the syntax gate and the model's rating.
@@ -213,6 +307,13 @@ pub struct Agent<L, R = NoRunner> {
     transcript: Transcript,
     /// Whether search requests offer tools: [`AgentConfig::tools`], until the server refuses them.
     tools: bool,
+    /// The model's context window: [`AgentConfig::context_window`], what the server publishes, or what its refusals
+    /// said; `None` until known.
+    window: Option<Window>,
+    /// Whether the server was asked for its window (once, before the first call).
+    window_asked: bool,
+    /// Calls in a row that failed with an HTTP error.
+    failed_calls: usize,
 }
 
 impl<L: Llm, R: Runner> Agent<L, R> {
@@ -224,6 +325,9 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             llm,
             runner,
             tools: config.tools,
+            window: config.context_window.map(Window::new),
+            window_asked: config.context_window.is_some(),
+            failed_calls: 0,
             config,
             observer: Box::new(|_| {}),
             clock: Box::new(|| 0.0),
@@ -272,16 +376,15 @@ impl<L: Llm, R: Runner> Agent<L, R> {
                     validated,
                     tries,
                     selection,
-                    budget_exhausted: None,
-                    cancelled: false,
+                    stopped: None,
                     transcript: self.transcript,
                 })
             }
-            Err(AgentError::Llm(LlmError::BudgetExhausted(exhausted))) => {
-                Ok(self.stop_early(Ending::Budget(exhausted), tries))
-            }
-            Err(AgentError::Cancelled) => Ok(self.stop_early(Ending::Cancelled, tries)),
-            Err(e) => Err(e),
+            Err(AgentError::Cancelled) => Ok(self.stop_early(Stop::Cancelled, tries)),
+            Err(AgentError::Llm(e)) => match Stop::of(&e) {
+                Some(stop) => Ok(self.stop_early(stop, tries)),
+                None => Err(AgentError::Llm(e)),
+            },
         }
     }
 
@@ -310,12 +413,9 @@ impl<L: Llm, R: Runner> Agent<L, R> {
         Ok(selection)
     }
 
-    /// The outcome of a run whose budget ran out: the best patch so far, and why the run stopped.
-    fn stop_early(mut self, ending: Ending, tries: Vec<TryRecord>) -> Outcome {
-        let why = match &ending {
-            Ending::Budget(exhausted) => exhausted.to_string(),
-            Ending::Cancelled => "stopped by the user".to_string(),
-        };
+    /// The outcome of a run that ended early: the best patch so far, and why the run stopped.
+    fn stop_early(mut self, stop: Stop, tries: Vec<TryRecord>) -> Outcome {
+        let why = stop.to_string();
         let kept = best_so_far::patch(&self.transcript);
         let (status, diff, reason) = match &kept {
             Some(k) => (ExtractStatus::ApplicablePatch, k.diff.clone(), String::new()),
@@ -332,11 +432,7 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             validated: false,
             tries,
             selection: Selection::default(),
-            cancelled: matches!(ending, Ending::Cancelled),
-            budget_exhausted: match ending {
-                Ending::Budget(exhausted) => Some(exhausted),
-                Ending::Cancelled => None,
-            },
+            stopped: Some(stop),
             transcript: self.transcript,
         }
     }
@@ -391,36 +487,145 @@ impl<L: Llm, R: Runner> Agent<L, R> {
         if self.cancel.get() { Err(AgentError::Cancelled) } else { Ok(()) }
     }
 
-    /// Sends a request to the model and records it. The request is first fitted to the context window, if the run
-    /// has one (older search results replaced by a note, which the transcript shows too). A request with tools that
-    /// the server refuses for them goes again without, and the run stops offering them.
+    /// Sends a request to the model and records it, and deals with what a call can go through short of ending the
+    /// run:
+    /// - the request is first fitted to the context window, once one is known (older search results replaced by a
+    ///   note, which the transcript shows too; the answer capped at the room left); the window is asked of the
+    ///   server before the first call, learned from a refusal for a prompt over it (then the request goes again),
+    ///   and how the server counts tokens is learned from the usage it reports;
+    /// - a request with tools that the server refuses for them goes again without, and the run stops offering them;
+    /// - a time-out is asked again once; a call that still fails is recorded with why and answers nothing, which the
+    ///   callers treat as any unusable answer (they ask again within their tries, then move on);
+    /// - an answer cut short (its cap, the time limit, a loop) is recorded with why, and what arrived is the answer.
+    ///
+    /// Only what no call can fix goes back as an error and ends the run ([`Stop`]).
     async fn send(&mut self, request: &mut ChatRequest, kind: crate::prompt::PromptKind) -> Result<Reply, AgentError> {
         self.check_cancel()?;
-        if let Some(window) = self.config.context_window {
-            let notes = crate::llm::window::fit(request, window).map_err(LlmError::ContextWindow)?;
-            for note in notes {
-                self.note(note);
+        self.ask_window().await;
+        let mut overflows = 0;
+        let mut timeouts = 0;
+        loop {
+            if let Some(window) = self.window {
+                for note in window::fit(request, &window).map_err(LlmError::ContextWindow)? {
+                    self.note(note);
+                }
             }
+            let started = (self.clock)();
+            let answer = self.llm.chat(request).await;
+            self.check_cancel()?;
+            let ms = (self.clock)() - started;
+            let error = match answer {
+                Ok(response) => {
+                    self.failed_calls = 0;
+                    self.learn_from_usage(request, &response);
+                    return Ok(self.record(request, kind, response, ms));
+                }
+                Err(e) => e,
+            };
+            match error {
+                LlmError::Http { status, message } if !request.tools.is_empty() && tools::refused(status, &message) => {
+                    self.tools = false;
+                    self.note(format!(
+                        "the model server does not take tools (HTTP {status}: {message}); the run goes on without \
+                         them, with search calls written in the answers"
+                    ));
+                    request.tools.clear();
+                    request.messages = tools::flatten(std::mem::take(&mut request.messages));
+                }
+                LlmError::ContextOverflow(overflow) if overflows < 3 => {
+                    overflows += 1;
+                    self.learn_from_overflow(request, &overflow);
+                }
+                LlmError::Timeout if timeouts < 1 => {
+                    timeouts += 1;
+                    self.record_failure(request, kind, &LlmError::Timeout, ms);
+                    self.note("the model did not answer in time; asking once more");
+                }
+                LlmError::ContextOverflow(overflow) => {
+                    let needed = overflow.prompt_tokens.unwrap_or_default();
+                    let window = overflow.window.unwrap_or_default();
+                    return Err(LlmError::ContextWindow(TooLong { needed, window }).into());
+                }
+                e @ (LlmError::Http { .. } | LlmError::Timeout | LlmError::Malformed(_)) => {
+                    self.record_failure(request, kind, &e, ms);
+                    if matches!(e, LlmError::Http { .. }) {
+                        self.failed_calls += 1;
+                        if self.failed_calls >= Stop::FAILED_CALLS {
+                            return Err(e.into());
+                        }
+                    }
+                    return Ok(Reply { text: String::new(), tool_calls: Vec::new() });
+                }
+                e => return Err(e.into()),
+            }
+            self.check_cancel()?;
         }
-        let started = (self.clock)();
-        let response = match self.llm.chat(request).await {
-            Err(LlmError::Http { status, message })
-                if !request.tools.is_empty() && tools::refused(status, &message) =>
-            {
-                self.tools = false;
-                self.note(format!(
-                    "the model server does not take tools (HTTP {status}: {message}); the run goes on without them, \
-                     with search calls written in the answers"
-                ));
-                request.tools.clear();
-                request.messages = tools::flatten(std::mem::take(&mut request.messages));
-                self.check_cancel()?;
-                self.llm.chat(request).await?
-            }
-            answer => answer?,
-        };
-        self.check_cancel()?;
-        let ms = (self.clock)() - started;
+    }
+
+    /// Asks the server for the model's context window, once, when the run was given none.
+    async fn ask_window(&mut self) {
+        if std::mem::replace(&mut self.window_asked, true) {
+            return;
+        }
+        if let Some(tokens) = self.llm.context_window().await {
+            self.window = Some(Window::new(tokens));
+            self.note(format!(
+                "the model server reports a context window of {tokens} tokens; requests are fitted to it"
+            ));
+        }
+    }
+
+    /// Learns the window from a refusal for a prompt over it, and how the server counts from the size it named.
+    fn learn_from_overflow(&mut self, request: &ChatRequest, overflow: &window::Overflow) {
+        let estimated = estimate::request_tokens(request);
+        let mut learned = self.window.unwrap_or(Window::new(u64::MAX));
+        if let Some(counted) = overflow.prompt_tokens {
+            learned.learn_scale(estimated, counted);
+        }
+        let sent = learned.prompt_tokens(request);
+        // Without a size in the refusal, the window is taken as three quarters of what was sent.
+        learned.tokens = overflow.window.unwrap_or(sent * 3 / 4).min(learned.tokens.saturating_sub(1).max(1));
+        self.window = Some(learned);
+        self.note(format!(
+            "the model server refused a prompt of about {sent} tokens as over its context window; the window is \
+             taken as {} tokens and the request is sent again, shortened",
+            learned.tokens
+        ));
+    }
+
+    /// Learns how the server counts tokens from the prompt size it reported, and notices a server that cut the
+    /// prompt silently (Ollama does, past its window): it counted far fewer tokens than were sent.
+    fn learn_from_usage(&mut self, request: &ChatRequest, response: &ChatResponse) {
+        let reported = response.usage.prompt_tokens;
+        if response.usage_estimated || reported == 0 {
+            return;
+        }
+        let estimated = estimate::request_tokens(request);
+        let expected = self.window.map_or(estimated, |w| w.prompt_tokens(request));
+        if estimated >= 1_000 && reported * 2 < expected {
+            let tokens = reported + response.usage.completion_tokens;
+            let previous = self.window.map_or(u64::MAX, |w| w.tokens);
+            self.window = Some(Window { tokens: tokens.min(previous), scale: self.window.map_or(1.0, |w| w.scale) });
+            self.note(format!(
+                "the model server counted {reported} prompt tokens of about {expected} sent: it seems to have cut the \
+                 prompt to fit its context window, which is now taken as {tokens} tokens; later requests leave older \
+                 results out instead"
+            ));
+            return;
+        }
+        if let Some(window) = &mut self.window {
+            window.learn_scale(estimated, reported);
+        }
+    }
+
+    /// Records an answer and turns it into what the callers read.
+    fn record(
+        &mut self,
+        request: &ChatRequest,
+        kind: crate::prompt::PromptKind,
+        response: ChatResponse,
+        ms: f64,
+    ) -> Reply {
         self.transcript.usage += response.usage;
         self.transcript.model_calls += 1;
         let prompt = request.messages.last().map(|m| m.content.clone()).unwrap_or_default();
@@ -435,8 +640,16 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             usage: response.usage,
             usage_estimated: response.usage_estimated,
             ms,
+            cut: response.cut,
         });
-        Ok(Reply { text: response.content, tool_calls: response.tool_calls })
+        Reply { text: response.content, tool_calls: response.tool_calls }
+    }
+
+    /// Records a call that failed, with why; nothing came back to read.
+    fn record_failure(&mut self, request: &ChatRequest, kind: crate::prompt::PromptKind, error: &LlmError, ms: f64) {
+        let mut answer = ChatResponse { cut: Some(Cut::Failed(error.to_string())), ..ChatResponse::default() };
+        estimate::fill_missing_usage(&mut answer, request);
+        self.record(request, kind, answer, ms);
     }
 
     /// Sends a prompt that needs no earlier conversation.

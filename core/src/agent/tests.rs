@@ -180,7 +180,7 @@ fn cancellation_stops_the_run() {
     let (agent, _) = agent::<NoRunner>(search_script(), None, AgentConfig::default());
     agent.cancel().set(true);
     let outcome = pollster::block_on(agent.run(ISSUE)).expect("a stopped run still has an outcome");
-    assert!(outcome.cancelled && outcome.budget_exhausted.is_none());
+    assert!(outcome.cancelled() && outcome.budget_exhausted().is_none());
     assert_eq!(outcome.status, ExtractStatus::NoPatch);
     assert_eq!(outcome.reason, "stopped by the user before any patch applied");
     assert!(
@@ -792,4 +792,164 @@ fn a_server_refusing_tools_is_asked_again_without_them() {
         .filter_map(|e| if let Event::Note { text } = e { Some(text.as_str()) } else { None })
         .collect();
     assert!(notes.iter().any(|n| n.contains("does not take tools") && n.contains("--jinja")), "{notes:?}");
+}
+
+/// A server in front of a scripted model that misbehaves on chosen calls, as real servers with small models do: a
+/// time-out, an answer cut at its cap or looping, a prompt refused as over a small window, a refused key.
+struct Unruly {
+    model: ScriptedModel,
+    /// What call number `n` (from 1) does instead of answering; calls not listed are answered by the script.
+    faults: Vec<(usize, Fault)>,
+    /// The context window the server enforces, in estimated tokens, and its size in `/props`.
+    window: Option<u64>,
+    published: Option<u64>,
+    calls: RefCell<usize>,
+    sizes: RefCell<Vec<u64>>,
+}
+
+#[derive(Clone)]
+enum Fault {
+    Timeout,
+    Loop,
+    Http(u16),
+    Auth,
+}
+
+impl Unruly {
+    fn new(script: Script, faults: Vec<(usize, Fault)>) -> Self {
+        let model = ScriptedModel::new(script);
+        Unruly { model, faults, window: None, published: None, calls: 0.into(), sizes: RefCell::default() }
+    }
+}
+
+impl Llm for Unruly {
+    async fn chat(&self, request: &ChatRequest) -> Result<crate::llm::ChatResponse, LlmError> {
+        let n = {
+            let mut calls = self.calls.borrow_mut();
+            *calls += 1;
+            *calls
+        };
+        let size = crate::llm::estimate::request_tokens(request);
+        self.sizes.borrow_mut().push(size);
+        if let Some(window) = self.window.filter(|&w| size > w) {
+            let overflow = crate::llm::window::Overflow {
+                window: Some(window),
+                prompt_tokens: Some(size),
+                message: format!("request ({size} tokens) exceeds the available context size ({window} tokens)"),
+            };
+            return Err(LlmError::ContextOverflow(overflow));
+        }
+        match self.faults.iter().find(|(at, _)| *at == n).map(|(_, f)| f.clone()) {
+            Some(Fault::Timeout) => Err(LlmError::Timeout),
+            Some(Fault::Http(status)) => Err(LlmError::Http { status, message: "slot unavailable".into() }),
+            Some(Fault::Auth) => Err(LlmError::Auth("Invalid API Key".into())),
+            Some(Fault::Loop) => {
+                let answer = crate::llm::ChatResponse::new(&"_to_json".repeat(3), Default::default(), None);
+                Ok(crate::llm::ChatResponse { cut: Some(crate::llm::Cut::Loop), ..answer })
+            }
+            None => self.model.chat(request).await,
+        }
+    }
+    async fn context_window(&self) -> Option<u64> {
+        self.published
+    }
+}
+
+fn run_unruly(model: &Unruly, config: AgentConfig) -> Outcome {
+    let (repo, index) = workspace();
+    run_unruly_over(repo, index, model, config)
+}
+
+fn run_unruly_over(repo: Rc<Repo>, index: Rc<Index>, model: &Unruly, config: AgentConfig) -> Outcome {
+    let agent = Agent::<_, NoRunner>::new(repo, index, model, None, config);
+    pollster::block_on(agent.run(ISSUE)).expect("the run ends with an outcome")
+}
+
+fn notes_of(outcome: &Outcome) -> Vec<String> {
+    let events = outcome.transcript.events.iter();
+    events.filter_map(|e| if let Event::Note { text } = e { Some(text.clone()) } else { None }).collect()
+}
+
+fn cuts_of(outcome: &Outcome) -> Vec<Option<crate::llm::Cut>> {
+    let events = outcome.transcript.events.iter();
+    events.filter_map(|e| if let Event::Model { cut, .. } = e { Some(cut.clone()) } else { None }).collect()
+}
+
+/// A time-out is asked again; an answer that loops is kept, cut, and handled like any unusable answer: the agent
+/// asks again and the run still ends with the fix.
+#[test]
+fn timeouts_and_looping_answers_do_not_end_the_run() {
+    let script = search_script().answer(Stage::Patch, GOOD_PATCH);
+    // Calls: search (times out), search again, analyse, decide, patch (loops), patch again.
+    let model = Unruly::new(script, vec![(1, Fault::Timeout), (5, Fault::Loop)]);
+    let outcome = run_unruly(&model, AgentConfig { overall_retries: 1, ..AgentConfig::default() });
+    assert_eq!(outcome.status, ExtractStatus::ApplicablePatch, "{}", outcome.reason);
+    assert!(outcome.stopped.is_none());
+    let cuts = cuts_of(&outcome);
+    assert!(matches!(&cuts[0], Some(crate::llm::Cut::Failed(why)) if why.contains("did not answer in time")));
+    assert_eq!(cuts[4], Some(crate::llm::Cut::Loop));
+    assert!(notes_of(&outcome).iter().any(|n| n.contains("asking once more")));
+    assert_eq!(outcome.transcript.model_calls as usize, *model.calls.borrow(), "failed calls are recorded too");
+}
+
+/// A server that answers the same error call after call ends the run with its own status, not a failure; a refused
+/// key ends it at once. Both keep what the run made.
+#[test]
+fn only_what_no_call_can_fix_ends_the_run() {
+    let failing = Unruly::new(search_script(), (1..=10).map(|n| (n, Fault::Http(500))).collect());
+    let outcome = run_unruly(&failing, AgentConfig::default());
+    assert_eq!(outcome.stopped.as_ref().map(Stop::kind), Some("server_error"));
+    assert_eq!(*failing.calls.borrow(), Stop::FAILED_CALLS);
+    let refused = Unruly::new(search_script(), vec![(1, Fault::Auth)]);
+    let outcome = run_unruly(&refused, AgentConfig::default());
+    let stop = outcome.stopped.expect("stopped");
+    assert_eq!((stop.kind(), stop.by_server()), ("key_refused", true));
+    assert!(stop.to_string().contains("refused the API key: Invalid API Key"));
+    assert_eq!(*refused.calls.borrow(), 1, "no retry");
+    let json = serde_json::to_value(&stop).unwrap();
+    assert_eq!(json["kind"], "key_refused");
+}
+
+/// The window is learned from the server: from what it publishes before the first call, or from its refusal of a
+/// prompt over it, after which the request goes again, shortened, and the run goes on.
+#[test]
+fn the_context_window_is_learned_from_the_server() {
+    // Many calls: their results take a good part of the decide request, and can be left out of it.
+    let calls = [
+        "search_class(\"Cart\")",
+        "search_method_in_class(\"total\", \"Cart\")",
+        "search_method_in_class(\"add\", \"Cart\")",
+        "search_method_in_class(\"__init__\", \"Cart\")",
+        "search_code(\"units\")",
+        "search_code(\"item.price\")",
+        "search_method(\"total\")",
+    ];
+    let script = || {
+        Script::default()
+            .answer(Stage::Search, format!("Let me look.\n{}", calls.join("\n")))
+            .answer(Stage::Analyse, "total() adds item.price once per line and ignores units.")
+            .answer(Stage::Decide, LOCATION_JSON)
+            .answer(Stage::Patch, GOOD_PATCH)
+    };
+    let (repo, index) = workspace();
+    let sizes = Unruly::new(script(), vec![]);
+    run_unruly_over(repo.clone(), index.clone(), &sizes, AgentConfig { overall_retries: 1, ..AgentConfig::default() });
+    let sizes = sizes.sizes.borrow().clone();
+    // The decide request (the third) is refused; it fits once its results are left out.
+    let window = sizes[2] - 1;
+    let mut model = Unruly::new(script(), vec![]);
+    model.window = Some(window);
+    let config = AgentConfig { overall_retries: 1, ..AgentConfig::default() };
+    let outcome = run_unruly_over(repo.clone(), index.clone(), &model, config.clone());
+    assert_eq!(outcome.status, ExtractStatus::ApplicablePatch, "{}", outcome.reason);
+    let notes = notes_of(&outcome);
+    assert!(notes.iter().any(|n| n.contains(&format!("the window is taken as {window} tokens"))), "{notes:?}");
+    assert!(notes.iter().any(|n| n.contains("left out")), "{notes:?}");
+    let mut published = Unruly::new(script(), vec![]);
+    published.window = Some(window);
+    published.published = Some(window);
+    let outcome = run_unruly_over(repo, index, &published, config);
+    assert_eq!(outcome.status, ExtractStatus::ApplicablePatch, "{}", outcome.reason);
+    assert!(notes_of(&outcome).iter().any(|n| n.contains(&format!("reports a context window of {window} tokens"))));
+    assert!(published.sizes.borrow().iter().all(|&s| s <= window), "nothing over the window was sent");
 }

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::call::SearchCall;
-use crate::llm::{Stage, ToolCall, Usage};
+use crate::llm::{Cut, Stage, ToolCall, Usage};
 use crate::locate::{BugLocation, Query};
 use crate::patch::ExtractStatus;
 use crate::prompt::PromptKind;
@@ -190,6 +190,9 @@ pub enum Event {
         usage_estimated: bool,
         /// Wall-clock milliseconds.
         ms: f64,
+        /// The answer ended before the model finished it (what arrived is `answer`), or the call failed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cut: Option<Cut>,
     },
     /// The proxy turned an answer into calls and locations.
     Proxy {

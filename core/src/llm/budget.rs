@@ -199,11 +199,17 @@ impl<L: Llm> Budgeted<L> {
         let answer = self.inner.chat(request).await;
         let mut spent = self.spent.get();
         spent.seconds = ((self.clock)() - started) / 1000.0;
-        if let Ok(answer) = &answer {
-            spent.calls += 1;
-            spent.usage += answer.usage;
-            spent.cost += self.price.map_or(0.0, |p| p.cost(answer.usage));
-            spent.estimated |= answer.usage_estimated;
+        match &answer {
+            Ok(answer) => {
+                spent.calls += 1;
+                spent.usage += answer.usage;
+                spent.cost += self.price.map_or(0.0, |p| p.cost(answer.usage));
+                spent.estimated |= answer.usage_estimated;
+            }
+            // A call that reached the server and failed (a time-out, an error status) is a call spent: a server that
+            // fails every call still ends the run at the call limit.
+            Err(LlmError::Timeout | LlmError::Http { .. } | LlmError::Malformed(_)) => spent.calls += 1,
+            Err(_) => {}
         }
         self.spent.set(spent);
         answer
@@ -211,6 +217,9 @@ impl<L: Llm> Budgeted<L> {
 }
 
 impl<L: Llm> Llm for Budgeted<L> {
+    fn context_window(&self) -> impl Future<Output = Option<u64>> {
+        self.inner.context_window()
+    }
     fn chat(&self, request: &ChatRequest) -> impl Future<Output = Result<ChatResponse, LlmError>> {
         self.chat_within(request)
     }

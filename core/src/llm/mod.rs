@@ -10,11 +10,13 @@ pub mod estimate;
 pub mod openai;
 pub mod price;
 pub mod reasoning;
+pub mod repetition;
 pub mod scripted;
 pub mod sse;
 pub mod stream;
 pub mod tools;
 pub mod window;
+pub mod wire;
 
 use std::fmt;
 use std::future::Future;
@@ -100,6 +102,24 @@ pub enum Stage {
     Select,
 }
 
+/// The answer cap of each stage, in tokens: every request carries one, so a model that never stops (a small local
+/// model repeating a phrase) is stopped by the server. Measured on AutoCodeRover's recorded GPT-4 answers
+/// (`../shared/replay`, 2,111 answers at about four characters a token): the longest search answer took 687
+/// tokens, analyse 1,135, decide 913, patch 1,291. Each cap is about twice the longest recorded answer of its stage,
+/// rounded up; stages with no recording get room for what they ask for (a JSON object, a short script, a verdict).
+const ANSWER_CAPS: [(Stage, u32); 10] = [
+    (Stage::Search, 1_536),
+    (Stage::Analyse, 2_048),
+    (Stage::Decide, 2_048),
+    (Stage::Proxy, 1_024),
+    (Stage::Patch, 3_072),
+    (Stage::Reproducible, 512),
+    (Stage::Reproducer, 2_048),
+    (Stage::Review, 1_536),
+    (Stage::Rate, 512),
+    (Stage::Select, 1_024),
+];
+
 impl Stage {
     /// Every stage, in pipeline order.
     pub const ALL: [Stage; 10] = [
@@ -114,6 +134,11 @@ impl Stage {
         Stage::Rate,
         Stage::Select,
     ];
+
+    /// The largest answer this stage asks for, in tokens (see [`ANSWER_CAPS`]).
+    pub fn answer_cap(self) -> u32 {
+        ANSWER_CAPS.iter().find(|(s, _)| *s == self).map_or(2_048, |(_, cap)| *cap)
+    }
 
     /// The stage's snake_case name.
     pub fn name(self) -> &'static str {
@@ -149,7 +174,7 @@ pub struct ChatRequest {
     pub temperature: Option<f32>,
     /// Ask the server for a JSON object (`response_format: json_object`).
     pub json_mode: bool,
-    /// Largest answer wanted, in tokens.
+    /// Largest answer wanted, in tokens; `None` sends the stage's [`Stage::answer_cap`].
     pub max_tokens: Option<u32>,
     /// Functions the model may call; empty for a plain text answer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -166,6 +191,11 @@ impl ChatRequest {
     pub fn json(mut self) -> Self {
         self.json_mode = true;
         self
+    }
+
+    /// The answer cap sent with the request: [`ChatRequest::max_tokens`] or the stage's.
+    pub fn answer_cap(&self) -> u32 {
+        self.max_tokens.unwrap_or_else(|| self.stage.answer_cap())
     }
 
     /// The same request at a temperature.
@@ -208,6 +238,39 @@ pub struct ChatResponse {
     /// Functions the model called (when the request offered [`ChatRequest::tools`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
+    /// The answer ended before the model finished it: what arrived is kept, and this says why it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<Cut>,
+}
+
+/// Why an answer ended before the model finished it. What arrived is kept and read like any answer; the agent asks
+/// again, within the budget, when it cannot use it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum Cut {
+    /// The answer reached its cap (`finish_reason: length`).
+    Cap,
+    /// The answer was still arriving when the time limit passed.
+    Time,
+    /// The answer was repeating itself and was stopped early; the repeats are left out.
+    Loop,
+    /// The answer broke off: the stream stopped without an end, or the connection failed while reading.
+    Broken(String),
+    /// No answer came: the call failed in a way another call may not (a time-out with nothing received, a body
+    /// that is not a chat completion).
+    Failed(String),
+}
+
+impl fmt::Display for Cut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cut::Cap => f.write_str("cut at its length cap"),
+            Cut::Time => f.write_str("cut when the time limit passed while it was still arriving"),
+            Cut::Loop => f.write_str("stopped early because it was repeating itself"),
+            Cut::Broken(why) => write!(f, "broke off: {why}"),
+            Cut::Failed(why) => write!(f, "no answer: {why}"),
+        }
+    }
 }
 
 /// Why a model call failed.
@@ -221,8 +284,12 @@ pub enum LlmError {
         /// The server's message, shortened.
         message: String,
     },
-    /// The key was refused (401/403).
+    /// The key was refused (401/403, llama.cpp's `authentication_error`, LiteLLM's key answers).
     Auth(String),
+    /// The server does not know the model asked for.
+    ModelUnknown(String),
+    /// The prompt is longer than the model's context window, as the server counted it.
+    ContextOverflow(window::Overflow),
     /// Still rate limited after every retry.
     RateLimited(String),
     /// No answer within the time limit.
@@ -246,6 +313,8 @@ impl fmt::Display for LlmError {
         match self {
             LlmError::Http { status, message } => write!(f, "the model server answered HTTP {status}: {message}"),
             LlmError::Auth(m) => write!(f, "the API key was refused: {m}"),
+            LlmError::ModelUnknown(m) => write!(f, "the model server does not know this model: {m}"),
+            LlmError::ContextOverflow(o) => o.fmt(f),
             LlmError::RateLimited(m) => write!(f, "rate limited by the model server after retrying: {m}"),
             LlmError::Timeout => write!(f, "the model server did not answer in time"),
             LlmError::Transport(m) => write!(f, "could not reach the model server: {m}"),
@@ -260,14 +329,35 @@ impl fmt::Display for LlmError {
 
 impl std::error::Error for LlmError {}
 
+impl LlmError {
+    /// Whether no further call can succeed either: the key was refused, the model is unknown, or the server could
+    /// not be reached or kept refusing for its rate limit after the client's retries. These end a run; every other
+    /// failure is one failed call.
+    pub fn is_fatal(&self) -> bool {
+        matches!(
+            self,
+            LlmError::Auth(_) | LlmError::ModelUnknown(_) | LlmError::Transport(_) | LlmError::RateLimited(_)
+        )
+    }
+}
+
 /// A chat model. Futures need not be `Send`: the same agent runs in a browser tab.
 pub trait Llm {
     /// Sends one request and waits for the answer.
     fn chat(&self, request: &ChatRequest) -> impl Future<Output = Result<ChatResponse, LlmError>>;
+
+    /// The model's context window in tokens, when the server publishes it (llama.cpp's `/props`, Ollama's model
+    /// information); asked once, before the first call. The default knows none.
+    fn context_window(&self) -> impl Future<Output = Option<u64>> {
+        std::future::ready(None)
+    }
 }
 
 impl<L: Llm + ?Sized> Llm for &L {
     fn chat(&self, request: &ChatRequest) -> impl Future<Output = Result<ChatResponse, LlmError>> {
         (**self).chat(request)
+    }
+    fn context_window(&self) -> impl Future<Output = Option<u64>> {
+        (**self).context_window()
     }
 }

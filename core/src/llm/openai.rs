@@ -5,6 +5,11 @@
 //! and turns every failure into an [`LlmError`] that says what went wrong. With [`OpenAiClient::streaming`] it asks
 //! for a streamed answer (`stream: true`) and reads it with [`super::stream::StreamReader`] as it arrives, telling a
 //! hook what has arrived so far.
+//!
+//! Every request carries an answer cap ([`ChatRequest::answer_cap`]). A streamed answer that is still arriving when
+//! the time limit passes, breaks off, or repeats itself ([`super::repetition`]) is not lost: what arrived comes back
+//! marked with its [`Cut`], and the agent decides whether it can use it. A server that refuses the request for
+//! offering tools is answered at once, without back-off, so the agent can fall back to text.
 
 use std::fmt;
 use std::future::Future;
@@ -13,27 +18,9 @@ use std::rc::Rc;
 use serde_json::{Value, json};
 
 use super::stream::{Partial, StreamReader};
-use super::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
+use super::{ChatRequest, ChatResponse, Cut, Llm, LlmError, repetition, tools};
 
-/// A raw HTTP answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HttpResponse {
-    /// Status code.
-    pub status: u16,
-    /// Body text.
-    pub body: String,
-    /// The `Retry-After` header in seconds, when present.
-    pub retry_after: Option<f64>,
-}
-
-/// Why a request did not produce an HTTP answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TransportError {
-    /// The time limit passed.
-    Timeout,
-    /// Anything else: DNS, refused connection, TLS, CORS.
-    Failed(String),
-}
+pub use super::wire::{HttpResponse, TransportError, parse_response};
 
 /// Sends JSON over HTTP and sleeps between retries. The only I/O the client needs.
 pub trait Transport {
@@ -46,6 +33,17 @@ pub trait Transport {
     ) -> impl Future<Output = Result<HttpResponse, TransportError>>;
     /// Waits for `ms` milliseconds.
     fn sleep(&self, ms: u64) -> impl Future<Output = ()>;
+
+    /// GETs `url`: what a server publishes about itself (llama.cpp's `/props`). The default cannot, and the client
+    /// then learns the context window from the server's refusals alone.
+    fn get(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+    ) -> impl Future<Output = Result<HttpResponse, TransportError>> {
+        let _ = (url, headers);
+        std::future::ready(Err(TransportError::Failed("this transport sends no GET requests".into())))
+    }
 
     /// POSTs like [`Transport::post_json`] but hands a successful (2xx) body to `sink` piece by piece as it arrives,
     /// and stops reading when `sink` returns `false`; the returned body is then empty. Other statuses come back whole,
@@ -83,9 +81,24 @@ impl Endpoint {
     pub fn chat_url(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
+
+    /// The server's root: the base URL without its `/v1`, where llama.cpp and Ollama publish their own endpoints.
+    pub fn root_url(&self) -> String {
+        let base = self.base_url.trim_end_matches('/');
+        base.strip_suffix("/v1").unwrap_or(base).to_string()
+    }
+
+    /// The request headers: JSON, and the key when there is one.
+    fn headers(&self) -> Vec<(String, String)> {
+        let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
+        if !self.api_key.is_empty() {
+            headers.push(("Authorization".to_string(), format!("Bearer {}", self.api_key)));
+        }
+        headers
+    }
 }
 
-/// Retry policy for rate limits (429) and server errors (5xx).
+/// Retry policy for rate limits (429), server errors (5xx) and requests that reached no server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retry {
     /// Attempts after the first.
@@ -144,28 +157,37 @@ impl<T: Transport> OpenAiClient<T> {
     }
 
     async fn chat_once(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let mut options = Options { stream: self.stream.is_some(), usage_chunk: self.stream.is_some() };
+        let streamed = self.stream.is_some();
+        let mut options = Options { stream: streamed, usage_chunk: streamed, cap_field: "max_tokens" };
         loop {
-            match self.post(request, options).await {
+            let refused = match self.post(request, options).await {
+                Err(LlmError::Http { status: 400, message }) => (message.to_ascii_lowercase(), message),
+                answer => return answer,
+            };
+            match refused {
                 // Servers without JSON mode refuse `response_format` with a 400; the agent reads prose answers too
                 // (the proxy's tolerant extraction), so the request is sent once more without it.
-                Err(LlmError::Http { status: 400, message }) if request.json_mode && mentions_json_mode(&message) => {
+                (lower, _) if request.json_mode && mentions_json_mode(&lower) => {
                     return self.post(&ChatRequest { json_mode: false, ..request.clone() }, options).await;
                 }
                 // Servers that do not know `stream_options` may refuse it; the usage is estimated instead.
-                Err(LlmError::Http { status: 400, message })
-                    if options.usage_chunk && message.to_ascii_lowercase().contains("stream_options") =>
-                {
-                    options.usage_chunk = false;
+                (lower, _) if options.usage_chunk && lower.contains("stream_options") => options.usage_chunk = false,
+                // OpenAI's reasoning models take the cap as `max_completion_tokens` only.
+                (lower, _) if options.cap_field == "max_tokens" && lower.contains("max_completion_tokens") => {
+                    options.cap_field = "max_completion_tokens";
                 }
-                answer => return answer,
+                (_, message) => return Err(LlmError::Http { status: 400, message }),
             }
         }
     }
 
-    /// Sends a request, retrying rate limits and server errors.
+    /// Sends a request, retrying rate limits, server errors and requests that reached no server, with back-off.
+    /// A refusal of the tools offered is not retried: the agent falls back to text at once.
     async fn post(&self, request: &ChatRequest, options: Options) -> Result<ChatResponse, LlmError> {
         let mut body = request_body(&self.endpoint.model, request);
+        if let Some(cap) = body.as_object_mut().and_then(|b| b.remove("max_tokens")) {
+            body[options.cap_field] = cap;
+        }
         if options.stream {
             body["stream"] = json!(true);
             if options.usage_chunk {
@@ -173,54 +195,127 @@ impl<T: Transport> OpenAiClient<T> {
             }
         }
         let body = body.to_string();
-        let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
-        if !self.endpoint.api_key.is_empty() {
-            headers.push(("Authorization".to_string(), format!("Bearer {}", self.endpoint.api_key)));
-        }
+        let headers = self.endpoint.headers();
         let mut attempt = 0;
         loop {
-            let mut reader = StreamReader::new();
-            let outcome = match &self.stream {
-                None => self.transport.post_json(&self.endpoint.chat_url(), &headers, &body).await,
-                Some(hook) => {
-                    let mut shown: Option<usize> = None;
-                    let mut sink = |bytes: &[u8]| match reader.push(bytes) {
-                        Ok(changed) => {
-                            // Each look at the answer so far costs its length: after the first, it is taken once
-                            // the text has grown by an eighth (at least 64 bytes), so a stream in one-byte chunks
-                            // costs a few passes over the answer, not one per chunk.
-                            let received = reader.received();
-                            if changed && shown.is_none_or(|s| received >= s + (s / 8).max(64)) {
-                                shown = Some(received);
-                                (hook.0)(&reader.partial());
-                            }
-                            true
-                        }
-                        Err(_) => false,
-                    };
-                    self.transport.post_stream(&self.endpoint.chat_url(), &headers, &body, &mut sink).await
-                }
-            };
+            let backoff = self.retry.base_ms.saturating_mul(1 << attempt.min(16)).min(self.retry.max_ms);
+            let (outcome, reader) = self.send(&headers, &body).await;
             let response = match outcome {
                 Ok(r) => r,
+                // What arrived of a streamed answer before the time ran out or the connection broke is kept.
+                Err(TransportError::Timeout) if reader.as_ref().is_some_and(|r| r.received() > 0) => {
+                    return self.finish(reader, Some(Cut::Time), request);
+                }
+                Err(TransportError::Failed(m)) if reader.as_ref().is_some_and(|r| r.received() > 0) => {
+                    return self.finish(reader, Some(Cut::Broken(m)), request);
+                }
                 Err(TransportError::Timeout) => return Err(LlmError::Timeout),
+                Err(TransportError::Failed(_)) if attempt < self.retry.retries.min(2) => {
+                    self.transport.sleep(backoff).await;
+                    attempt += 1;
+                    continue;
+                }
                 Err(TransportError::Failed(m)) => return Err(LlmError::Transport(m)),
             };
-            let retryable = response.status == 429 || response.status >= 500;
+            let tools_refused = !request.tools.is_empty()
+                && !(200..300).contains(&response.status)
+                && tools::refused(response.status, &super::wire::error_message(&response.body));
+            let retryable = (response.status == 429 || response.status >= 500) && !tools_refused;
             if retryable && attempt < self.retry.retries {
-                let backoff = self.retry.base_ms.saturating_mul(1 << attempt.min(16)).min(self.retry.max_ms);
                 let wait = response.retry_after.map(|s| (s * 1000.0) as u64).unwrap_or(backoff).min(self.retry.max_ms);
                 self.transport.sleep(wait).await;
                 attempt += 1;
                 continue;
             }
-            let mut answer = match &self.stream {
-                Some(_) if (200..300).contains(&response.status) => reader.finish()?,
-                _ => parse_response(&response)?,
-            };
-            super::estimate::fill_missing_usage(&mut answer, request);
-            return Ok(answer);
+            if !(200..300).contains(&response.status) || reader.is_none() {
+                let mut answer = parse_response(&response)?;
+                trim_loop(&mut answer);
+                super::estimate::fill_missing_usage(&mut answer, request);
+                return Ok(answer);
+            }
+            return self.finish(reader, None, request);
         }
+    }
+
+    /// Posts once: the whole answer, or a streamed one read as it arrives (the reader then holds it).
+    async fn send(
+        &self,
+        headers: &[(String, String)],
+        body: &str,
+    ) -> (Result<HttpResponse, TransportError>, Option<StreamReader>) {
+        let url = self.endpoint.chat_url();
+        let Some(hook) = &self.stream else {
+            return (self.transport.post_json(&url, headers, body).await, None);
+        };
+        let mut reader = StreamReader::new();
+        let mut shown: Option<usize> = None;
+        let mut sink = |bytes: &[u8]| match reader.push(bytes) {
+            Ok(changed) => {
+                // Each look at the answer so far costs its length: after the first, it is taken once the text has
+                // grown by an eighth (at least 64 bytes), so a stream in one-byte chunks costs a few passes over
+                // the answer, not one per chunk. The same look checks whether the answer is repeating itself.
+                let received = reader.received();
+                if changed && shown.is_none_or(|s| received >= s + (s / 8).max(64)) {
+                    shown = Some(received);
+                    (hook.0)(&reader.partial());
+                    return !reader.looping();
+                }
+                true
+            }
+            Err(_) => false,
+        };
+        let outcome = self.transport.post_stream(&url, headers, body, &mut sink).await;
+        (outcome, Some(reader))
+    }
+
+    /// The answer a stream gave: whole, or what arrived with why it ended early.
+    fn finish(
+        &self,
+        reader: Option<StreamReader>,
+        cut: Option<Cut>,
+        request: &ChatRequest,
+    ) -> Result<ChatResponse, LlmError> {
+        let reader = reader.unwrap_or_default();
+        let mut answer = reader.finish_or_cut(cut)?;
+        trim_loop(&mut answer);
+        super::estimate::fill_missing_usage(&mut answer, request);
+        Ok(answer)
+    }
+
+    /// The model's context window as the server publishes it: llama.cpp's `/props` (`n_ctx`) or its model list
+    /// (`meta.n_ctx`), Ollama's `num_ctx` parameter of the model. `None` when the server says nothing of it.
+    pub async fn discover_window(&self) -> Option<u64> {
+        let headers = self.endpoint.headers();
+        let root = self.endpoint.root_url();
+        let read = |response: Result<HttpResponse, TransportError>| {
+            response.ok().filter(|r| r.status == 200).and_then(|r| serde_json::from_str::<Value>(&r.body).ok())
+        };
+        if let Some(props) = read(self.transport.get(&format!("{root}/props"), &headers).await) {
+            let n_ctx = props.get("n_ctx").or_else(|| props.pointer("/default_generation_settings/n_ctx"));
+            if let Some(n) = n_ctx.and_then(Value::as_u64).filter(|&n| n > 0) {
+                return Some(n);
+            }
+        }
+        let models = format!("{}/models", self.endpoint.base_url.trim_end_matches('/'));
+        if let Some(list) = read(self.transport.get(&models, &headers).await) {
+            let entries = list.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
+            let ours = entries.iter().find(|m| m.get("id").and_then(Value::as_str) == Some(&self.endpoint.model));
+            if let Some(n) = ours.and_then(|m| m.pointer("/meta/n_ctx")).and_then(Value::as_u64).filter(|&n| n > 0) {
+                return Some(n);
+            }
+        }
+        let show = json!({ "model": self.endpoint.model }).to_string();
+        let shown = read(self.transport.post_json(&format!("{root}/api/show"), &headers, &show).await)?;
+        let parameters = shown.get("parameters").and_then(Value::as_str)?;
+        parameters.lines().find_map(|l| l.trim().strip_prefix("num_ctx")?.trim().parse().ok())
+    }
+}
+
+/// A whole answer that ends repeating itself is cut after the first repeats, and says so.
+fn trim_loop(answer: &mut ChatResponse) {
+    if let Some(cut) = repetition::loop_cut(&answer.content) {
+        answer.content.truncate(cut);
+        answer.cut = Some(Cut::Loop);
     }
 }
 
@@ -231,17 +326,21 @@ struct Options {
     stream: bool,
     /// `stream_options: {include_usage: true}`.
     usage_chunk: bool,
+    /// The field that carries the answer cap: `max_tokens`, or `max_completion_tokens` for servers that want it.
+    cap_field: &'static str,
 }
 
-/// Whether a 400's message is about JSON mode (`response_format`), or says nothing more specific.
+/// Whether a 400's message (lower case) is about JSON mode (`response_format`), or says nothing more specific.
 fn mentions_json_mode(message: &str) -> bool {
-    let m = message.to_ascii_lowercase();
-    m.contains("response_format") || m.contains("json") || m == "(empty body)"
+    message.contains("response_format") || message.contains("json") || message == "(empty body)"
 }
 
 impl<T: Transport> Llm for OpenAiClient<T> {
     fn chat(&self, request: &ChatRequest) -> impl Future<Output = Result<ChatResponse, LlmError>> {
         self.chat_once(request)
+    }
+    fn context_window(&self) -> impl Future<Output = Option<u64>> {
+        self.discover_window()
     }
 }
 
@@ -251,9 +350,7 @@ pub fn request_body(model: &str, request: &ChatRequest) -> Value {
     if let Some(t) = request.temperature {
         body["temperature"] = json!(t);
     }
-    if let Some(m) = request.max_tokens {
-        body["max_tokens"] = json!(m);
-    }
+    body["max_tokens"] = json!(request.answer_cap());
     if request.json_mode {
         body["response_format"] = json!({ "type": "json_object" });
     }
@@ -263,57 +360,6 @@ pub fn request_body(model: &str, request: &ChatRequest) -> Value {
     body
 }
 
-/// Interprets a server's answer: the first choice's text and the usage, or an error that says what went wrong.
-pub fn parse_response(response: &HttpResponse) -> Result<ChatResponse, LlmError> {
-    let message = || error_message(&response.body);
-    match response.status {
-        200..=299 => {}
-        401 | 403 => return Err(LlmError::Auth(message())),
-        429 => return Err(LlmError::RateLimited(message())),
-        status => return Err(LlmError::Http { status, message: message() }),
-    }
-    let v: Value = serde_json::from_str(&response.body)
-        .map_err(|e| LlmError::Malformed(format!("{e} in {}", shorten(&response.body, 200))))?;
-    if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
-        return Err(LlmError::Http { status: response.status, message: shorten(&err.to_string(), 300) });
-    }
-    let choices = v.get("choices").and_then(Value::as_array);
-    let message = match choices.map(Vec::as_slice) {
-        Some([]) => return Err(LlmError::Malformed("the server returned no choices (`choices: []`)".into())),
-        Some([first, ..]) => first.get("message").filter(|m| m.is_object()),
-        None => None,
-    };
-    let message = message
-        .ok_or_else(|| LlmError::Malformed(format!("no choices[0].message in {}", shorten(&response.body, 200))))?;
-    // `content: null` (or absent) is an empty answer, as servers send when the model only thought or was cut off.
-    let content = message.get("content").and_then(Value::as_str).unwrap_or("");
-    let count = |k: &str| v.pointer(&format!("/usage/{k}")).and_then(Value::as_u64).unwrap_or(0);
-    let reasoning = ["reasoning_content", "reasoning"]
-        .iter()
-        .find_map(|k| message.get(*k).and_then(Value::as_str))
-        .map(str::to_string);
-    let usage = Usage { prompt_tokens: count("prompt_tokens"), completion_tokens: count("completion_tokens") };
-    Ok(ChatResponse { tool_calls: super::tools::read_message(message), ..ChatResponse::new(content, usage, reasoning) })
-}
-
-/// The `error.message` of an error body, or the body itself, shortened.
-fn error_message(body: &str) -> String {
-    let parsed: Option<Value> = serde_json::from_str(body).ok();
-    let text = parsed
-        .as_ref()
-        .and_then(|v| v.pointer("/error/message").or_else(|| v.get("error")).or_else(|| v.get("message")))
-        .map(|m| m.as_str().map(str::to_string).unwrap_or_else(|| m.to_string()))
-        .unwrap_or_else(|| body.trim().to_string());
-    if text.is_empty() { "(empty body)".to_string() } else { shorten(&text, 300) }
-}
-
-fn shorten(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::cell::RefCell;
@@ -321,7 +367,7 @@ mod tests {
     use std::rc::Rc;
 
     use super::*;
-    use crate::llm::{Message, Stage};
+    use crate::llm::{Message, Stage, Usage};
 
     /// A request as the transport saw it: URL, headers, body.
     type Seen = (String, Vec<(String, String)>, String);
@@ -346,7 +392,9 @@ mod tests {
             body: &str,
         ) -> Result<HttpResponse, TransportError> {
             self.seen.borrow_mut().push((url.into(), headers.to_vec(), body.into()));
-            self.answers.borrow_mut().pop_front().expect("a canned answer")
+            // The last answer is given again to every further request (a server that keeps failing).
+            let mut answers = self.answers.borrow_mut();
+            if answers.len() > 1 { answers.pop_front() } else { answers.front().cloned() }.expect("a canned answer")
         }
         async fn sleep(&self, ms: u64) {
             self.slept.borrow_mut().push(ms);
@@ -486,9 +534,11 @@ mod tests {
     /// one-byte chunks took time quadratic in its length. It is now looked at each time it grows by an eighth.
     #[test]
     fn a_stream_in_one_byte_chunks_is_looked_at_a_few_dozen_times() {
-        let piece = "word ".repeat(8);
+        // Forty bytes a chunk, no two alike (a stream that repeats itself would be cut as a loop).
         let mut sse: String = (0..2_000)
-            .map(|_| format!("data: {{\"choices\":[{{\"delta\":{{\"content\":\"{piece}\"}}}}]}}\n\n"))
+            .map(|i| {
+                format!("data: {{\"choices\":[{{\"delta\":{{\"content\":\"{:<40}\"}}}}]}}\n\n", format!("word {i}"))
+            })
             .collect();
         sse.push_str("data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
         let looks = Rc::new(RefCell::new(Vec::new()));
@@ -529,7 +579,7 @@ mod tests {
         // Another 400 (a bad model name) is not retried; neither is a refusal when JSON mode was not asked.
         let canned = Canned::new(vec![status(400, r#"{"error":{"message":"unknown model m"}}"#)]);
         let err = block_on(OpenAiClient::new(endpoint(), &canned).chat(&request())).unwrap_err();
-        assert_eq!(err, LlmError::Http { status: 400, message: "unknown model m".into() });
+        assert_eq!(err, LlmError::ModelUnknown("unknown model m".into()));
         let canned = Canned::new(vec![status(400, refusal)]);
         let plain = ChatRequest::new(Stage::Patch, vec![Message::user("hi")]);
         assert!(block_on(OpenAiClient::new(endpoint(), &canned).chat(&plain)).is_err());
@@ -566,6 +616,73 @@ mod tests {
         assert!(!reported.usage_estimated);
     }
 
+    /// llama-server without `--jinja` refuses tools with a 500: the refusal comes back at once, with no back-off,
+    /// so the agent can fall back to text (it waited 15 s over five refused requests before).
+    #[test]
+    fn a_refusal_of_tools_is_not_retried() {
+        let refusal = r#"{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}"#;
+        let canned = Canned::new(vec![status(500, refusal)]);
+        let client = OpenAiClient::new(endpoint(), &canned);
+        let with_tools = ChatRequest { tools: crate::llm::Tool::search_apis(), ..request() };
+        let err = block_on(client.chat(&with_tools)).unwrap_err();
+        assert!(matches!(err, LlmError::Http { status: 500, .. }), "{err:?}");
+        assert!(canned.slept.borrow().is_empty(), "no back-off");
+        assert_eq!(canned.seen.borrow().len(), 1);
+    }
+
+    /// Every request carries its stage's answer cap, or the one it asks for; a server that wants the cap under
+    /// OpenAI's newer name gets it there.
+    #[test]
+    fn every_request_carries_an_answer_cap() {
+        let canned = Canned::new(vec![ok(GOOD), ok(GOOD)]);
+        let client = OpenAiClient::new(endpoint(), &canned);
+        block_on(client.chat(&ChatRequest::new(Stage::Search, vec![Message::user("hi")]))).unwrap();
+        block_on(client.chat(&ChatRequest { max_tokens: Some(77), ..request() })).unwrap();
+        let bodies: Vec<Value> =
+            canned.seen.borrow().iter().map(|(_, _, b)| serde_json::from_str(b).unwrap()).collect();
+        assert_eq!(bodies[0]["max_tokens"], Stage::Search.answer_cap());
+        assert_eq!(bodies[1]["max_tokens"], 77);
+        let refusal = r#"{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."}}"#;
+        let canned = Canned::new(vec![status(400, refusal), ok(GOOD)]);
+        block_on(OpenAiClient::new(endpoint(), &canned).chat(&request())).unwrap();
+        let second: Value = serde_json::from_str(&canned.seen.borrow()[1].2).unwrap();
+        assert_eq!(
+            (second.get("max_tokens"), &second["max_completion_tokens"]),
+            (None, &json!(Stage::Patch.answer_cap()))
+        );
+    }
+
+    /// A streamed answer still arriving when the time runs out is kept, marked as cut by the time.
+    #[test]
+    fn a_stream_past_its_time_keeps_what_arrived() {
+        struct Slow;
+        impl Transport for Slow {
+            async fn post_json(
+                &self,
+                _: &str,
+                _: &[(String, String)],
+                _: &str,
+            ) -> Result<HttpResponse, TransportError> {
+                unreachable!()
+            }
+            async fn post_stream(
+                &self,
+                _: &str,
+                _: &[(String, String)],
+                _: &str,
+                sink: &mut dyn FnMut(&[u8]) -> bool,
+            ) -> Result<HttpResponse, TransportError> {
+                sink(b"data: {\"choices\":[{\"delta\":{\"content\":\"search_class(\\\"Cart\\\")\"}}]}\n\n");
+                Err(TransportError::Timeout)
+            }
+            async fn sleep(&self, _: u64) {}
+        }
+        let client = OpenAiClient::new(endpoint(), Slow).streaming(|_| {});
+        let answer = block_on(client.chat(&request())).unwrap();
+        assert_eq!((answer.content.as_str(), answer.cut), ("search_class(\"Cart\")", Some(Cut::Time)));
+        assert!(answer.usage_estimated);
+    }
+
     #[test]
     fn rate_limits_are_retried_with_backoff() {
         let canned = Canned::new(vec![status(429, "{}"), status(503, "busy"), ok(GOOD)]);
@@ -586,7 +703,8 @@ mod tests {
     fn failures_say_what_went_wrong() {
         let cases = vec![
             (status(401, r#"{"error":{"message":"bad key"}}"#), "the API key was refused: bad key"),
-            (status(404, "no such model"), "the model server answered HTTP 404: no such model"),
+            (status(404, "no such model"), "the model server does not know this model: no such model"),
+            (status(418, "teapot"), "the model server answered HTTP 418: teapot"),
             (ok("<html>"), "the model server's answer is not a chat completion"),
             (ok(r#"{"choices":[]}"#), "the server returned no choices (`choices: []`)"),
             (ok(r#"{"choices":[{"text":"completions API"}]}"#), "no choices[0].message in"),

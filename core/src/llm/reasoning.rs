@@ -96,7 +96,7 @@ impl ChatResponse {
             .chain(thoughts)
             .collect();
         let reasoning = if parts.is_empty() { None } else { Some(parts.join("\n\n")) };
-        ChatResponse { content: answer, usage, reasoning, usage_estimated: false, tool_calls: Vec::new() }
+        ChatResponse { content: answer, usage, reasoning, usage_estimated: false, tool_calls: Vec::new(), cut: None }
     }
 }
 

@@ -17,11 +17,11 @@
 
 use serde_json::Value;
 
-use super::openai::{HttpResponse, parse_response};
 use super::reasoning::separate;
 use super::sse::{SseDecoder, SseEvent};
 use super::tools::Deltas;
-use super::{ChatResponse, LlmError, Usage};
+use super::wire::{HttpResponse, finish_cut, parse_response};
+use super::{ChatResponse, Cut, LlmError, Usage, repetition};
 
 /// Longest body kept while no event has been seen (a server that ignored `stream: true`).
 const MAX_PLAIN_BODY: usize = 32 << 20;
@@ -48,6 +48,7 @@ pub struct StreamReader {
     chunks: usize,
     any_choice: bool,
     finished: bool,
+    cut: Option<Cut>,
     done: bool,
     events: usize,
     plain: Vec<u8>,
@@ -93,6 +94,33 @@ impl StreamReader {
         Partial { answer: split.answer, reasoning: reasoning.join("\n\n"), chunks: self.chunks }
     }
 
+    /// Whether the answer or the thinking so far ends repeating itself ([`repetition`]).
+    pub fn looping(&self) -> bool {
+        repetition::loop_cut(&self.content).is_some() || repetition::loop_cut(&self.reasoning).is_some()
+    }
+
+    /// The answer once the body has ended, or was ended early for `cut`: then what arrived, marked with the cut (a
+    /// loop is cut after its first repeats). A stream that stopped with no end is kept the same way, as broken off.
+    pub fn finish_or_cut(mut self, cut: Option<Cut>) -> Result<ChatResponse, LlmError> {
+        let cut = match cut {
+            Some(cut) => cut,
+            None if self.looping() => Cut::Loop,
+            None => return self.finish(),
+        };
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        if let Some(at) = repetition::loop_cut(&self.reasoning) {
+            self.reasoning.truncate(at);
+        }
+        if let Some(at) = repetition::loop_cut(&self.content) {
+            self.content.truncate(at);
+        }
+        let reasoning = Some(std::mem::take(&mut self.reasoning)).filter(|r| !r.trim().is_empty());
+        let answer = ChatResponse::new(&self.content, self.usage.unwrap_or_default(), reasoning);
+        Ok(ChatResponse { tool_calls: self.tool_calls.finish(), cut: Some(cut), ..answer })
+    }
+
     /// The whole answer, once the body has ended; usage is zero when the server sent none.
     pub fn finish(mut self) -> Result<ChatResponse, LlmError> {
         if let Some(e) = self.error.take() {
@@ -112,14 +140,16 @@ impl StreamReader {
             return Err(LlmError::Malformed("the stream ended without a single choice".into()));
         }
         if !self.done && !self.finished {
-            return Err(LlmError::Malformed(format!(
-                "the stream stopped mid-answer (no finish_reason and no [DONE] after {} chunks)",
-                self.chunks
-            )));
+            let why =
+                format!("the stream stopped mid-answer (no finish_reason and no [DONE] after {} chunks)", self.chunks);
+            if self.received() == 0 {
+                return Err(LlmError::Malformed(why));
+            }
+            return self.finish_or_cut(Some(Cut::Broken(why)));
         }
         let reasoning = Some(self.reasoning).filter(|r| !r.trim().is_empty());
         let answer = ChatResponse::new(&self.content, self.usage.unwrap_or_default(), reasoning);
-        Ok(ChatResponse { tool_calls: self.tool_calls.finish(), ..answer })
+        Ok(ChatResponse { tool_calls: self.tool_calls.finish(), cut: self.cut, ..answer })
     }
 
     fn fail(&mut self, e: LlmError) -> LlmError {
@@ -158,8 +188,9 @@ impl StreamReader {
             return Ok(());
         };
         self.any_choice = true;
-        if choice.get("finish_reason").is_some_and(|f| !f.is_null()) {
+        if let Some(reason) = choice.get("finish_reason").filter(|f| !f.is_null()) {
             self.finished = true;
+            self.cut = reason.as_str().and_then(finish_cut);
         }
         // A delta, or a whole message (some servers put the last chunk's text in `message`).
         let delta = choice.get("delta").or_else(|| choice.get("message"));
@@ -310,6 +341,29 @@ mod tests {
         assert_eq!(answer.usage, Usage::default(), "left for the caller to estimate");
     }
 
+    /// A stream that stops with no end keeps what arrived, marked as broken off; so does one that ends repeating
+    /// itself, cut after its first repeats; one that ends at its cap says so.
+    #[test]
+    fn cut_streams_keep_what_arrived_and_say_why() {
+        let broken = read_in_pieces(&sse(&[&delta("content", "half an ans")]), 3).1.unwrap();
+        assert_eq!(broken.content, "half an ans");
+        assert!(
+            matches!(&broken.cut, Some(Cut::Broken(why)) if why.contains("no finish_reason and no [DONE] after 1"))
+        );
+        let looping: Vec<String> = (0..150).map(|_| delta("content", "_to_json")).collect();
+        let mut all = vec![delta("content", "call")];
+        all.extend(looping);
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let mut reader = StreamReader::new();
+        reader.push(sse(&all).as_bytes()).unwrap();
+        assert!(reader.looping());
+        let answer = reader.finish_or_cut(None).unwrap();
+        assert_eq!((answer.content.as_str(), answer.cut), ("call_to_json_to_json", Some(Cut::Loop)));
+        let length = r#"{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#;
+        let capped = read_in_pieces(&sse(&[&delta("content", "long"), length, "[DONE]"]), 7).1.unwrap();
+        assert_eq!((capped.content.as_str(), capped.cut), ("long", Some(Cut::Cap)));
+    }
+
     #[test]
     fn a_plain_completion_is_read_when_the_server_ignores_stream() {
         let body = r#"{"choices":[{"message":{"content":"<think>hm</think>hello"}}],"usage":{"prompt_tokens":1,"completion_tokens":1}}"#;
@@ -323,7 +377,6 @@ mod tests {
         let error_chunk = r#"{"error":{"message":"the request exceeds the available context size","code":400}}"#;
         let old_llama = "data: {\"choices\":[]}\n\nerror: {\"code\":500,\"message\":\"slot unavailable\"}\n\n";
         let cases: Vec<(String, &str)> = vec![
-            (sse(&[&delta("content", "half an ans")]), "stopped mid-answer (no finish_reason and no [DONE] after 1"),
             (sse(&[&delta("content", "a"), error_chunk]), "HTTP 400: the request exceeds the available context size"),
             (old_llama.into(), "HTTP 500: slot unavailable"),
             (sse(&[r#"{"object":"error","message":"bad","code":401}"#]), "the API key was refused: bad"),

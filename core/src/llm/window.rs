@@ -1,27 +1,34 @@
-//! Fitting a request into the model's context window.
+//! Fitting a request into the model's context window, and learning that window from the server.
 //!
 //! Servers differ in what they do with a prompt longer than their context: most refuse it with a 400, Ollama cuts
-//! its start silently and answers as if nothing happened (see `acr serve-model --dialect`). So the agent never sends
-//! a request that does not fit: before every request, [`fit`] estimates its size (the one estimator,
-//! [`super::estimate`], plus room for the answer) and, while it is too long, replaces the oldest search results of the
-//! conversation with a short note naming the calls left out, which the model reads in their place. The system
-//! prompt, the issue and the latest message are never touched. When even that is not enough, the request is not sent
+//! its start silently and answers as if nothing happened (see `acr serve-model --dialect`). So the agent keeps a
+//! [`Window`]: the size the user gave, the server published (llama.cpp's `/props`), or a refusal named
+//! ([`Overflow::read`]), and how many tokens the server counts for each token of the one estimator
+//! ([`super::estimate`]), learned from the usage it reports. Before every request [`fit`] estimates its size and,
+//! while the prompt leaves too little room for an answer, replaces the oldest search results of the conversation
+//! with a short note naming the calls left out, which the model reads in their place. The system prompt, the issue
+//! and the latest message are never touched. The answer gets the room that is left, up to its stage's cap, so a
+//! request the server would accept is never refused here. When even that is not enough, the request is not sent
 //! and the run ends with [`TooLong`].
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::{ChatRequest, estimate};
 use crate::prompt::text;
 
-/// Tokens kept free for the answer when a request does not say how long it may be.
-pub const ANSWER_RESERVE: u64 = 1_024;
+/// Tokens of answer worth leaving older results out for: while a request leaves less room than this (or than its
+/// stage's cap, if smaller), its oldest search results are replaced by notes.
+pub const ROOMY_ANSWER: u64 = 512;
+/// Fewest tokens of answer a request is sent with, once no older results are left to leave out.
+pub const MIN_ANSWER: u64 = 128;
 
 /// A request that does not fit the window even with every older search result left out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TooLong {
-    /// Estimated tokens the request needs, its answer included.
+    /// Estimated tokens the request needs, with the least room for its answer.
     pub needed: u64,
     /// The context window, in tokens.
     pub window: u64,
@@ -38,28 +45,137 @@ impl fmt::Display for TooLong {
     }
 }
 
-/// Estimated tokens a request needs: its messages, the tools it offers, and room for its answer.
-pub fn needed(request: &ChatRequest) -> u64 {
-    estimate::request_tokens(request) + request.max_tokens.map_or(ANSWER_RESERVE, u64::from)
+/// A prompt the server refused as longer than its context window, with what the refusal said of the sizes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overflow {
+    /// The window the server named, in tokens.
+    pub window: Option<u64>,
+    /// The prompt's size as the server counted it.
+    pub prompt_tokens: Option<u64>,
+    /// The server's message.
+    pub message: String,
 }
 
-/// Shortens `request` to fit `window` tokens by replacing its oldest search results with notes; returns the note of
-/// each message replaced (nothing when it already fits).
-pub fn fit(request: &mut ChatRequest, window: u64) -> Result<Vec<String>, TooLong> {
+impl fmt::Display for Overflow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.window {
+            Some(w) => {
+                write!(f, "the prompt is longer than the model's context window of {w} tokens: {}", self.message)
+            }
+            None => write!(f, "the prompt is longer than the model's context window: {}", self.message),
+        }
+    }
+}
+
+impl Overflow {
+    /// Reads a refusal for a prompt over the window, from any server: llama.cpp's `exceed_context_size_error`
+    /// (`n_ctx`, `n_prompt_tokens`), OpenAI's `context_length_exceeded`, vLLM's and LiteLLM's "maximum context
+    /// length is N tokens", LM Studio's "context length of N"; `None` for any other answer.
+    pub fn read(status: u16, body: &str, message: &str) -> Option<Overflow> {
+        if !(400..500).contains(&status) && status != 500 {
+            return None;
+        }
+        let lower = message.to_ascii_lowercase();
+        let json: Option<Value> = serde_json::from_str(body).ok();
+        let error = json.as_ref().map(|v| v.get("error").unwrap_or(v));
+        let field = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_u64);
+        let kind = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_ascii_lowercase();
+        let about_context = ["exceed_context_size", "context_length_exceeded", "contextwindowexceeded"]
+            .iter()
+            .any(|k| kind("type").contains(k) || kind("code").contains(k) || lower.contains(k))
+            || ["context length", "context size", "context window", "maximum context", "n_ctx", "too many tokens"]
+                .iter()
+                .any(|k| lower.contains(k));
+        if !about_context {
+            return None;
+        }
+        let window = field("n_ctx").or_else(|| {
+            ["maximum context length is ", "context length of ", "context size (", "context window of "]
+                .iter()
+                .find_map(|k| number_after(&lower, k))
+        });
+        let prompt_tokens = field("n_prompt_tokens").or_else(|| {
+            ["resulted in ", "you requested ", "request (", "prompt has "].iter().find_map(|k| number_after(&lower, k))
+        });
+        Some(Overflow { window, prompt_tokens, message: message.to_string() })
+    }
+}
+
+/// The number that follows `key` in `text` within a word or two ("context length of only 4096"), digits with `,`
+/// thousands separators.
+fn number_after(text: &str, key: &str) -> Option<u64> {
+    let rest = &text[text.find(key)? + key.len()..];
+    let skip = rest.find(|c: char| c.is_ascii_digit()).filter(|&at| at <= 8)?;
+    let rest = &rest[skip..];
+    let digits: String =
+        rest.chars().take_while(|c| c.is_ascii_digit() || *c == ',').filter(char::is_ascii_digit).collect();
+    digits.parse().ok().filter(|&n| n > 0)
+}
+
+/// What the agent knows of the model's context window.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Window {
+    /// The window, in tokens as the server counts them.
+    pub tokens: u64,
+    /// Server tokens per estimated token: 1 until the server has reported a prompt's size.
+    pub scale: f64,
+}
+
+impl Window {
+    /// A window of `tokens`, with the estimator taken as it is.
+    pub fn new(tokens: u64) -> Window {
+        Window { tokens, scale: 1.0 }
+    }
+
+    /// A request's prompt in the server's tokens, as far as the estimate and the scale learned tell.
+    pub fn prompt_tokens(&self, request: &ChatRequest) -> u64 {
+        (estimate::request_tokens(request) as f64 * self.scale).ceil() as u64
+    }
+
+    /// Learns how the server counts from a prompt it measured (`reported` tokens for a request estimated at
+    /// `estimated`). Ratios far from one are taken only within reason: a tokenizer counts code and prose within
+    /// about a factor of two of four characters a token.
+    pub fn learn_scale(&mut self, estimated: u64, reported: u64) {
+        if estimated >= 32 && reported > 0 {
+            self.scale = (reported as f64 / estimated as f64).clamp(0.5, 2.5);
+        }
+    }
+}
+
+/// Estimated tokens a request needs at least: its messages, the tools it offers, and [`MIN_ANSWER`].
+pub fn needed(request: &ChatRequest, window: &Window) -> u64 {
+    with_answer(request, window, MIN_ANSWER)
+}
+
+/// Estimated tokens of a request's prompt and an answer of up to `answer` tokens (or its cap, if smaller).
+fn with_answer(request: &ChatRequest, window: &Window, answer: u64) -> u64 {
+    window.prompt_tokens(request) + answer.min(u64::from(request.answer_cap()))
+}
+
+/// Shortens `request` to fit `window` by replacing its oldest search results with notes, and caps its answer at the
+/// room left (at most the stage's cap); returns the note of each message replaced (nothing when it already fits).
+pub fn fit(request: &mut ChatRequest, window: &Window) -> Result<Vec<String>, TooLong> {
     let mut notes = Vec::new();
     let last = request.messages.len().saturating_sub(1);
     // The system prompt and the issue come first; the message being sent is the last.
     let candidates: Vec<usize> =
         (2..last).filter(|&i| text::results_calls(&request.messages[i].content).is_some()).collect();
     let mut candidates = candidates.into_iter();
-    while needed(request) > window {
+    while with_answer(request, window, ROOMY_ANSWER) > window.tokens {
         let Some(i) = candidates.next() else {
-            return Err(TooLong { needed: needed(request), window });
+            if needed(request, window) > window.tokens {
+                return Err(TooLong { needed: needed(request, window), window: window.tokens });
+            }
+            break;
         };
         let calls = text::results_calls(&request.messages[i].content).unwrap_or_default();
         let note = text::results_left_out(&calls);
         request.messages[i].content = note.clone();
         notes.push(note);
+    }
+    let room = window.tokens - window.prompt_tokens(request);
+    if room < u64::from(request.answer_cap()) {
+        request.max_tokens = Some(room as u32);
     }
     Ok(notes)
 }
@@ -88,19 +204,23 @@ mod tests {
         )
     }
 
+    fn plain(tokens: u64) -> Window {
+        Window::new(tokens)
+    }
+
     #[test]
     fn a_request_that_fits_is_left_alone() {
         let mut request = conversation();
         let before = request.clone();
-        assert_eq!(fit(&mut request, 100_000), Ok(vec![]));
+        assert_eq!(fit(&mut request, &plain(100_000)), Ok(vec![]));
         assert_eq!(request, before);
     }
 
     #[test]
     fn the_oldest_results_go_first_and_the_rest_stays() {
         let mut request = conversation();
-        let window = needed(&request) - 500;
-        let notes = fit(&mut request, window).unwrap();
+        let window = with_answer(&request, &plain(0), ROOMY_ANSWER) - 500;
+        let notes = fit(&mut request, &plain(window)).unwrap();
         assert_eq!(notes.len(), 1, "one result block was enough");
         assert!(request.messages[3].content.contains("search_class(\"Cart\")"));
         assert!(!request.messages[3].content.contains("xxx"), "the oldest results were replaced");
@@ -108,7 +228,7 @@ mod tests {
         assert_eq!(request.messages[0].content, "You fix bugs.");
         assert_eq!(request.messages[1].content, "The issue: totals are wrong.");
         assert_eq!(request.messages[6].content, "Where is the bug?");
-        assert!(needed(&request) <= window);
+        assert!(with_answer(&request, &plain(0), ROOMY_ANSWER) <= window);
         // What the model reads: every message whole, but for the long results (their first line).
         let shown: Vec<String> = request
             .messages
@@ -124,31 +244,78 @@ mod tests {
     #[test]
     fn a_request_too_long_without_its_results_is_not_sent() {
         let mut request = conversation();
-        let err = fit(&mut request, 200).unwrap_err();
+        let err = fit(&mut request, &plain(200)).unwrap_err();
         assert_eq!(err.window, 200);
-        assert!(err.needed > 200 && err.needed < needed(&conversation()), "both result blocks were left out first");
+        assert!(
+            err.needed > 200 && err.needed < needed(&conversation(), &plain(0)),
+            "both result blocks were left out first"
+        );
         assert!(err.to_string().contains("context window of 200"), "{err}");
     }
 
+    /// The page refused a request that llama-server ran with a window of 1,024: it counted a whole answer reserve
+    /// of 1,024 tokens on top of the prompt. The answer now gets the room that is left.
     #[test]
-    fn the_answer_gets_room_too() {
-        let mut request = ChatRequest::new(Stage::Patch, vec![Message::user("short")]);
-        assert_eq!(needed(&request), estimate::prompt_tokens(&request.messages) + ANSWER_RESERVE);
-        request.max_tokens = Some(10);
-        assert_eq!(needed(&request), estimate::prompt_tokens(&request.messages) + 10);
+    fn the_answer_gets_the_room_that_is_left() {
+        let mut request = ChatRequest::new(Stage::Patch, vec![Message::user("x".repeat(800))]);
+        let prompt = estimate::request_tokens(&request);
+        assert_eq!(fit(&mut request, &plain(1_024)), Ok(vec![]));
+        assert_eq!(request.max_tokens, Some((1_024 - prompt) as u32), "the answer is capped at the room left");
+        let mut roomy = ChatRequest::new(Stage::Patch, vec![Message::user("short")]);
+        fit(&mut roomy, &plain(100_000)).unwrap();
+        assert_eq!(roomy.max_tokens, None, "the stage's own cap applies");
+        let mut tight = ChatRequest::new(Stage::Patch, vec![Message::user("x".repeat(4_000))]);
+        assert!(fit(&mut tight, &plain(1_024)).is_err(), "less than {MIN_ANSWER} tokens left for the answer");
+        let mut snug = ChatRequest::new(Stage::Patch, vec![Message::user("x".repeat(3_200))]);
+        fit(&mut snug, &plain(1_024)).unwrap();
+        assert!(snug.max_tokens.is_some_and(|m| u64::from(m) >= MIN_ANSWER && u64::from(m) < ROOMY_ANSWER));
+    }
+
+    #[test]
+    fn the_scale_learned_from_the_server_counts() {
+        let request = ChatRequest::new(Stage::Patch, vec![Message::user("x".repeat(4_000))]);
+        let mut window = plain(2_000);
+        assert!(fit(&mut request.clone(), &window).is_ok());
+        window.learn_scale(estimate::request_tokens(&request), estimate::request_tokens(&request) * 2);
+        assert_eq!(window.scale, 2.0);
+        assert!(fit(&mut request.clone(), &window).is_err(), "the server counts twice as many tokens");
+        window.learn_scale(100, 1);
+        assert_eq!(window.scale, 0.5, "kept within reason");
+    }
+
+    #[test]
+    fn refusals_of_every_server_name_the_window() {
+        let llama = r#"{"error":{"code":400,"type":"exceed_context_size_error","n_prompt_tokens":10031,"n_ctx":8192,"message":"request (10031 tokens) exceeds the available context size (8192 tokens), try increasing it"}}"#;
+        let openai = r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9,001 tokens. Please reduce the length of the messages.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
+        let vllm = r#"{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","code":400}"#;
+        let litellm = r#"{"error":{"message":"litellm.ContextWindowExceededError: litellm.BadRequestError: ContextWindowExceededError: OpenAIException - This model's maximum context length is 2048 tokens.","type":null,"param":null,"code":"400"}}"#;
+        let lmstudio = r#"{"error":"Trying to keep the first 5000 tokens when context the overflows. However, the model is loaded with context length of 4096 tokens, which is not enough."}"#;
+        let cases =
+            [(llama, Some(8192), Some(10031)), (openai, Some(8192), Some(9001)), (vllm, Some(4096), Some(5000))];
+        for (body, window, prompt) in cases {
+            let message = crate::llm::wire::error_message(body);
+            let overflow = Overflow::read(400, body, &message).unwrap_or_else(|| panic!("{body}"));
+            assert_eq!((overflow.window, overflow.prompt_tokens), (window, prompt), "{body}");
+        }
+        for (body, window) in [(litellm, 2048), (lmstudio, 4096)] {
+            let message = crate::llm::wire::error_message(body);
+            assert_eq!(Overflow::read(400, body, &message).unwrap().window, Some(window), "{body}");
+        }
+        let other = r#"{"error":{"message":"unknown model m"}}"#;
+        assert_eq!(Overflow::read(400, other, "unknown model m"), None);
     }
 
     /// The search APIs offered as tools take room too: a window the conversation fits without them leaves the
     /// oldest results out once they are offered.
     #[test]
     fn offered_tools_count_against_the_window() {
-        let plain = conversation();
+        let bare = conversation();
         let mut with_tools = ChatRequest { tools: crate::llm::Tool::search_apis(), ..conversation() };
-        let tools = needed(&with_tools) - needed(&plain);
+        let tools = needed(&with_tools, &plain(0)) - needed(&bare, &plain(0));
         assert!(tools > 500, "the nine definitions cost {tools} tokens");
-        let window = needed(&plain);
-        assert!(fit(&mut plain.clone(), window).unwrap().is_empty(), "fits without tools");
-        match fit(&mut with_tools, window) {
+        let window = with_answer(&bare, &plain(0), ROOMY_ANSWER);
+        assert!(fit(&mut bare.clone(), &plain(window)).unwrap().is_empty(), "fits without tools");
+        match fit(&mut with_tools, &plain(window)) {
             Ok(notes) => assert!(!notes.is_empty(), "results were left out to make room for the tools"),
             Err(too_long) => assert!(too_long.needed > window),
         }
