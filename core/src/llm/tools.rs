@@ -205,10 +205,11 @@ impl Deltas {
 
 /// Whether an error answer to a request with `tools` is the server refusing tools, so the request can go again
 /// without them. The statuses are those of a bad request (400, 422) or a server that cannot do it (500, 501); the
-/// message must name tools or functions, so other bad requests are not mistaken for it.
+/// message must name tools, functions or the chat template that would render them (llama.cpp without `--jinja`), so
+/// other bad requests are not mistaken for it.
 pub fn refused(status: u16, message: &str) -> bool {
     let m = message.to_ascii_lowercase();
-    matches!(status, 400 | 422 | 500 | 501) && (m.contains("tool") || m.contains("function"))
+    matches!(status, 400 | 422 | 500 | 501) && ["tool", "function", "template", "jinja"].iter().any(|k| m.contains(k))
 }
 
 /// A conversation with tool calls and results turned into one without: each assistant message that called tools
