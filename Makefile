@@ -1,10 +1,10 @@
 # Build driver for acr-wasm. The two commands a new user needs:
-#   make play   set up, build the playground and serve it at http://127.0.0.1:8080
+#   make play   set up, build the playground and serve it at http://127.0.0.1:8765
 #   make test   set up and run every test suite (native, wasm in Node and Chromium, end-to-end in Chromium, the npm
 #               package and the WIT component in Node and wasmtime)
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
-PORT ?= 8080
+PORT ?= 8765
 WEB_WASM := target/wasm32-unknown-unknown/release/acr-web.wasm
 PKG_WASM := target/wasm32-unknown-unknown/release/acr_wasm.wasm
 COMPONENT_CORE := target/wasm32-unknown-unknown/release/acr_component.wasm
@@ -35,6 +35,7 @@ play: web
 ## the tab (worker pool) and reloaded (index cache), against native; a zip of more than 100 MiB of Python in the tab.
 bench: pkg
 	cargo build -q --release -p acr-cli
+	python3 tests/bench/small_model.py --stream
 	cargo bench -q -p acr-core
 	ACR_JAVAC_FULL=1 cargo test -q -p acr-core --features java --test gate_javac -- --nocapture
 	node tests/bench/index.mjs

@@ -1,6 +1,7 @@
 //! The page: a header with the theme switch, the repository and model cards, the run controls, and the tabs for
 //! the transcript, the diff, the MCTS tree and the search explorer.
 
+use acr_core::agent::Stop;
 use leptos::prelude::*;
 
 use crate::browser;
@@ -154,11 +155,15 @@ fn ResultView() -> impl IntoView {
             <div class="row">
                 <span class="status" class:good=ok class:bad=!ok id="result-status">{outcome.status.as_str()}</span>
                 {outcome.validated.then(|| view! { <span class="pill good">"validated by execution"</span> })}
-                {outcome.budget_exhausted.map(|e| view! {
-                    <span class="pill bad" id="result-budget" title=e.to_string()>"budget exhausted: best patch so far"</span>
-                })}
-                {outcome.cancelled.then(|| view! {
-                    <span class="pill bad" id="result-stopped">"stopped: best patch so far"</span>
+                {outcome.stopped.as_ref().map(|stop| {
+                    // One state: why the run stopped, and whether what the status badge shows is a patch kept.
+                    let kept = if ok && !outcome.diff.is_empty() { "best patch so far kept" } else { "no patch made" };
+                    let id = if matches!(stop, Stop::Budget(_)) { "result-budget" } else { "result-stopped" };
+                    view! {
+                        <span class="pill bad" id=id data-stop=stop.kind() title=stop.to_string()>
+                            {format!("{}: {kept}", crate::model::stop_label(stop))}
+                        </span>
+                    }
                 })}
                 <span class="muted small">{format!("{} model calls, {} + {} tokens",
                     outcome.transcript.model_calls, outcome.transcript.usage.prompt_tokens, outcome.transcript.usage.completion_tokens)}</span>

@@ -12,6 +12,7 @@ use std::pin::pin;
 use std::rc::Rc;
 use std::task::Poll;
 
+use acr_core::agent::Stop;
 use acr_core::llm::openai::{Endpoint, OpenAiClient, Retry};
 use acr_core::llm::scripted::{Script, ScriptedModel};
 use acr_core::llm::stream::Partial;
@@ -69,15 +70,18 @@ enum Backend {
 pub struct PlaygroundModel {
     backend: Backend,
     stop: Rc<Cell<bool>>,
+    asking: Box<dyn Fn(&ChatRequest)>,
 }
 
 impl PlaygroundModel {
     /// Builds the model for a choice (the demo model plays `script`); setting `stop` abandons the call in flight and
-    /// aborts its request. A streamed answer is handed to `live` piece by piece.
+    /// aborts its request. Every request is shown to `asking` as it is sent (the page counts the call in flight),
+    /// and a streamed answer is handed to `live` piece by piece.
     pub fn new(
         choice: &ModelChoice,
         script: &str,
         stop: Rc<Cell<bool>>,
+        asking: impl Fn(&ChatRequest) + 'static,
         live: impl Fn(&Partial) + 'static,
     ) -> Result<Self, String> {
         let backend = match choice {
@@ -89,12 +93,13 @@ impl PlaygroundModel {
                 Backend::Remote(if *stream { client.streaming(live) } else { client })
             }
         };
-        Ok(PlaygroundModel { backend, stop })
+        Ok(PlaygroundModel { backend, stop, asking: Box::new(asking) })
     }
 }
 
 impl Llm for PlaygroundModel {
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        (self.asking)(request);
         match &self.backend {
             Backend::Demo(m) => {
                 browser::sleep_ms(DEMO_PACE_MS).await;
@@ -103,6 +108,17 @@ impl Llm for PlaygroundModel {
             Backend::Remote(m) => {
                 browser::yield_now().await;
                 unless_stopped(m.chat(request), &self.stop).await
+            }
+        }
+    }
+
+    /// The server's own word on the context window (llama.cpp's `/props`), asked before the first call; nothing for
+    /// the demo model, and nothing once the run is stopped.
+    async fn context_window(&self) -> Option<u64> {
+        match &self.backend {
+            Backend::Demo(_) => None,
+            Backend::Remote(m) => {
+                unless_stopped(async { Ok(m.context_window().await) }, &self.stop).await.ok().flatten()
             }
         }
     }
@@ -171,6 +187,11 @@ pub fn explain(e: &LlmError) -> String {
             " Check the base URL (it usually ends in /v1) and that the server knows this model name."
         }
         LlmError::Auth(_) => " Check the API key.",
+        LlmError::ModelUnknown(_) => " Check the model name: the server's list of models (GET /v1/models) names them.",
+        LlmError::Timeout => {
+            " Nothing arrived before the page's time limit for a request passed (five minutes in a run, 30 seconds for \
+             the connection test); a streamed answer still arriving then is kept, cut where the time ran out."
+        }
         LlmError::Malformed(_) => " Is the base URL an OpenAI-compatible API (it usually ends in /v1)?",
         _ => "",
     };
@@ -182,9 +203,56 @@ pub fn explain(e: &LlmError) -> String {
     format!("{text}{stop}{hint}")
 }
 
+/// Why a run ended early, as the page says it: the stop's own message, advice for what the model server refused,
+/// and whether the best patch so far was kept.
+pub fn stop_message(stop: &Stop, kept: bool) -> String {
+    let advice = match stop {
+        Stop::KeyRefused(_) => " Check the API key.",
+        Stop::ModelUnknown(_) => " Check the model name: the server's list of models (GET /v1/models) names them.",
+        Stop::ServerError(_) => " The transcript shows each failed call and what the server said.",
+        Stop::ContextTooSmall(_) => {
+            " Enter a larger context window if the model has one, or start the server with a larger one (llama-server \
+             -c, OLLAMA_CONTEXT_LENGTH for Ollama)."
+        }
+        Stop::Budget(_) | Stop::Cancelled | Stop::Unreachable(_) => "",
+    };
+    let mut text = stop.to_string();
+    if let Some(first) = text.get(..1) {
+        text = format!("{}{}", first.to_uppercase(), text.get(1..).unwrap_or(""));
+    }
+    let end = if text.ends_with('.') { "" } else { "." };
+    let kept = if kept { " The best patch so far is kept." } else { " No patch was made." };
+    format!("{text}{end}{advice}{kept}")
+}
+
+/// A short label for why a run stopped, for the Diff tab's badge.
+pub fn stop_label(stop: &Stop) -> &'static str {
+    match stop {
+        Stop::Budget(_) => "budget exhausted",
+        Stop::Cancelled => "stopped by the user",
+        Stop::KeyRefused(_) => "API key refused",
+        Stop::ModelUnknown(_) => "model unknown to the server",
+        Stop::Unreachable(_) => "model server unreachable",
+        Stop::ServerError(_) => "model server failing",
+        Stop::ContextTooSmall(_) => "context window too small",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stops_by_the_server_say_what_to_check_and_what_was_kept() {
+        let key = stop_message(&Stop::KeyRefused("Invalid API Key".into()), false);
+        assert_eq!(key, "The model server refused the API key: Invalid API Key. Check the API key. No patch was made.");
+        let small =
+            stop_message(&Stop::ContextTooSmall(acr_core::llm::window::TooLong { needed: 1200, window: 1024 }), true);
+        assert!(small.contains("context window of 1024") && small.contains("llama-server -c"), "{small}");
+        assert!(small.ends_with("The best patch so far is kept."), "{small}");
+        assert_eq!(stop_message(&Stop::Cancelled, false), "Stopped by the user. No patch was made.");
+        assert_eq!(stop_label(&Stop::Unreachable("x".into())), "model server unreachable");
+    }
 
     fn endpoint(base_url: &str, model: &str) -> Endpoint {
         Endpoint { base_url: base_url.into(), model: model.into(), api_key: String::new() }
@@ -207,6 +275,7 @@ mod tests {
              that the server knows this model name."
         );
         assert_eq!(explain(&LlmError::Auth("bad key".into())), "The API key was refused: bad key. Check the API key.");
-        assert_eq!(explain(&LlmError::Timeout), "The model server did not answer in time.");
+        let timeout = explain(&LlmError::Timeout);
+        assert!(timeout.starts_with("The model server did not answer in time. Nothing arrived before"), "{timeout}");
     }
 }

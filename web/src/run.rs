@@ -8,10 +8,10 @@ use std::rc::Rc;
 
 use acr_core::agent::{Agent, AgentConfig, AgentError, Event, Mode, Outcome};
 use acr_core::index::Language;
-use acr_core::llm::Usage;
 use acr_core::llm::budget::{Budget, Budgeted, Spent};
 use acr_core::llm::price::PriceTable;
 use acr_core::llm::stream::Partial;
+use acr_core::llm::{ChatRequest, Stage, Usage, estimate};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::json;
@@ -39,6 +39,24 @@ pub enum RunStatus {
     Stopped,
     /// Failed; why.
     Failed(String),
+}
+
+/// A model call in flight: what it asks and since when.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Asking {
+    /// The stage asking.
+    pub stage: Stage,
+    /// The request's size in tokens, estimated (the server's count comes with the answer).
+    pub prompt_tokens: u64,
+    /// When it was sent (`performance.now()`).
+    pub since: f64,
+}
+
+impl Asking {
+    /// The call `request` starts now.
+    pub fn of(request: &ChatRequest) -> Asking {
+        Asking { stage: request.stage, prompt_tokens: estimate::request_tokens(request), since: browser::now() }
+    }
 }
 
 /// What was asked, for the transcript download.
@@ -83,6 +101,10 @@ pub struct RunState {
     pub meta: RwSignal<RunMeta>,
     /// The answer arriving now, when the model streams (cleared when the answer is complete).
     pub live: RwSignal<Option<Partial>>,
+    /// The model call in flight, if any (cleared when its answer, or its failure, is recorded).
+    pub asking: RwSignal<Option<Asking>>,
+    /// The answer that was arriving when the run was stopped or failed: kept in view, with why it ended.
+    pub interrupted: RwSignal<Option<Partial>>,
     cancel: StoredValue<Option<Rc<Cell<bool>>>, LocalStorage>,
     abandon: StoredValue<Option<Rc<Cell<bool>>>, LocalStorage>,
 }
@@ -103,6 +125,8 @@ impl RunState {
             generation: RwSignal::new(0),
             meta: RwSignal::new(RunMeta::default()),
             live: RwSignal::new(None),
+            asking: RwSignal::new(None),
+            interrupted: RwSignal::new(None),
             cancel: StoredValue::new_local(None),
             abandon: StoredValue::new_local(None),
         }
@@ -150,6 +174,10 @@ impl RunState {
         }
         let stop = Rc::new(Cell::new(false));
         self.live.set(None);
+        self.asking.set(None);
+        self.interrupted.set(None);
+        let asking = self.asking;
+        let show_asking = move |request: &ChatRequest| asking.set(Some(Asking::of(request)));
         let (live, last_shown) = (self.live, Cell::new(f64::NEG_INFINITY));
         let show_live = move |partial: &Partial| {
             // The first piece of each answer at once, then at most ten repaints a second however fast chunks come.
@@ -160,7 +188,7 @@ impl RunState {
             }
         };
         let script = loaded.demo.unwrap_or(&demo::PYTHON).script;
-        let model = match PlaygroundModel::new(&choice, script, stop.clone(), show_live) {
+        let model = match PlaygroundModel::new(&choice, script, stop.clone(), show_asking, show_live) {
             Ok(m) => m,
             Err(e) => {
                 self.status.set(RunStatus::Failed(e));
@@ -187,6 +215,7 @@ impl RunState {
             .with_observer(Box::new(move |e: &Event| {
                 if let Event::Model { usage: u, .. } = e {
                     live.set(None);
+                    asking.set(None);
                     usage.update(|t| *t += *u);
                     calls.update(|c| *c += 1);
                     spent.set(meter.get());
@@ -202,9 +231,15 @@ impl RunState {
         spawn_local(async move {
             let result = agent.run(&issue).await;
             state.elapsed.set(browser::now() - started);
+            // An answer that was still arriving stays in view, marked as cut by the end of the run.
+            if let Some(partial) =
+                state.live.get_untracked().filter(|p| !p.answer.is_empty() || !p.reasoning.is_empty())
+            {
+                state.interrupted.set(Some(partial));
+            }
             match result {
                 Ok(outcome) => {
-                    let stopped = outcome.cancelled;
+                    let stopped = outcome.cancelled();
                     state.outcome.set(Some(outcome));
                     state.status.set(if stopped { RunStatus::Stopped } else { RunStatus::Done });
                 }
@@ -213,6 +248,7 @@ impl RunState {
                 Err(e) => state.status.set(RunStatus::Failed(e.to_string())),
             }
             state.live.set(None);
+            state.asking.set(None);
             state.cancel.set_value(None);
             state.abandon.set_value(None);
         });
@@ -263,8 +299,7 @@ impl RunState {
                 "locations": o.locations,
                 "tries": o.tries,
                 "selection": o.selection,
-                "budget_exhausted": o.budget_exhausted,
-                "cancelled": o.cancelled,
+                "stopped": o.stopped,
             })),
             "budget": self.budget.get_untracked(),
             "usage": self.usage.get_untracked(),

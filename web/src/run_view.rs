@@ -4,8 +4,8 @@
 //! executions, reviews and MCTS iterations.
 
 use acr_core::agent::{AgentConfig, Event, Mode};
-use acr_core::llm::ToolCall;
 use acr_core::llm::stream::Partial;
+use acr_core::llm::{Cut, ToolCall};
 use acr_core::locate::BugLocation;
 use leptos::prelude::*;
 use serde_json::json;
@@ -13,6 +13,8 @@ use serde_json::json;
 use crate::browser;
 use crate::code_view::code_lines;
 use crate::diff_view::DiffView;
+use crate::model;
+use crate::run::Asking;
 use crate::run::RunStatus;
 use crate::state::{AppState, ExploreRequest, Tab};
 
@@ -129,22 +131,40 @@ fn Limits(tries: RwSignal<usize>) -> impl IntoView {
     }
 }
 
-/// Tokens, model calls and elapsed time, with the budget's limits beside them (the meter).
+/// Tokens, model calls and elapsed time, with the budget's limits beside them (the meter). A call in flight counts
+/// at once, with its tokens estimated (`~`) until the server's counts come with the answer: the request's size, and
+/// what has arrived of a streamed answer.
 #[component]
 fn Counters() -> impl IntoView {
     let run = AppState::get().run;
     let limit = |l: Option<String>| l.map_or(String::new(), |l| format!(" / {l}"));
     let budget = move || run.budget.get();
+    let in_flight = move || run.asking.get().map(|a| a.prompt_tokens);
+    let arriving = move || {
+        run.live.with(|l| {
+            l.as_ref().map_or(0, |p| {
+                acr_core::llm::estimate::tokens(&p.answer) + acr_core::llm::estimate::tokens(&p.reasoning)
+            })
+        })
+    };
+    let about = |estimated: bool| if estimated { "~" } else { "" };
     view! {
         <div id="counters" class="counters" aria-live="off">
-            <span title="model calls (used / limit)"><b id="count-calls">{move || run.model_calls.get()}</b>
+            <span title="model calls, the one in flight included (used / limit)"><b id="count-calls">{move || run.model_calls.get() + usize::from(in_flight().is_some())}</b>
                 <span id="limit-calls">{move || limit(budget().max_calls.map(|n| n.to_string()))}</span>" calls"</span>
-            <span title="prompt tokens"><b id="count-in">{move || run.usage.get().prompt_tokens}</b>" tokens in"</span>
-            <span title="completion tokens"><b id="count-out">{move || run.usage.get().completion_tokens}</b>" out"</span>
-            <span title="tokens in and out (used / limit); ~ when the server sent no counts">
+            <span title="prompt tokens; ~ while a call is in flight (its request estimated)"><b id="count-in">{move || {
+                let flying = in_flight();
+                format!("{}{}", about(flying.is_some()), run.usage.get().prompt_tokens + flying.unwrap_or(0))
+            }}</b>" tokens in"</span>
+            <span title="completion tokens; ~ while an answer is arriving (estimated from its text)"><b id="count-out">{move || {
+                let now = arriving();
+                format!("{}{}", about(run.live.with(Option::is_some)), run.usage.get().completion_tokens + now)
+            }}</b>" out"</span>
+            <span title="tokens in and out (used / limit); ~ when the server sent no counts or a call is in flight">
                 <b id="count-tokens">{move || {
                     let s = run.spent.get();
-                    format!("{}{}", if s.estimated { "~" } else { "" }, s.tokens())
+                    let flying = in_flight().map(|t| t + arriving());
+                    format!("{}{}", about(s.estimated || flying.is_some()), s.tokens() + flying.unwrap_or(0))
                 }}</b>
                 <span id="limit-tokens">{move || limit(budget().max_tokens.map(|n| n.to_string()))}</span>" tokens"</span>
             {move || run.priced.get().then(|| view! {
@@ -164,42 +184,79 @@ fn StatusLine() -> impl IntoView {
     let run = app.run;
     move || {
         match run.status.get() {
-        RunStatus::Idle => view! { <p id="run-status" class="muted">"Ready when you are."</p> }.into_any(),
-        RunStatus::Running => view! { <p id="run-status" aria-live="polite"><span class="spinner" aria-hidden="true"></span>"Running…"</p> }.into_any(),
-        RunStatus::Stopping => view! { <p id="run-status" aria-live="polite">"Stopping after the current step…"</p> }.into_any(),
-        RunStatus::Stopped => {
-            let kept = run.outcome.with(|o| o.as_ref().is_some_and(|o| o.status.is_applicable()));
-            view! {
+            RunStatus::Idle => view! { <p id="run-status" class="muted">"Ready when you are."</p> }.into_any(),
+            RunStatus::Running => view! {
+                <p id="run-status" aria-live="polite"><span class="spinner" aria-hidden="true"></span>
+                    {move || running_text(run.asking.get(), run.live.get().as_ref(), run.elapsed.get())}</p>
+            }
+            .into_any(),
+            RunStatus::Stopping => {
+                view! { <p id="run-status" aria-live="polite">"Stopping after the current step…"</p> }.into_any()
+            }
+            RunStatus::Stopped => {
+                let kept =
+                    run.outcome.with(|o| o.as_ref().is_some_and(|o| o.status.is_applicable() && !o.diff.is_empty()));
+                view! {
                 <p id="run-status" aria-live="polite">
                     {if kept { "Stopped. The best patch so far is kept. " } else { "Stopped. No patch was made." }}
                     {kept.then(|| view! { <button class="link" on:click=move |_| app.tab.set(Tab::Result)>"See the diff"</button> })}
                 </p>
             }
             .into_any()
-        }
-        RunStatus::Failed(e) => view! { <p id="run-error" class="error" role="alert">{e}</p> }.into_any(),
-        RunStatus::Done => {
-            let summary = run.outcome.with(|o| match o {
-                Some(o) if o.budget_exhausted.is_some() => format!(
-                    "Stopped early, {}. {}",
-                    o.budget_exhausted.map(|e| e.to_string()).unwrap_or_default(),
-                    if o.status.is_applicable() { "The best patch so far is kept." } else { "No patch was made." }
-                ),
-                Some(o) if o.status.is_applicable() => format!(
-                    "Done: an applicable patch{}.",
-                    if o.validated { ", validated by execution" } else { " (not validated by execution)" }
-                ),
-                Some(o) => format!("Done, but no applicable patch: {}", o.reason),
-                None => "Done.".into(),
-            });
-            view! {
-                <p id="run-status" class="ok" aria-live="polite">{summary}" "
-                    <button class="link" on:click=move |_| app.tab.set(Tab::Result)>"See the diff"</button>
-                </p>
             }
-            .into_any()
+            RunStatus::Failed(e) => view! { <p id="run-error" class="error" role="alert">{e}</p> }.into_any(),
+            RunStatus::Done => {
+                // The model server ended the run: its own message, as an error.
+                let by_server = run.outcome.with(|o| {
+                    o.as_ref().and_then(|o| {
+                        let stop = o.stopped.as_ref().filter(|s| s.by_server())?;
+                        Some(model::stop_message(stop, o.status.is_applicable() && !o.diff.is_empty()))
+                    })
+                });
+                if let Some(message) = by_server {
+                    return view! {
+                    <p id="run-error" class="error" role="alert">{message}" "
+                        <button class="link" on:click=move |_| app.tab.set(Tab::Transcript)>"See the transcript"</button>
+                    </p>
+                }
+                .into_any();
+                }
+                let summary = run.outcome.with(|o| match o {
+                    Some(o) if o.budget_exhausted().is_some() => format!(
+                        "Stopped early, {}. {}",
+                        o.budget_exhausted().map(|e| e.to_string()).unwrap_or_default(),
+                        if o.status.is_applicable() { "The best patch so far is kept." } else { "No patch was made." }
+                    ),
+                    Some(o) if o.status.is_applicable() => format!(
+                        "Done: an applicable patch{}.",
+                        if o.validated { ", validated by execution" } else { " (not validated by execution)" }
+                    ),
+                    Some(o) => format!("Done, but no applicable patch: {}", o.reason),
+                    None => "Done.".into(),
+                });
+                view! {
+                    <p id="run-status" class="ok" aria-live="polite">{summary}" "
+                        <button class="link" on:click=move |_| app.tab.set(Tab::Result)>"See the diff"</button>
+                    </p>
+                }
+                .into_any()
+            }
         }
     }
+}
+
+/// What a running run is doing: waiting for a model answer, reading one as it streams, or working between calls.
+fn running_text(asking: Option<Asking>, live: Option<&Partial>, _tick: f64) -> String {
+    let Some(asking) = asking else { return "Running…".into() };
+    let stage = asking.stage.name();
+    let seconds = ((browser::now() - asking.since) / 1000.0).max(0.0);
+    match live {
+        Some(p) => format!(
+            "Running… the model is answering ({stage}): {} characters in {} chunks, {seconds:.0} s",
+            p.answer.chars().count() + p.reasoning.chars().count(),
+            p.chunks
+        ),
+        None => format!("Running… waiting for the model ({stage}, {seconds:.0} s)"),
     }
 }
 
@@ -256,6 +313,7 @@ pub fn TranscriptView() -> impl IntoView {
                 }
             />
             {move || run.live.get().map(live_view)}
+            {move || run.interrupted.get().map(interrupted_view)}
         </ol>
     }
 }
@@ -280,6 +338,17 @@ fn live_view(partial: Partial) -> impl IntoView {
     }
 }
 
+/// The answer that was arriving when the run ended (stopped, or failed): what arrived, and why it ends there.
+fn interrupted_view(partial: Partial) -> impl IntoView {
+    view! {
+        <li id="interrupted-answer" class="ev model cut">
+            <span class="badge">"cut"</span>
+            <span class="cut-why">{format!(" cut: the run ended while this answer was arriving ({} chunks)", partial.chunks)}</span>
+            <pre class="text">{partial.answer}</pre>
+        </li>
+    }
+}
+
 /// The workflow try of each event (`None` before the first try and from the selection on: shown with every try).
 fn tries_of(events: &[Event]) -> Vec<Option<usize>> {
     let mut current = None;
@@ -299,13 +368,20 @@ fn tries_of(events: &[Event]) -> Vec<Option<usize>> {
 fn event_view(event: Event, app: AppState) -> impl IntoView {
     match event {
         Event::Phase { name } => view! { <li class="ev phase"><h3>{name.title()}</h3></li> }.into_any(),
-        Event::Model { stage, prompt, messages, answer, reasoning, tool_calls, usage, usage_estimated, ms, .. } => {
+        Event::Model { stage, prompt, messages, answer, reasoning, tool_calls, usage, usage_estimated, ms, cut, .. } => {
             let calls: Vec<String> = tool_calls.iter().map(ToolCall::as_text).collect();
+            let failed = matches!(cut, Some(Cut::Failed(_)));
             let first = if answer.trim().is_empty() && !calls.is_empty() {
                 one_line(&calls.join(", "), 140)
+            } else if answer.trim().is_empty() && failed {
+                "(no answer)".to_string()
             } else {
                 one_line(&answer, 140)
             };
+            let is_cut = cut.is_some();
+            let cut = cut.map(|c| {
+                view! { <p class="cut-why" class:error=failed>{format!("{}: {c}", if failed { "failed" } else { "cut" })}</p> }
+            });
             let tool_calls = (!calls.is_empty()).then(|| {
                 view! {
                     <h4>{format!("Tool calls ({})", calls.len())}</h4>
@@ -322,7 +398,7 @@ fn event_view(event: Event, app: AppState) -> impl IntoView {
                 }
             });
             view! {
-                <li class="ev model">
+                <li class="ev model" class:cut=is_cut class:failed=failed>
                     <details>
                         <summary>
                             <span class="badge">{stage.name()}</span>
@@ -336,6 +412,7 @@ fn event_view(event: Event, app: AppState) -> impl IntoView {
                         <pre class="text">{answer}</pre>
                         {tool_calls}
                     </details>
+                    {cut}
                 </li>
             }
             .into_any()

@@ -37,19 +37,22 @@ pub enum Provider {
     LmStudio,
     /// llama.cpp's `llama-server`.
     LlamaCpp,
+    /// A LiteLLM proxy.
+    LiteLlm,
     /// Any other OpenAI-compatible server.
     Custom,
 }
 
 impl Provider {
     /// Every provider, in menu order.
-    pub const ALL: [Provider; 7] = [
+    pub const ALL: [Provider; 8] = [
         Provider::Demo,
         Provider::OpenAi,
         Provider::Ollama,
         Provider::Vllm,
         Provider::LmStudio,
         Provider::LlamaCpp,
+        Provider::LiteLlm,
         Provider::Custom,
     ];
 
@@ -62,6 +65,7 @@ impl Provider {
             Provider::Vllm => "vLLM",
             Provider::LmStudio => "LM Studio",
             Provider::LlamaCpp => "llama.cpp server",
+            Provider::LiteLlm => "LiteLLM proxy",
             Provider::Custom => "Other OpenAI-compatible server",
         }
     }
@@ -75,6 +79,7 @@ impl Provider {
             Provider::Vllm => "vllm",
             Provider::LmStudio => "lmstudio",
             Provider::LlamaCpp => "llamacpp",
+            Provider::LiteLlm => "litellm",
             Provider::Custom => "custom",
         }
     }
@@ -91,7 +96,12 @@ impl Provider {
             Provider::OpenAi => "128000",
             // Ollama's default (2,048 to 4,096 tokens by version) unless raised when the server starts.
             Provider::Ollama => "4096",
-            Provider::Demo | Provider::Vllm | Provider::LmStudio | Provider::LlamaCpp | Provider::Custom => "",
+            Provider::Demo
+            | Provider::Vllm
+            | Provider::LmStudio
+            | Provider::LlamaCpp
+            | Provider::LiteLlm
+            | Provider::Custom => "",
         }
     }
 
@@ -105,8 +115,40 @@ impl Provider {
             Provider::LmStudio => ("http://localhost:1234/v1", ""),
             // llama-server serves the one model it was started with, whatever name is sent.
             Provider::LlamaCpp => ("http://localhost:8080/v1", "local"),
+            // The proxy's model names are those of its config's `model_list`.
+            Provider::LiteLlm => ("http://localhost:4000/v1", ""),
         }
     }
+}
+
+/// Whether `base_url` points at the server that serves this page (`origin`): the same scheme and port on the same
+/// host, counting every loopback name (localhost, 127.0.0.1, [::1]) as one host.
+pub fn is_page_origin(base_url: &str, origin: &str) -> bool {
+    fn parts(url: &str) -> Option<(String, String, u16)> {
+        let (scheme, rest) = url.trim().split_once("://")?;
+        let scheme = scheme.to_ascii_lowercase();
+        let authority = rest.split(['/', '?', '#']).next()?.rsplit('@').next()?.to_ascii_lowercase();
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((h, p)) if !p.contains(']') => (h.to_string(), p.parse().ok()?),
+            _ => (authority.clone(), if scheme == "https" { 443 } else { 80 }),
+        };
+        let host = match host.as_str() {
+            "localhost" | "127.0.0.1" | "[::1]" | "0.0.0.0" => "loopback".to_string(),
+            _ => host,
+        };
+        Some((scheme, host, port))
+    }
+    matches!((parts(base_url), parts(origin)), (Some(a), Some(b)) if a == b)
+}
+
+/// What to say under the base URL: a warning when it is this page's own address.
+fn base_url_hint(base_url: &str, origin: &str) -> Option<String> {
+    is_page_origin(base_url, origin).then(|| {
+        format!(
+            "This is the address this page is served from ({origin}), not a model server: start the model server on \
+             another port (e.g. llama-server --port 8081) and enter that."
+        )
+    })
 }
 
 /// The outcome of a connection test.
@@ -386,6 +428,8 @@ pub fn SettingsView(settings: Settings) -> impl IntoView {
                 <label for="base-url">"Base URL"</label>
                 <input id="base-url" type="url" placeholder="http://localhost:11434/v1" bind:value=settings.base_url />
             </div>
+            {move || base_url_hint(&settings.base_url.get(), &browser::origin())
+                .map(|hint| view! { <p id="base-url-hint" class="error warning small" role="alert">{hint}</p> })}
             <div class="field">
                 <label for="model-name">"Model name"</label>
                 <input id="model-name" type="text" placeholder="gpt-4o-mini" bind:value=settings.model />
@@ -478,5 +522,23 @@ mod tests {
         assert!(context_hint(Provider::OpenAi, "128000").contains("128000 tokens"));
         assert!(context_hint(Provider::Ollama, "32768").contains("OLLAMA_CONTEXT_LENGTH"), "Ollama's caveat always");
         assert_eq!(Provider::Ollama.context_window(), "4096");
+    }
+
+    #[test]
+    fn the_page_own_address_is_not_taken_for_a_model_server() {
+        assert!(is_page_origin("http://localhost:8080/v1", "http://127.0.0.1:8080"));
+        assert!(is_page_origin("http://127.0.0.1:8765/v1/", "http://127.0.0.1:8765"));
+        assert!(!is_page_origin("http://127.0.0.1:8081/v1", "http://127.0.0.1:8080"));
+        assert!(!is_page_origin("https://api.openai.com/v1", "http://127.0.0.1:8765"));
+        assert!(is_page_origin("https://example.org/v1", "https://example.org"));
+        assert!(
+            base_url_hint("http://localhost:8765/v1", "http://127.0.0.1:8765").unwrap().contains("not a model server")
+        );
+        assert_eq!(base_url_hint("", "http://127.0.0.1:8765"), None);
+        // No preset points at the port `make play` serves the page on.
+        for p in Provider::ALL {
+            assert!(!p.preset().0.contains(":8765"), "{p:?}");
+        }
+        assert_eq!(Provider::from_id("litellm").preset().0, "http://localhost:4000/v1");
     }
 }

@@ -52,15 +52,26 @@ impl Drop for InFlight {
 }
 
 impl FetchTransport {
-    /// Sends the request with an abort watch: the time limit or the stop flag aborts it, until it has been read.
-    async fn send(&self, url: &str, headers: &[(String, String)], body: &str) -> Result<InFlight, TransportError> {
+    /// Sends the request (a POST with `body`, or a GET without) with an abort watch: the time limit or the stop flag
+    /// aborts it, until it has been read.
+    async fn send(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: Option<&str>,
+    ) -> Result<InFlight, TransportError> {
         let timeout = f64::from(self.timeout_ms.unwrap_or(TIMEOUT_MS));
         let controller = AbortController::new().ok();
-        let mut builder = Request::post(url).abort_signal(controller.as_ref().map(|c| c.signal()).as_ref());
+        let builder = if body.is_some() { Request::post(url) } else { Request::get(url) };
+        let mut builder = builder.abort_signal(controller.as_ref().map(|c| c.signal()).as_ref());
         for (k, v) in headers {
             builder = builder.header(k, v);
         }
-        let request = builder.body(body.to_string()).map_err(|e| TransportError::Failed(e.to_string()))?;
+        let request = match body {
+            Some(body) => builder.body(body.to_string()),
+            None => builder.build(),
+        }
+        .map_err(|e| TransportError::Failed(e.to_string()))?;
         let ended = Rc::new(Cell::new(false));
         if let Some(c) = controller.clone() {
             let (ended, stop, started) = (ended.clone(), self.stop.clone(), browser::now());
@@ -79,6 +90,22 @@ impl FetchTransport {
     }
 }
 
+impl FetchTransport {
+    /// Sends a request and reads its whole answer.
+    async fn whole(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: Option<&str>,
+    ) -> Result<HttpResponse, TransportError> {
+        let mut sent = self.send(url, headers, body).await?;
+        let (status, retry_after) = head(&sent.response);
+        let body = sent.response.text().await.map_err(|e| fetch_error(url, &e))?;
+        sent.read = true;
+        Ok(HttpResponse { status, body, retry_after })
+    }
+}
+
 impl Transport for FetchTransport {
     async fn post_json(
         &self,
@@ -86,11 +113,12 @@ impl Transport for FetchTransport {
         headers: &[(String, String)],
         body: &str,
     ) -> Result<HttpResponse, TransportError> {
-        let mut sent = self.send(url, headers, body).await?;
-        let (status, retry_after) = head(&sent.response);
-        let body = sent.response.text().await.map_err(|e| fetch_error(url, &e))?;
-        sent.read = true;
-        Ok(HttpResponse { status, body, retry_after })
+        self.whole(url, headers, Some(body)).await
+    }
+
+    /// A GET with the same abort watch (llama.cpp's `/props`, read before the first call).
+    async fn get(&self, url: &str, headers: &[(String, String)]) -> Result<HttpResponse, TransportError> {
+        self.whole(url, headers, None).await
     }
 
     async fn post_stream(
@@ -100,7 +128,7 @@ impl Transport for FetchTransport {
         body: &str,
         sink: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Result<HttpResponse, TransportError> {
-        let mut sent = self.send(url, headers, body).await?;
+        let mut sent = self.send(url, headers, Some(body)).await?;
         let (status, retry_after) = head(&sent.response);
         let stream = sent.response.body().filter(|_| (200..300).contains(&status));
         let Some(stream) = stream else {
@@ -159,18 +187,44 @@ fn fetch_error(url: &str, e: &gloo_net::Error) -> TransportError {
 
 /// What a `TypeError: Failed to fetch` can mean, for `url`.
 pub fn network_advice(url: &str) -> String {
+    advice(url, &browser::origin())
+}
+
+/// [`network_advice`] for a page served from `origin`.
+fn advice(url: &str, origin: &str) -> String {
     let mut advice = format!(
         "the browser could not complete the request to {url}. Either nothing answers at that address (is the server \
-         running? is the URL right?), or the server does not allow requests from this page ({}) — it must send \
-         CORS headers (Access-Control-Allow-Origin).",
-        browser::origin()
+         running? is the URL right?), or the server does not allow requests from this page ({origin}) — it must send \
+         CORS headers (Access-Control-Allow-Origin) — or the server failed before it could answer with them: an \
+         error page without CORS headers looks the same to the page (a LiteLLM proxy asked without a valid key \
+         answers a plain-text 500 without them). The server's log says which."
     );
     if url.contains(":11434") {
         advice.push_str(" For Ollama, start it with OLLAMA_ORIGINS set to this page's origin (or *).");
     } else if url.contains(":1234") {
         advice.push_str(" For LM Studio, enable CORS in the server settings.");
-    } else if url.starts_with("http://") && browser::origin().starts_with("https://") {
+    } else if url.contains(":4000") {
+        advice.push_str(" For LiteLLM, enter its master key (or a virtual key) as the API key.");
+    }
+    if url.starts_with("http://") && origin.starts_with("https://") {
         advice.push_str(" This page is served over https, so the browser also blocks plain http endpoints.");
     }
     advice
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_fetch_names_every_cause_the_browser_hides() {
+        let text = advice("http://127.0.0.1:4000/v1/chat/completions", "http://127.0.0.1:8765");
+        assert!(text.contains("nothing answers at that address"), "{text}");
+        assert!(text.contains("CORS headers"), "{text}");
+        assert!(text.contains("failed before it could answer"), "{text}");
+        assert!(text.contains("master key"), "{text}");
+        assert!(text.contains("(http://127.0.0.1:8765)"), "{text}");
+        let https = advice("http://localhost:11434/v1/chat/completions", "https://example.org");
+        assert!(https.contains("OLLAMA_ORIGINS") && https.contains("served over https"), "{https}");
+    }
 }
