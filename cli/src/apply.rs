@@ -1,4 +1,7 @@
 //! `acr apply DIR ANSWER_FILE [--json] [--write]`: turn a model's answer into a patch for a local repository.
+//!
+//! The answer may be written in any edit format (ACR's tags, SEARCH/REPLACE blocks, a unified diff, whole files, or
+//! a mix): `--json` says which were found, overall (`formats`) and per edit (`format`).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -27,6 +30,7 @@ pub fn run(dir: &Path, answer_file: &Path, json: bool, write: bool) -> anyhow::R
                 };
                 serde_json::json!({
                     "file": e.path.as_deref().unwrap_or(&e.file),
+                    "format": e.format,
                     "matched": matched,
                     "start": start,
                     "end": end,
@@ -38,12 +42,17 @@ pub fn run(dir: &Path, answer_file: &Path, json: bool, write: bool) -> anyhow::R
             "status": extraction.status,
             "reason": extraction.reason,
             "diff": extraction.diff,
+            "formats": extraction.formats,
             "edits": edits,
         });
         outln!("{out}");
     } else {
         out!("{}", extraction.diff);
         eprintln!("status: {}", extraction.status);
+        if !extraction.formats.is_empty() {
+            let names: Vec<&str> = extraction.formats.iter().map(|f| f.name()).collect();
+            eprintln!("format: {}", names.join(", "));
+        }
         for e in &extraction.edits {
             eprintln!("edit {}: {}", e.index, e.message());
         }

@@ -35,6 +35,8 @@ fn apply_prints_a_diff_and_writes_only_when_asked() {
     assert_eq!(v["edits"][0]["matched"], true);
     assert_eq!(v["edits"][0]["start"], 2);
     assert_eq!(v["edits"][0]["end"], 2);
+    assert_eq!(v["edits"][0]["format"], "acr");
+    assert_eq!(v["formats"], serde_json::json!(["acr"]));
 
     let out = Command::new(acr).args(["apply", "--write"]).arg(&dir).arg(dir.join("answer.txt")).output().unwrap();
     assert!(out.status.success());
@@ -43,6 +45,38 @@ fn apply_prints_a_diff_and_writes_only_when_asked() {
     std::fs::write(dir.join("bad.txt"), "no edits here").unwrap();
     let out = Command::new(acr).arg("apply").arg(&dir).arg(dir.join("bad.txt")).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same change written in each format the models write: every one applies, and `--json` names it.
+#[test]
+fn apply_reads_every_edit_format() {
+    let dir = scratch("formats");
+    std::fs::write(dir.join("pkg/m.py"), SOURCE).unwrap();
+    let acr = env!("CARGO_BIN_EXE_acr");
+    let answers = [
+        ("acr", ANSWER.to_string()),
+        (
+            "search-replace",
+            "pkg/m.py\n```python\n<<<<<<< SEARCH\n    return x + 1\n=======\n    return x + 2\n>>>>>>> REPLACE\n```\n".into(),
+        ),
+        (
+            "udiff",
+            "```diff\ndiff --git a/pkg/m.py b/pkg/m.py\n--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -1,2 +1,2 @@\n def f(x):\n-    return x + 1\n+    return x + 2\n```\n".into(),
+        ),
+        ("udiff", "--- pkg/m.py\n+++ pkg/m.py\n@@ ... @@\n def f(x):\n-    return x + 1\n+    return x + 2\n".into()),
+        ("whole", "pkg/m.py\n```python\ndef f(x):\n    return x + 2\n```\n".into()),
+    ];
+    for (i, (format, answer)) in answers.iter().enumerate() {
+        let file = dir.join(format!("answer{i}.txt"));
+        std::fs::write(&file, answer).unwrap();
+        let out = Command::new(acr).args(["apply", "--json"]).arg(&dir).arg(&file).output().unwrap();
+        assert!(out.status.success(), "{format}: {}", String::from_utf8_lossy(&out.stdout));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["formats"], serde_json::json!([format]), "{format}");
+        assert_eq!(v["edits"][0]["format"], *format);
+        assert!(v["diff"].as_str().unwrap().contains("+    return x + 2\n"), "{format}: {v}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

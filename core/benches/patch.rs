@@ -62,6 +62,8 @@ fn main() {
         original: "def method_3(self, value, *args, **kwargs):\n    total = value + 3".into(),
         patched: "def method_3(self, value, *args, **kwargs):\n    if value is None:\n        return 0\n    total = value + 3".into(),
         had_line_numbers: false,
+        format: patch::EditFormat::Acr,
+        line: None,
     };
     // The model wrote the body at its absolute indentation: the first candidate fails, the second passes.
     let second = Edit {
@@ -133,6 +135,8 @@ fn real_file(gate: &mut Gate) {
         original: line.into(),
         patched: format!("if self is None:\n    raise ValueError(\"no dataset\")\n{line}"),
         had_line_numbers: false,
+        format: patch::EditFormat::Acr,
+        line: None,
     };
     let hint = ApplyOptions { hints: vec![(at as u32 + 1, at as u32 + 1)], refuse_ambiguous: false };
     println!("real file: xarray/core/dataset.py, {} lines, edit at line {}", lines.len(), at + 1);

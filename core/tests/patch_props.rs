@@ -78,7 +78,7 @@ proptest! {
 
     #[test]
     fn apply_never_panics(text in fragmenty(), original in fragmenty(), patched in fragmenty(), hint in 0u32..50) {
-        let edit = Edit { index: 1, file: "m.py".into(), original, patched, had_line_numbers: false };
+        let edit = Edit { index: 1, file: "m.py".into(), original, patched, had_line_numbers: false, format: patch::EditFormat::Acr, line: None };
         let options = ApplyOptions { hints: vec![(hint, hint)], refuse_ambiguous: hint % 2 == 0 };
         let mut gate = Gate::new();
         if let Ok(applied) = patch::apply_edit(&text, &edit, &options, &mut gate) {

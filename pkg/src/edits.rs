@@ -52,6 +52,7 @@ pub fn apply_edits(
     let options = ExtractOptions {
         bug_lines: opts.bug_lines.into_iter().map(|b| BugLine { file: b.file, line: b.line, end: b.end }).collect(),
         refuse_ambiguous: opts.refuse_ambiguous,
+        ..ExtractOptions::default()
     };
     let extraction = repo.with_core(|core| patch::extract(core, &answer, &options));
     to_js(&ExtractionView::from(&extraction))

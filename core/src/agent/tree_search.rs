@@ -155,6 +155,7 @@ pub async fn run<L: Llm, R: Runner>(
                 edits: Vec::new(),
                 files: BTreeMap::new(),
                 parse_issues: Vec::new(),
+                formats: Vec::new(),
             },
             false,
         )),
@@ -266,6 +267,8 @@ fn extract_for<L: Llm, R: Runner>(
         original,
         patched: code.trim_end_matches('\n').to_string(),
         had_line_numbers: false,
+        format: patch::EditFormat::Acr,
+        line: None,
     };
     patch::extract_edits(&agent.repo, &[edit], options, &mut crate::gate::Gate::new())
 }

@@ -139,6 +139,11 @@ pub enum EditFailure {
         /// Placeholders in the patched text.
         patched: usize,
     },
+    /// A whole file that leaves code out (see [`super::formats::whole::cut_short`]).
+    CutShort {
+        /// What gives it away.
+        reason: String,
+    },
     /// Both indentation candidates leave the file with a syntax error.
     BreaksSyntax {
         /// 1-based start line of the matched range.
@@ -195,6 +200,9 @@ impl fmt::Display for EditFailure {
                 "the <original> leaves out code with {original} placeholder line(s) but the <patched> has {patched}; \
                  keep one placeholder in <patched> for each one in <original>, or write the lines out"
             ),
+            EditFailure::CutShort { reason } => {
+                write!(f, "the whole file looks cut short: {reason}; write every line of the file, leaving nothing out")
+            }
             EditFailure::BreaksSyntax { start, relative, first_line_only } => {
                 write!(f, "the edit at line {start} would break the program's syntax ({relative})")?;
                 if let Some(p) = first_line_only
@@ -418,6 +426,14 @@ fn apply_with(
     let starts: Vec<u32> = occurrences.iter().map(|o| o.start() as u32 + 1).collect();
     let chosen = if occurrences.len() == 1 {
         &occurrences[0]
+    } else if let Some((best, line)) = edit.line.and_then(|l| nearest_to_line(&occurrences, l).map(|o| (o, l))) {
+        notes.push(format!(
+            "the original occurs {} times (lines {}); used line {}, the one the hunk header's line {line} points at",
+            occurrences.len(),
+            join_lines(&starts),
+            best.start() + 1
+        ));
+        best
     } else if let Some(best) = nearest_to_hints(&occurrences, &options.hints, options.refuse_ambiguous) {
         notes.push(format!(
             "the original occurs {} times (lines {}); used line {}, nearest the bug location",
@@ -523,6 +539,23 @@ fn apply_with(
 fn join_lines(lines: &[u32]) -> String {
     let list: Vec<String> = lines.iter().map(u32::to_string).collect();
     list.join(", ")
+}
+
+/// How far (in lines) from where a hunk header says it starts an occurrence may be and still be picked by it.
+const LINE_SLACK: usize = 10;
+
+/// The occurrence a stated start line (a hunk header's) singles out: the one starting there when no other does, or
+/// else the only one within [`LINE_SLACK`] lines of it. `None` otherwise: a number never overrides the content, and
+/// a wrong guess must not pick one of two equal places.
+fn nearest_to_line(occurrences: &[Occurrence], line: u32) -> Option<&Occurrence> {
+    let line = line as usize;
+    let distance = |o: &Occurrence| (o.start() + 1).abs_diff(line);
+    let mut by_distance: Vec<(usize, &Occurrence)> = occurrences.iter().map(|o| (distance(o), o)).collect();
+    by_distance.sort_by_key(|(d, o)| (*d, o.start()));
+    let (d1, best) = *by_distance.first()?;
+    let d2 = by_distance.get(1).map_or(usize::MAX, |(d, _)| *d);
+    let decisive = d1 <= LINE_SLACK && d2 > d1 && (d1 == 0 || d2 > LINE_SLACK);
+    decisive.then_some(best)
 }
 
 /// The occurrence the bug locations single out: the one nearest them (inside a located span counts as 0). `None`

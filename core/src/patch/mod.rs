@@ -1,5 +1,6 @@
-//! From a model's answer to a patch: parse the `<file>/<original>/<patched>` blocks, apply each edit to the
-//! repository in memory, gate the result's syntax, and diff it.
+//! From a model's answer to a patch: read its edits (`<file>/<original>/<patched>` blocks, SEARCH/REPLACE blocks,
+//! unified diffs or whole files: see [`formats`]), apply each edit to the repository in memory, gate the result's
+//! syntax, and diff it.
 //!
 //! Edits are values: every edit in the answer yields an [`EditReport`] saying where it went (file, matched lines,
 //! which indentation guess) or, as an [`EditFailure`], exactly why it did not, in words that can go back to the
@@ -7,7 +8,7 @@
 //!
 //! | step | module |
 //! |---|---|
-//! | blocks out of the answer | [`parse`] |
+//! | edits out of the answer, whatever their format | [`formats`], [`parse`] |
 //! | one edit into one file | [`apply`] |
 //! | the model's indentation into the file's | `indent` |
 //! | the changed files as typed hunks ([`FileDiff`]), and their text | [`diff`] |
@@ -20,6 +21,7 @@
 
 pub mod apply;
 pub mod diff;
+pub mod formats;
 mod indent;
 pub mod parse;
 mod runs;
@@ -34,6 +36,7 @@ use serde::Serialize;
 
 pub use apply::{Applied, ApplyOptions, EditFailure, IndentGuess, NearLine, Reading, apply_edit};
 pub use diff::{FileDiff, Hunk, Line, file_diff, repo_diff};
+pub use formats::EditFormat;
 pub use parse::{Edit, ParseIssue, is_placeholder, parse_edits, parse_edits_with_issues};
 pub use status::ExtractStatus;
 
@@ -64,11 +67,14 @@ pub struct ExtractOptions {
     /// Refuse ambiguous originals that no bug line decides (the default) instead of taking the first match (see
     /// [`ApplyOptions::refuse_ambiguous`]).
     pub refuse_ambiguous: bool,
+    /// The format the model was asked for: an answer with no edit in any format is told how to write this one.
+    /// (Every format is read whatever this says.)
+    pub format: EditFormat,
 }
 
 impl Default for ExtractOptions {
     fn default() -> Self {
-        ExtractOptions { bug_lines: Vec::new(), refuse_ambiguous: true }
+        ExtractOptions { bug_lines: Vec::new(), refuse_ambiguous: true, format: EditFormat::Acr }
     }
 }
 
@@ -155,6 +161,8 @@ pub struct EditReport {
     pub file: String,
     /// The repository path it was applied to (or tried last), when one was found.
     pub path: Option<String>,
+    /// The format the edit was written in.
+    pub format: EditFormat,
     /// What happened.
     #[serde(flatten)]
     pub outcome: Outcome,
@@ -166,7 +174,10 @@ impl EditReport {
         let path = self.shown_path();
         match &self.outcome {
             Outcome::Applied(a) => {
-                let mut m = if a.changed {
+                let mut m = if self.format == EditFormat::Whole {
+                    let verb = if a.changed { "rewrote" } else { "rewrote, changing nothing," };
+                    format!("{verb} {path} from the whole file written ({} lines before)", a.end)
+                } else if a.changed {
                     format!("applied to {path} lines {}-{}", a.start, a.end)
                 } else {
                     format!("matched {path} lines {}-{} but changes nothing", a.start, a.end)
@@ -212,6 +223,8 @@ pub struct Extraction {
     pub files: BTreeMap<String, String>,
     /// Problems with incomplete blocks (reported when nothing parsed).
     pub parse_issues: Vec<ParseIssue>,
+    /// The formats the answer's edits were written in, each once, in the order they first appear.
+    pub formats: Vec<EditFormat>,
 }
 
 /// Extracts a patch from `answer` against `repo`.
@@ -226,7 +239,7 @@ pub fn extract_with_gate(repo: &Repo, answer: &str, options: &ExtractOptions, ga
         let (status, reason) = if answer.trim().is_empty() {
             (ExtractStatus::NoPatch, "The answer is empty.".to_string())
         } else {
-            (ExtractStatus::RawPatchButUnparsed, unparsed_reason(&parse_issues))
+            (ExtractStatus::RawPatchButUnparsed, unparsed_reason(&parse_issues, options.format))
         };
         return Extraction {
             status,
@@ -236,6 +249,7 @@ pub fn extract_with_gate(repo: &Repo, answer: &str, options: &ExtractOptions, ga
             edits: Vec::new(),
             files: BTreeMap::new(),
             parse_issues,
+            formats: Vec::new(),
         };
     }
     let mut extraction = extract_edits(repo, &edits, options, gate);
@@ -293,18 +307,25 @@ pub fn extract_edits(repo: &Repo, edits: &[Edit], options: &ExtractOptions, gate
     }
     let diff = diff::render(&changes);
     let (status, reason) = verdict(&reports, changes.is_empty());
-    Extraction { status, reason, diff, changes, edits: reports, files, parse_issues: Vec::new() }
+    let formats = formats::formats_of(edits);
+    Extraction { status, reason, diff, changes, edits: reports, files, parse_issues: Vec::new(), formats }
 }
 
-fn unparsed_reason(issues: &[ParseIssue]) -> String {
+fn unparsed_reason(issues: &[ParseIssue], format: EditFormat) -> String {
     let mut r = String::from("No edit could be read from the answer");
     if issues.is_empty() {
-        r.push_str(": it has no <file>, <original> and <patched> blocks");
+        r.push_str(match format {
+            EditFormat::Acr => ": it has no <file>, <original> and <patched> blocks",
+            EditFormat::SearchReplace => ": it has no SEARCH/REPLACE blocks after a file path",
+            EditFormat::Udiff => ": it has no diff hunks after `---`/`+++` file lines",
+            EditFormat::Whole => ": it has no fenced file after its path",
+        });
     } else {
         let list: Vec<String> = issues.iter().map(ToString::to_string).collect();
         let _ = write!(r, ": {}", list.join("; "));
     }
-    r.push_str(". Write each edit as <file>path</file> <original>the exact lines to replace</original> <patched>the new lines</patched>.");
+    r.push_str(". ");
+    r.push_str(formats::reminder(format));
     r
 }
 
@@ -395,8 +416,13 @@ fn apply_one(
     gating: Gating,
     working: &mut BTreeMap<String, String>,
 ) -> EditReport {
-    let report =
-        |path: Option<String>, outcome| EditReport { index: edit.index, file: edit.file.clone(), path, outcome };
+    let report = |path: Option<String>, outcome| EditReport {
+        index: edit.index,
+        file: edit.file.clone(),
+        path,
+        format: edit.format,
+        outcome,
+    };
     let dropped = Outcome::Dropped { reason: DropReason::TestFile };
     let tag = normalize_path(edit.file.trim_start_matches('/')).unwrap_or_default();
     if !tag.is_empty() && is_test_file(&tag) {
@@ -434,7 +460,20 @@ fn apply_one(
             refuse_ambiguous: options.refuse_ambiguous,
         };
         gate.set_language(Language::of_path(path).unwrap_or_default());
-        match apply::apply_gated(text, edit, &apply_options, gate, gating) {
+        let whole;
+        let concrete = if edit.format == EditFormat::Whole {
+            if let Some(reason) = formats::whole::cut_short(text, &edit.patched) {
+                if first_failure.is_none() {
+                    first_failure = Some((path.clone(), EditFailure::CutShort { reason }));
+                }
+                continue;
+            }
+            whole = formats::whole::as_edit(text, edit);
+            &whole
+        } else {
+            edit
+        };
+        match apply::apply_gated(text, concrete, &apply_options, gate, gating) {
             Ok(mut applied) => {
                 if sources.len() > 1 {
                     let ambiguity = Ambiguity { name: edit.file.trim().to_string(), candidates: sources.clone() };

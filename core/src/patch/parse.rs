@@ -15,7 +15,11 @@
 //! (`# Rest of the code...`, `# ... existing code ...`) are kept in the text and recognised by [`is_placeholder`];
 //! applying treats them as "lines left out" (see [`super::apply`]).
 
+use std::ops::Range;
+
 use serde::Serialize;
+
+pub use super::formats::EditFormat;
 
 /// One requested change: replace `original` with `patched` in `file`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -31,6 +35,28 @@ pub struct Edit {
     /// Whether `original` or `patched` seems to carry line-number prefixes on every line (counting up by one);
     /// applying removes them when the original is not found as written.
     pub had_line_numbers: bool,
+    /// The format the edit was written in. A [`EditFormat::Whole`] edit's `patched` is the file's whole new text
+    /// and its `original` is empty: the file's current text is filled in when the file is known.
+    pub format: EditFormat,
+    /// Where the answer says the original starts (1-based, in the file as the answer's earlier edits leave it):
+    /// a unified diff's hunk header. It breaks a tie between places the original matches equally, never more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+impl Edit {
+    /// An edit in AutoCodeRover's format, numbered `index`, with no line number.
+    pub fn new(index: usize, file: impl Into<String>, original: impl Into<String>, patched: impl Into<String>) -> Edit {
+        Edit {
+            index,
+            file: file.into(),
+            original: original.into(),
+            patched: patched.into(),
+            had_line_numbers: false,
+            format: EditFormat::Acr,
+            line: None,
+        }
+    }
 }
 
 /// Why a tagged block did not become an edit (reported when no edit at all could be parsed).
@@ -48,6 +74,13 @@ pub enum ParseIssue {
     NoFile,
     /// An `<original>` block was not followed by a `<patched>` block.
     OriginalWithoutPatched,
+    /// A SEARCH/REPLACE block, a diff hunk or a whole file is incomplete or names no file.
+    Format {
+        /// The format it was written in.
+        format: EditFormat,
+        /// What is wrong, in words for the model.
+        problem: String,
+    },
 }
 
 impl std::fmt::Display for ParseIssue {
@@ -61,6 +94,7 @@ impl std::fmt::Display for ParseIssue {
             ParseIssue::OriginalWithoutPatched => {
                 write!(f, "an <original> block has no <patched> block after it")
             }
+            ParseIssue::Format { format: _, problem } => f.write_str(problem),
         }
     }
 }
@@ -69,29 +103,35 @@ impl std::fmt::Display for ParseIssue {
 /// would otherwise hold millions).
 const MAX_ISSUES: usize = 20;
 
-fn note(issues: &mut Vec<ParseIssue>, issue: ParseIssue) {
+pub(crate) fn note(issues: &mut Vec<ParseIssue>, issue: ParseIssue) {
     if issues.len() < MAX_ISSUES {
         issues.push(issue);
     }
 }
 
-/// Edits in an answer, in order. Never fails; an answer with no complete block gives an empty list.
+/// Edits in an answer, in order, in every format the answer uses (see [`super::formats`]). Never fails; an answer
+/// with no complete edit gives an empty list.
 pub fn parse_edits(answer: &str) -> Vec<Edit> {
     parse_edits_with_issues(answer).0
 }
 
 /// Like [`parse_edits`], also returning the problems met with incomplete blocks.
 pub fn parse_edits_with_issues(answer: &str) -> (Vec<Edit>, Vec<ParseIssue>) {
-    let text = answer.replace("\r\n", "\n");
-    let mut edits = Vec::new();
-    let mut issues = Vec::new();
+    let read = super::formats::read(answer);
+    (read.edits, read.issues)
+}
+
+/// The `<file>/<original>/<patched>` edits of an answer whose line ends are already `\n`, each with the bytes it
+/// spans (from its `<original>` to its `</patched>`); indices count these edits only.
+pub(crate) fn parse_tagged(text: &str, issues: &mut Vec<ParseIssue>) -> Vec<(Range<usize>, Edit)> {
+    let mut edits: Vec<(Range<usize>, Edit)> = Vec::new();
     let mut file: Option<String> = None;
-    let mut original: Option<String> = None;
+    let mut original: Option<(usize, String)> = None;
     let mut pos = 0usize;
     let mut tags = TagFinder::default();
-    while let Some((tag, open_end)) = tags.next_open(&text, pos) {
-        let Some(close_at) = tags.next_close(&text, tag, open_end) else {
-            note(&mut issues, ParseIssue::Unclosed { tag: tag.name().to_string() });
+    while let Some((tag, open_end)) = tags.next_open(text, pos) {
+        let Some(close_at) = tags.next_close(text, tag, open_end) else {
+            note(issues, ParseIssue::Unclosed { tag: tag.name().to_string() });
             pos = open_end;
             continue;
         };
@@ -100,38 +140,34 @@ pub fn parse_edits_with_issues(answer: &str) -> (Vec<Edit>, Vec<ParseIssue>) {
         match tag {
             Tag::File => {
                 if original.take().is_some() {
-                    note(&mut issues, ParseIssue::OriginalWithoutPatched);
+                    note(issues, ParseIssue::OriginalWithoutPatched);
                 }
                 file = Some(clean_path(body));
             }
             Tag::Original => {
                 if original.is_some() {
-                    note(&mut issues, ParseIssue::OriginalWithoutPatched);
+                    note(issues, ParseIssue::OriginalWithoutPatched);
                 }
-                original = Some(body.to_string());
+                original = Some((open_end - tag.name().len() - 2, body.to_string()));
             }
             Tag::Patched => match (original.take(), &file) {
-                (Some(orig), Some(path)) => {
+                (Some((from, orig)), Some(path)) => {
                     let (original, n1) = clean_code(&orig);
                     let (patched, n2) = clean_code(body);
                     let (original, patched) = with_blank_line_changes(&orig, body, original, patched);
-                    edits.push(Edit {
-                        index: edits.len() + 1,
-                        file: path.clone(),
-                        original,
-                        patched,
-                        had_line_numbers: n1 || n2,
-                    });
+                    let mut edit = Edit::new(edits.len() + 1, path.clone(), original, patched);
+                    edit.had_line_numbers = n1 || n2;
+                    edits.push((from..pos, edit));
                 }
-                (Some(_), None) => note(&mut issues, ParseIssue::NoFile),
-                (None, _) => note(&mut issues, ParseIssue::PatchedWithoutOriginal),
+                (Some(_), None) => note(issues, ParseIssue::NoFile),
+                (None, _) => note(issues, ParseIssue::PatchedWithoutOriginal),
             },
         }
     }
     if original.is_some() {
-        note(&mut issues, ParseIssue::OriginalWithoutPatched);
+        note(issues, ParseIssue::OriginalWithoutPatched);
     }
-    (edits, issues)
+    edits
 }
 
 /// Whether an answer contains any of the edit tags at all.
@@ -288,7 +324,7 @@ pub(crate) fn without_line_numbers(block: &str) -> Option<String> {
     strip_line_numbers(&lines).map(|v| v.join("\n"))
 }
 
-fn is_fence(line: &str) -> bool {
+pub(crate) fn is_fence(line: &str) -> bool {
     let t = line.trim();
     t.starts_with("```") && t[3..].chars().all(|c| c.is_ascii_alphanumeric())
 }

@@ -4,7 +4,7 @@ use super::*;
 use crate::gate::Gate;
 
 fn edit(original: &str, patched: &str) -> Edit {
-    Edit { index: 1, file: "m.py".into(), original: original.into(), patched: patched.into(), had_line_numbers: false }
+    Edit::new(1, "m.py", original, patched)
 }
 
 fn apply(text: &str, original: &str, patched: &str) -> Result<Applied, EditFailure> {
@@ -351,6 +351,7 @@ fn bug_lines_pick_among_duplicates() {
     let options = ExtractOptions {
         bug_lines: vec![BugLine { file: "m.py".into(), line: 5, end: None }],
         refuse_ambiguous: false,
+        ..Default::default()
     };
     let ex = extract(&r, "<file>m.py</file><original>return 0</original><patched>return 1</patched>", &options);
     assert_eq!(ex.files["m.py"], "def a():\n    return 0\n\ndef b():\n    return 1\n");
