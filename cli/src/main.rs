@@ -106,6 +106,11 @@ enum Command {
         /// A server that refuses tools is asked again without them, and the run goes on in text.
         #[arg(long)]
         tools: bool,
+        /// The edit format the patch prompts ask for: AutoCodeRover's tags, SEARCH/REPLACE blocks, a unified diff,
+        /// whole files, or `auto` (by model name, from a table; small local models get whole files for short
+        /// files). Answers are read in every format whatever this says.
+        #[arg(long, value_enum, default_value = "acr")]
+        edit_format: EditFormatArg,
     },
     /// Serve a model script as an OpenAI-compatible chat-completions endpoint (for tests and demos).
     ServeModel {
@@ -196,6 +201,35 @@ enum Command {
     },
 }
 
+/// Edit formats, as the command line spells them.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum EditFormatArg {
+    /// `<file>/<original>/<patched>` blocks.
+    Acr,
+    /// SEARCH/REPLACE blocks.
+    SearchReplace,
+    /// A unified diff.
+    Udiff,
+    /// Whole files.
+    Whole,
+    /// Chosen by model name.
+    Auto,
+}
+
+impl EditFormatArg {
+    /// The choice for `model`.
+    fn choice(self, model: &str) -> acr_core::patch::EditFormatChoice {
+        use acr_core::patch::{EditFormat, EditFormatChoice};
+        match self {
+            EditFormatArg::Acr => EditFormatChoice::fixed(EditFormat::Acr),
+            EditFormatArg::SearchReplace => EditFormatChoice::fixed(EditFormat::SearchReplace),
+            EditFormatArg::Udiff => EditFormatChoice::fixed(EditFormat::Udiff),
+            EditFormatArg::Whole => EditFormatChoice::fixed(EditFormat::Whole),
+            EditFormatArg::Auto => EditFormatChoice::auto(model),
+        }
+    }
+}
+
 /// Repair strategies, as the command line spells them.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum ModeArg {
@@ -241,7 +275,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             price,
             context_window,
             tools,
+            edit_format,
         } => run::run(run::RunArgs {
+            edit_format: edit_format.choice(&model),
             dir,
             issue,
             endpoint,

@@ -65,6 +65,8 @@ pub struct RunArgs {
     pub context_window: Option<u64>,
     /// Offer the search APIs as tools.
     pub tools: bool,
+    /// The edit format the patch prompts ask for.
+    pub edit_format: acr_core::patch::EditFormatChoice,
 }
 
 /// The model: an endpoint or a script.
@@ -202,6 +204,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         overall_retries: args.overall_retries,
         context_window: args.context_window,
         tools: args.tools,
+        edit_format: args.edit_format,
         ..AgentConfig::default()
     };
     let started = Instant::now();

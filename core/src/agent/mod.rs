@@ -79,6 +79,9 @@ pub struct AgentConfig {
     /// Offer the search APIs as chat-completions tools ([`crate::llm::tools`]) rather than asking for calls written
     /// in the answer. A server that refuses tools is asked again without them, and the run carries on in prose.
     pub tools: bool,
+    /// The edit format the patch writer asks for (every format is read whatever it asks; see
+    /// [`crate::patch::formats`]).
+    pub edit_format: crate::patch::EditFormatChoice,
 }
 
 impl Default for AgentConfig {
@@ -94,6 +97,7 @@ impl Default for AgentConfig {
             mcts: MctsConfig::default(),
             context_window: None,
             tools: false,
+            edit_format: crate::patch::EditFormatChoice::default(),
         }
     }
 }

@@ -1,18 +1,24 @@
-//! The patch writer: asks for `<file>/<original>/<patched>` edits, applies them through the edits layer, and feeds
-//! the reason back when they do not apply, up to [`AgentConfig::patch_attempts`] times.
+//! The patch writer: asks for edits in the format [`AgentConfig::edit_format`] chooses (AutoCodeRover's
+//! `<file>/<original>/<patched>` by default; whole files for short files when the model's row says so), applies
+//! them through the edits layer (which reads every format), and feeds the reason back when they do not apply, up to
+//! [`AgentConfig::patch_attempts`] times. When no edit at all could be read, the retry shows the model the start of
+//! its answer next to the format asked for.
 //!
 //! With bug locations, the conversation starts fresh with the issue and each location's code and intended
 //! behaviour; without, it continues the search conversation. The writer keeps its conversation so the review loop
 //! can send a reviewer's advice back to it.
 //!
 //! [`AgentConfig::patch_attempts`]: super::AgentConfig::patch_attempts
+//! [`AgentConfig::edit_format`]: super::AgentConfig::edit_format
 
 use super::search_loop::Found;
 use super::{Agent, AgentError, Event, Phase, ShownUnit};
 use crate::llm::{Llm, Message};
 use crate::locate::{BugLocation, ContextKind};
-use crate::patch::{self, BugLine, ExtractOptions, Extraction};
+use crate::patch::{self, BugLine, EditFormat, EditFormatChoice, ExtractOptions, ExtractStatus, Extraction};
 use crate::prompt::Prompt;
+use crate::prompt::text::ANSWER_START_CHARS;
+use crate::repo::Repo;
 use crate::runner::Runner;
 
 /// A patch-writing conversation.
@@ -31,8 +37,8 @@ pub struct PatchWriter {
 enum Pending {
     /// The opening request.
     Start,
-    /// Why the last patch did not apply.
-    Retry(String),
+    /// Why the last patch did not apply, and the start of the answer when no edit could be read from it.
+    Retry(String, String),
     /// What the reviewer said of the patch.
     Review { analysis: String, advice: String },
     /// What validation by execution said.
@@ -56,19 +62,27 @@ impl PatchWriter {
         }
     }
 
-    /// The request that opens the conversation.
-    pub fn opening<'a>(issue: &'a str, found: &'a Found) -> Prompt<'a> {
+    /// The request that opens the conversation, asking for edits in `format`.
+    pub fn opening<'a>(issue: &'a str, found: &'a Found, format: EditFormat) -> Prompt<'a> {
         if found.locations.is_empty() {
-            Prompt::PatchFromConversation
+            Prompt::PatchFromConversation { format }
         } else {
-            Prompt::PatchWithLocations { issue, locations: &found.locations, context: &found.context }
+            Prompt::PatchWithLocations { issue, locations: &found.locations, context: &found.context, format }
         }
     }
 
     /// The messages of the opening request (after the search conversation when there are no locations).
-    pub fn opening_messages(issue: &str, found: &Found) -> Vec<Message> {
+    pub fn opening_messages(issue: &str, found: &Found, format: EditFormat) -> Vec<Message> {
         let history = if found.locations.is_empty() { found.conversation.as_slice() } else { &[] };
-        PatchWriter::opening(issue, found).request(history).messages
+        PatchWriter::opening(issue, found, format).request(history).messages
+    }
+
+    /// The format to ask for: the choice, given the length of the files at the bug locations.
+    pub fn format_for(choice: &EditFormatChoice, repo: &Repo, found: &Found) -> EditFormat {
+        let mut files: Vec<&str> = found.locations.iter().map(|l| l.file.as_str()).collect();
+        files.dedup();
+        let counts: Vec<usize> = files.iter().filter_map(|f| repo.file(f)).map(|t| t.lines().count()).collect();
+        choice.for_files(&counts)
     }
 
     /// The conversation so far.
@@ -106,11 +120,13 @@ impl PatchWriter {
             if matches!(pending, Pending::Start) && !found.locations.is_empty() {
                 agent.emit(Event::Shown { units: shown_units(found) });
             }
+            let format = PatchWriter::format_for(&agent.config.edit_format, &agent.repo, found);
+            self.options.format = format;
             let prompt = match &pending {
-                Pending::Start => PatchWriter::opening(issue, found),
-                Pending::Retry(reason) => Prompt::PatchRetry { reason },
-                Pending::Review { analysis, advice } => Prompt::ReviewFeedback { analysis, advice },
-                Pending::Validation(message) => Prompt::ValidationFeedback { message },
+                Pending::Start => PatchWriter::opening(issue, found, format),
+                Pending::Retry(reason, answer_start) => Prompt::PatchRetry { reason, format, answer_start },
+                Pending::Review { analysis, advice } => Prompt::ReviewFeedback { analysis, advice, format },
+                Pending::Validation(message) => Prompt::ValidationFeedback { message, format },
             };
             let answer = agent.converse(&mut self.messages, &prompt).await?;
             let extraction = patch::extract(&agent.repo, &answer, &self.options);
@@ -124,7 +140,12 @@ impl PatchWriter {
             if extraction.status.is_applicable() {
                 return Ok(extraction);
             }
-            self.pending = Some(Pending::Retry(super::describe(&extraction)));
+            let answer_start = if extraction.status == ExtractStatus::RawPatchButUnparsed {
+                answer.chars().take(ANSWER_START_CHARS).collect()
+            } else {
+                String::new()
+            };
+            self.pending = Some(Pending::Retry(super::describe(&extraction), answer_start));
             last = Some(extraction);
         }
         Ok(last.expect("at least one attempt"))

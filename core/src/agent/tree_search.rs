@@ -68,8 +68,9 @@ pub async fn run<L: Llm, R: Runner>(
     let policy = TreePolicy { exploration: cfg.exploration, ..TreePolicy::default() };
     let mut tree = Tree::new(Candidate::default(), policy, cfg.seed);
     let writer = PatchWriter::new(found);
-    let base = PatchWriter::opening_messages(issue, found);
-    let options = writer.options().clone();
+    let format = PatchWriter::format_for(&agent.config.edit_format, &agent.repo, found);
+    let base = PatchWriter::opening_messages(issue, found, format);
+    let options = ExtractOptions { format, ..writer.options().clone() };
     let mut best: BTreeMap<usize, Extraction> = BTreeMap::new();
     // With a runner, candidates are validated by a reproducer that fails on the original program; its output
     // there is the root's evidence, so children that fail the same way score 0.
@@ -87,7 +88,7 @@ pub async fn run<L: Llm, R: Runner>(
             break;
         };
         let mode = mode_for(agent, &tree.nodes[node].state);
-        let (messages, kind) = messages_for(&agent.repo, &base, &mode, &tree.nodes[node].state);
+        let (messages, kind) = messages_for(&agent.repo, &base, &mode, &tree.nodes[node].state, format);
         let mut children = Vec::new();
         let mut seen: Vec<String> = tree.nodes.iter().map(|n| n.state.diff.clone()).collect();
         let mut passed = None;
@@ -214,6 +215,7 @@ fn messages_for(
     base: &[Message],
     mode: &Mode,
     candidate: &Candidate,
+    format: crate::patch::EditFormat,
 ) -> (Vec<Message>, crate::prompt::PromptKind) {
     let masked;
     let code;
@@ -223,7 +225,7 @@ fn messages_for(
                 crate::prompt::PromptKind::recognise(base).unwrap_or(crate::prompt::PromptKind::PatchWithLocations);
             return (base.to_vec(), kind);
         }
-        Mode::Refine => Prompt::Refine { parent_patch: &candidate.diff, feedback: &candidate.feedback },
+        Mode::Refine => Prompt::Refine { parent_patch: &candidate.diff, feedback: &candidate.feedback, format },
         Mode::Infill { file, start, end, window } => {
             let lines = original_lines(repo, file, window.0, window.1);
             let mut kept = Vec::new();

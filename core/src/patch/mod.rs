@@ -36,7 +36,7 @@ use serde::Serialize;
 
 pub use apply::{Applied, ApplyOptions, EditFailure, IndentGuess, NearLine, Reading, apply_edit};
 pub use diff::{FileDiff, Hunk, Line, file_diff, repo_diff};
-pub use formats::EditFormat;
+pub use formats::{EditFormat, EditFormatChoice};
 pub use parse::{Edit, ParseIssue, is_placeholder, parse_edits, parse_edits_with_issues};
 pub use status::ExtractStatus;
 

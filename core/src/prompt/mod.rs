@@ -28,6 +28,7 @@ use crate::call::SearchCall;
 use crate::language::Language;
 use crate::llm::{ChatRequest, Message, Role, Stage};
 use crate::locate::{BugLocation, Context};
+use crate::patch::EditFormat;
 use crate::proxy::Problem;
 use crate::runner::RunOutcome;
 
@@ -78,13 +79,22 @@ pub enum Prompt<'a> {
         locations: &'a [BugLocation],
         /// Enclosing classes and overridden parents' methods, each tied to a location.
         context: &'a [Context],
+        /// The edit format asked for.
+        format: EditFormat,
     },
     /// Ask for a patch at the end of the search conversation (no location resolved).
-    PatchFromConversation,
+    PatchFromConversation {
+        /// The edit format asked for.
+        format: EditFormat,
+    },
     /// Say why the patch did not apply and ask again.
     PatchRetry {
         /// Why it did not apply.
         reason: &'a str,
+        /// The edit format asked for.
+        format: EditFormat,
+        /// The start of the answer when no edit could be read from it, shown back (empty otherwise).
+        answer_start: &'a str,
     },
     /// Pass the reviewer's judgement of the patch to the patch writer.
     ReviewFeedback {
@@ -92,11 +102,15 @@ pub enum Prompt<'a> {
         analysis: &'a str,
         /// The reviewer's advice.
         advice: &'a str,
+        /// The edit format asked for.
+        format: EditFormat,
     },
     /// Tell the patch writer that validation by execution failed.
     ValidationFeedback {
         /// What failed, with the output.
         message: &'a str,
+        /// The edit format asked for.
+        format: EditFormat,
     },
     /// MCTS: refine a candidate given what was learnt about it.
     Refine {
@@ -104,6 +118,8 @@ pub enum Prompt<'a> {
         parent_patch: &'a str,
         /// What validation or the rating said.
         feedback: &'a str,
+        /// The edit format asked for.
+        format: EditFormat,
     },
     /// MCTS: replace masked lines (single-line and single-hunk candidates).
     Infill {
@@ -297,7 +313,7 @@ impl Prompt<'_> {
             Prompt::Proxy { .. } => PromptKind::Proxy,
             Prompt::ProxyRetry { .. } => PromptKind::ProxyRetry,
             Prompt::PatchWithLocations { .. } => PromptKind::PatchWithLocations,
-            Prompt::PatchFromConversation => PromptKind::PatchFromConversation,
+            Prompt::PatchFromConversation { .. } => PromptKind::PatchFromConversation,
             Prompt::PatchRetry { .. } => PromptKind::PatchRetry,
             Prompt::ReviewFeedback { .. } => PromptKind::ReviewFeedback,
             Prompt::ValidationFeedback { .. } => PromptKind::ValidationFeedback,
@@ -344,17 +360,21 @@ impl Prompt<'_> {
                 vec![Message::system(text::proxy_system()), Message::user(text::proxy_request(answer))]
             }
             Prompt::ProxyRetry { problems } => user(text::proxy_retry(problems)),
-            Prompt::PatchWithLocations { issue, locations, context } => vec![
+            Prompt::PatchWithLocations { issue, locations, context, format } => vec![
                 Message::system(text::patch_system(
                     locations.first().and_then(|l| Language::of_path(&l.file)).unwrap_or_default(),
                 )),
-                Message::user(text::patch_with_locations(issue, locations, context)),
+                Message::user(text::patch_with_locations(issue, locations, context, format)),
             ],
-            Prompt::PatchFromConversation => user(text::patch_from_conversation()),
-            Prompt::PatchRetry { reason } => user(text::patch_failed(reason)),
-            Prompt::ReviewFeedback { analysis, advice } => user(text::review_patch_feedback(analysis, advice)),
-            Prompt::ValidationFeedback { message } => user(text::validation_failed(message)),
-            Prompt::Refine { parent_patch, feedback } => user(text::refine(parent_patch, feedback)),
+            Prompt::PatchFromConversation { format } => user(text::patch_from_conversation(format)),
+            Prompt::PatchRetry { reason, format, answer_start } => {
+                user(text::patch_failed(reason, format, answer_start))
+            }
+            Prompt::ReviewFeedback { analysis, advice, format } => {
+                user(text::review_patch_feedback(analysis, advice, format))
+            }
+            Prompt::ValidationFeedback { message, format } => user(text::validation_failed(message, format)),
+            Prompt::Refine { parent_patch, feedback, format } => user(text::refine(parent_patch, feedback, format)),
             Prompt::Infill { file, masked_code, feedback } => user(text::infill(file, masked_code, feedback)),
             Prompt::RewriteFunction { file, code, feedback } => user(text::rewrite_function(file, code, feedback)),
             Prompt::Reproducible { issue } => user(text::reproducible(issue)),
@@ -450,17 +470,24 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
             PromptKind::Proxy => Prompt::Proxy { answer: "Let me look at the cart: search_class(\"Cart\")." },
             PromptKind::ProxyRetry => Prompt::ProxyRetry { problems: &problems },
             PromptKind::PatchWithLocations => {
-                Prompt::PatchWithLocations { issue, locations: &locations, context: &context }
+                Prompt::PatchWithLocations { issue, locations: &locations, context: &context, format: EditFormat::Acr }
             }
-            PromptKind::PatchFromConversation => Prompt::PatchFromConversation,
-            PromptKind::PatchRetry => {
-                Prompt::PatchRetry { reason: "Edit 1 (shop/cart.py): the <original> was not found." }
+            PromptKind::PatchFromConversation => Prompt::PatchFromConversation { format: EditFormat::Acr },
+            PromptKind::PatchRetry => Prompt::PatchRetry {
+                reason: "Edit 1 (shop/cart.py): the <original> was not found.",
+                format: EditFormat::Acr,
+                answer_start: "",
+            },
+            PromptKind::ReviewFeedback => {
+                Prompt::ReviewFeedback { analysis: "It adds units.", advice: "Multiply.", format: EditFormat::Acr }
             }
-            PromptKind::ReviewFeedback => Prompt::ReviewFeedback { analysis: "It adds units.", advice: "Multiply." },
-            PromptKind::ValidationFeedback => {
-                Prompt::ValidationFeedback { message: "The reproducer still fails:\nAssertionError: 50 != 150" }
+            PromptKind::ValidationFeedback => Prompt::ValidationFeedback {
+                message: "The reproducer still fails:\nAssertionError: 50 != 150",
+                format: EditFormat::Acr,
+            },
+            PromptKind::Refine => {
+                Prompt::Refine { parent_patch: diff, feedback: "the reproducer still fails", format: EditFormat::Acr }
             }
-            PromptKind::Refine => Prompt::Refine { parent_patch: diff, feedback: "the reproducer still fails" },
             PromptKind::Infill => Prompt::Infill {
                 file: "shop/cart.py",
                 masked_code: "    def total(self):\n        >>> [ INFILL ] <<<\n",

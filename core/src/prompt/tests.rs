@@ -90,7 +90,12 @@ fn snapshot_of_the_java_prompts() {
     let test = "// src/test/java/shop/CartTest.java (failing: shop.CartTest.total)\nclass CartTest {}\n";
     let prompts = [
         Prompt::Search { issue: "Cart.total() ignores quantities.", language: Language::Java, trace: None },
-        Prompt::PatchWithLocations { issue: "Cart.total() ignores quantities.", locations: &[location], context: &[] },
+        Prompt::PatchWithLocations {
+            issue: "Cart.total() ignores quantities.",
+            locations: &[location],
+            context: &[],
+            format: crate::patch::EditFormat::Acr,
+        },
         Prompt::Infill { file, masked_code: "        >>> [ INFILL ] <<<", feedback: "it does not compile" },
         Prompt::RewriteFunction { file, code, feedback: "the tests still fail" },
         Prompt::Review { issue: "x", test, language: Language::Java, before: &failed, patch: "diff", after: &passed },
@@ -111,4 +116,30 @@ fn snapshot_of_the_java_prompts() {
     let rendered: Vec<String> =
         prompts.iter().flat_map(|p| p.messages()).map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect();
     insta::assert_snapshot!("java_prompts", rendered.join("\n\n"));
+}
+
+/// The instructions of every edit format, as the opening patch request, a retry that shows the model the start of
+/// an answer nothing could be read from, and the reviewer's feedback carry them. Each is recognised as its kind.
+#[test]
+fn snapshot_of_every_edit_format() {
+    use crate::patch::EditFormat;
+    for format in EditFormat::ALL {
+        let prompts = [
+            Prompt::PatchFromConversation { format },
+            Prompt::PatchRetry {
+                reason: "No edit could be read from the answer.",
+                format,
+                answer_start: "I would multiply the price by the units in `total`:\n\n    return sum(i.price * i.units",
+            },
+            Prompt::ReviewFeedback { analysis: "It adds units.", advice: "Multiply.", format },
+        ];
+        let mut rendered = Vec::new();
+        for prompt in &prompts {
+            let mut conversation = vec![Message::system("earlier"), Message::user("q"), Message::assistant("a")];
+            conversation.extend(prompt.messages());
+            assert_eq!(PromptKind::recognise(&conversation), Some(prompt.kind()), "{format}: {:?}", prompt.kind());
+            rendered.extend(prompt.messages().into_iter().map(|m| format!("[{:?}]\n{}", m.role, m.content)));
+        }
+        insta::assert_snapshot!(format!("edit_format_{}", format.name().replace('-', "_")), rendered.join("\n\n"));
+    }
 }

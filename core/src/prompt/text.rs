@@ -10,6 +10,7 @@ use crate::api::APIS;
 use crate::call::SearchCall;
 use crate::language::Language;
 use crate::locate::{BugLocation, Context, ContextKind};
+use crate::patch::EditFormat;
 use crate::proxy::Problem;
 use crate::runner::RunOutcome;
 
@@ -176,7 +177,7 @@ pub fn proxy_retry(problems: &[Problem]) -> String {
     m
 }
 
-/// Instructions on the edit format, shared by every patch prompt.
+/// Instructions on AutoCodeRover's edit format (`<file>/<original>/<patched>`).
 pub const EDIT_FORMAT: &str = "Write the patch as one or more modifications, each in this exact form:\n\n\
 # modification 1\n\
 ```\n\
@@ -191,6 +192,62 @@ the same lines, changed\n\
 Copy <original> exactly, with its indentation, and keep it short but unique. Do not write line numbers or \
 placeholders such as `# ...` inside the blocks. Before the modifications, explain in a few sentences what is wrong \
 and how you fix it.";
+
+/// Instructions on SEARCH/REPLACE blocks.
+pub const SEARCH_REPLACE_FORMAT: &str = "Write the patch as one or more SEARCH/REPLACE blocks. Put the path of \
+the file on a line of its own, then the block in a code fence:\n\n\
+path/to/file.py\n\
+```\n\
+<<<<<<< SEARCH\n\
+lines copied exactly from the current code\n\
+=======\n\
+the same lines, changed\n\
+>>>>>>> REPLACE\n\
+```\n\n\
+The SEARCH lines must be in the file exactly as you write them, indentation included, and only once: keep them \
+few, but enough to be unique. Write one block for each place you change. Do not write line numbers or \
+placeholders such as `# ...` inside a block. Before the blocks, explain in a few sentences what is wrong and how \
+you fix it.";
+
+/// Instructions on unified diffs.
+pub const UDIFF_FORMAT: &str = "Write the patch as a unified diff, in a fence marked `diff`:\n\n\
+```diff\n\
+--- a/path/to/file.py\n\
++++ b/path/to/file.py\n\
+@@ -10,4 +10,4 @@\n\
+ a line kept before the change\n\
+-a line taken out\n\
++a line put in\n\
+ a line kept after the change\n\
+```\n\n\
+Name each file with its `---` and `+++` lines and begin each change with an `@@` line. Every line of a change \
+starts with one character: a space for a line kept, `-` for a line taken out, `+` for a line put in. Copy the kept \
+and removed lines exactly, with their indentation, and keep enough unchanged lines around each change for it to \
+occur once in the file; the numbers after `@@` may be approximate. Never leave code out with placeholders such as \
+`# ...`. Before the diff, explain in a few sentences what is wrong and how you fix it.";
+
+/// Instructions on whole files.
+pub const WHOLE_FORMAT: &str = "Write the patch as the complete new text of each file you change: the path of the \
+file on a line of its own, then the whole file in a code fence:\n\n\
+path/to/file.py\n\
+```\n\
+every line of the file, with your change made\n\
+```\n\n\
+Write every line, the unchanged ones too. A file shortened with a comment such as `# ... rest unchanged`, or cut \
+off before its end, is refused. Before the files, explain in a few sentences what is wrong and how you fix it.";
+
+/// The instructions on an edit format, as every patch prompt ends.
+pub fn edit_format(format: EditFormat) -> &'static str {
+    match format {
+        EditFormat::Acr => EDIT_FORMAT,
+        EditFormat::SearchReplace => SEARCH_REPLACE_FORMAT,
+        EditFormat::Udiff => UDIFF_FORMAT,
+        EditFormat::Whole => WHOLE_FORMAT,
+    }
+}
+
+/// How much of an unreadable answer a retry shows back to the model.
+pub const ANSWER_START_CHARS: usize = 600;
 
 /// Code of a file with line numbers, in a fenced block of the file's language.
 fn numbered(s: &mut String, file: &str, code: &str, start: u32) {
@@ -235,7 +292,7 @@ pub fn context_label(context: &Context, location: &BugLocation) -> String {
 
 /// The patch request when bug locations are known: the issue, each location's code and intended behaviour, then the
 /// context that comes with them (the enclosing class, the overridden parents' methods), labelled.
-pub fn patch_with_locations(issue: &str, locations: &[BugLocation], context: &[Context]) -> String {
+pub fn patch_with_locations(issue: &str, locations: &[BugLocation], context: &[Context], format: EditFormat) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "<issue>\n{}\n</issue>\n", issue.trim());
     s.push_str("The bug is in the following code:\n\n");
@@ -261,46 +318,59 @@ pub fn patch_with_locations(issue: &str, locations: &[BugLocation], context: &[C
         }
     }
     s.push_str("Line numbers are shown for reference only; never copy them into a patch.\n\n");
-    s.push_str(EDIT_FORMAT);
+    s.push_str(edit_format(format));
     s
 }
 
 /// The patch request that reuses the search conversation (no location resolved).
-pub fn patch_from_conversation() -> String {
-    format!("Using everything gathered above, write a patch that resolves the issue.\n\n{EDIT_FORMAT}")
+pub fn patch_from_conversation(format: EditFormat) -> String {
+    format!("Using everything gathered above, write a patch that resolves the issue.\n\n{}", edit_format(format))
 }
 
-/// Feedback after a patch could not be applied.
-pub fn patch_failed(reason: &str) -> String {
-    format!("Your patch could not be applied: {}\nWrite the whole patch again.\n\n{EDIT_FORMAT}", reason.trim())
+/// Feedback after a patch could not be applied. `answer_start` is the start of the answer when no edit could be
+/// read from it (empty otherwise): the model sees what it wrote next to the format it was asked for.
+pub fn patch_failed(reason: &str, format: EditFormat, answer_start: &str) -> String {
+    let mut s = format!("Your patch could not be applied: {}\n", reason.trim());
+    if !answer_start.trim().is_empty() {
+        let _ = writeln!(
+            s,
+            "\nYour answer began like this:\n````text\n{}\n````\nNo edit in the format below could be read from it.",
+            answer_start.trim_end()
+        );
+    }
+    let _ = write!(s, "Write the whole patch again.\n\n{}", edit_format(format));
+    s
 }
 
 /// Feedback to the patch writer from the reviewer.
-pub fn review_patch_feedback(analysis: &str, advice: &str) -> String {
+pub fn review_patch_feedback(analysis: &str, advice: &str, format: EditFormat) -> String {
     format!(
         "A reviewer ran your patch against a reproducer and judged it wrong.\nAnalysis: {}\nAdvice: {}\nWrite an \
-         improved patch.\n\n{EDIT_FORMAT}",
+         improved patch.\n\n{}",
         analysis.trim(),
-        advice.trim()
+        advice.trim(),
+        edit_format(format)
     )
 }
 
 /// Feedback to the patch writer after the patch failed validation (the reproducer or the repository's tests).
-pub fn validation_failed(message: &str) -> String {
+pub fn validation_failed(message: &str, format: EditFormat) -> String {
     format!(
         "A reviewer judged your patch right, but validating it by execution failed:\n{}\nWrite an improved patch.\n\n\
-         {EDIT_FORMAT}",
-        message.trim()
+         {}",
+        message.trim(),
+        edit_format(format)
     )
 }
 
 /// MCTS: asks for a refined candidate, given the parent's patch and what was learnt from it.
-pub fn refine(parent_patch: &str, feedback: &str) -> String {
+pub fn refine(parent_patch: &str, feedback: &str, format: EditFormat) -> String {
     format!(
         "A previous attempt produced this patch:\n```diff\n{}\n```\nWhat we know about it: {}\n\nFirst reflect in a \
-         few sentences on what it gets wrong or misses, then write a better patch.\n\n{EDIT_FORMAT}",
+         few sentences on what it gets wrong or misses, then write a better patch.\n\n{}",
         parent_patch.trim_end(),
-        feedback.trim()
+        feedback.trim(),
+        edit_format(format)
     )
 }
 

@@ -13,6 +13,7 @@
 //! SEARCH block is not a hunk). The edits of all formats are then put back in the order the answer wrote them, so
 //! one answer may mix formats.
 
+pub mod choice;
 pub mod search_replace;
 pub mod udiff;
 pub mod whole;
@@ -22,6 +23,8 @@ use std::ops::Range;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+
+pub use choice::EditFormatChoice;
 
 use super::parse::{Edit, ParseIssue, parse_tagged};
 
