@@ -177,7 +177,8 @@ pub enum Stop {
 }
 
 impl Stop {
-    /// Calls in a row that fail with an HTTP error before the run ends with [`Stop::ServerError`].
+    /// Calls in a row that fail with an HTTP error (or requests in a row too long for the context window) before the
+    /// run ends with [`Stop::ServerError`] (or [`Stop::ContextTooSmall`]).
     pub const FAILED_CALLS: usize = 3;
 
     /// The kind's snake_case name, as `outcome.json` and the page show it.
@@ -224,7 +225,7 @@ impl fmt::Display for Stop {
             Stop::ModelUnknown(m) => write!(f, "the model server does not know this model: {m}"),
             Stop::Unreachable(m) => write!(f, "{m}"),
             Stop::ServerError(m) => write!(f, "the model server failed {} calls in a row: {m}", Stop::FAILED_CALLS),
-            Stop::ContextTooSmall(e) => e.fmt(f),
+            Stop::ContextTooSmall(e) => write!(f, "{} requests in a row did not fit: {e}", Stop::FAILED_CALLS),
         }
     }
 }
@@ -292,6 +293,10 @@ impl Runner for NoRunner {
         Err(RunError::Unavailable("no runner configured".into()))
     }
 }
+
+/// Fewest prompt tokens a server must report before a count far below what was sent is read as the server cutting
+/// the prompt to its window.
+const MIN_REPORTED_WINDOW: u64 = 256;
 
 /// Callback receiving each event as it happens.
 pub type Observer = Box<dyn FnMut(&Event)>;
@@ -510,8 +515,23 @@ impl<L: Llm, R: Runner> Agent<L, R> {
         let mut timeouts = 0;
         loop {
             if let Some(window) = self.window {
-                for note in window::fit(request, &window).map_err(LlmError::ContextWindow)? {
-                    self.note(note);
+                match window::fit(request, &window) {
+                    Ok(notes) => notes.into_iter().for_each(|note| self.note(note)),
+                    // A request that cannot fit is not sent, and the agent moves on as after a failed call. A
+                    // conversation that grew too long starts afresh at the agent's next step; a request that is too
+                    // long with no answer of the model in it will be again, so three of those in a row end the run.
+                    Err(too_long) => {
+                        let fresh = request.messages.iter().all(|m| m.role != crate::llm::Role::Assistant);
+                        self.failed_calls += usize::from(fresh);
+                        if self.failed_calls >= Stop::FAILED_CALLS {
+                            return Err(LlmError::ContextWindow(too_long).into());
+                        }
+                        self.note(format!(
+                            "{too_long}; this {} request is not sent and the run goes on",
+                            request.stage
+                        ));
+                        return Ok(Reply { text: String::new(), tool_calls: Vec::new() });
+                    }
                 }
             }
             let started = (self.clock)();
@@ -606,7 +626,9 @@ impl<L: Llm, R: Runner> Agent<L, R> {
         }
         let estimated = estimate::request_tokens(request);
         let expected = self.window.map_or(estimated, |w| w.prompt_tokens(request));
-        if estimated >= 1_000 && reported * 2 < expected {
+        // A real window holds hundreds of tokens at least: a server reporting a handful (LiteLLM's mock answers
+        // always say 10) is not read as a cut.
+        if estimated >= 1_000 && reported >= MIN_REPORTED_WINDOW && reported * 2 < expected {
             let tokens = reported + response.usage.completion_tokens;
             let previous = self.window.map_or(u64::MAX, |w| w.tokens);
             self.window = Some(Window { tokens: tokens.min(previous), scale: self.window.map_or(1.0, |w| w.scale) });

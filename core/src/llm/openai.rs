@@ -228,12 +228,27 @@ impl<T: Transport> OpenAiClient<T> {
                 continue;
             }
             if !(200..300).contains(&response.status) || reader.is_none() {
-                let mut answer = parse_response(&response)?;
+                let mut answer = parse_response(&response).map_err(|e| self.explain(e, &response))?;
                 trim_loop(&mut answer);
                 super::estimate::fill_missing_usage(&mut answer, request);
                 return Ok(answer);
             }
             return self.finish(reader, None, request);
+        }
+    }
+
+    /// Adds what the client knows to a server error: a proxy such as LiteLLM answers a request with no key with a
+    /// bare 500, so when none was sent, the message says that a key may be what is missing.
+    fn explain(&self, error: LlmError, response: &HttpResponse) -> LlmError {
+        let plain = serde_json::from_str::<Value>(&response.body).is_err();
+        match error {
+            LlmError::Http { status: 500, message } if self.endpoint.api_key.is_empty() && plain => LlmError::Http {
+                status: 500,
+                message: format!(
+                    "{message} (no API key was sent: some servers, LiteLLM's proxy among them, answer a missing key this way)"
+                ),
+            },
+            e => e,
         }
     }
 

@@ -6,10 +6,11 @@
 //! ([`Overflow::read`]), and how many tokens the server counts for each token of the one estimator
 //! ([`super::estimate`]), learned from the usage it reports. Before every request [`fit`] estimates its size and,
 //! while the prompt leaves too little room for an answer, replaces the oldest search results of the conversation
-//! with a short note naming the calls left out, which the model reads in their place. The system prompt, the issue
-//! and the latest message are never touched. The answer gets the room that is left, up to its stage's cap, so a
-//! request the server would accept is never refused here. When even that is not enough, the request is not sent
-//! and the run ends with [`TooLong`].
+//! with a short note naming the calls left out, which the model reads in their place. When that is not enough (a
+//! small window, and a long answer the next request must quote), the longest message after the system prompt loses
+//! its middle, with a note where it was, and then the oldest exchanges go, until the request fits. The answer gets the room that is left, up to its
+//! stage's cap, so a request the server would accept is never refused here. When even that is not enough, the
+//! request is not sent and the run ends with [`TooLong`].
 
 use std::fmt;
 
@@ -162,15 +163,16 @@ pub fn fit(request: &mut ChatRequest, window: &Window) -> Result<Vec<String>, To
         (2..last).filter(|&i| text::results_calls(&request.messages[i].content).is_some()).collect();
     let mut candidates = candidates.into_iter();
     while with_answer(request, window, ROOMY_ANSWER) > window.tokens {
-        let Some(i) = candidates.next() else {
-            if needed(request, window) > window.tokens {
-                return Err(TooLong { needed: needed(request, window), window: window.tokens });
-            }
-            break;
-        };
+        let Some(i) = candidates.next() else { break };
         let calls = text::results_calls(&request.messages[i].content).unwrap_or_default();
         let note = text::results_left_out(&calls);
         request.messages[i].content = note.clone();
+        notes.push(note);
+    }
+    while needed(request, window) > window.tokens {
+        let Some(note) = shorten_longest(request, window).or_else(|| drop_oldest_exchange(request)) else {
+            return Err(TooLong { needed: needed(request, window), window: window.tokens });
+        };
         notes.push(note);
     }
     let room = window.tokens - window.prompt_tokens(request);
@@ -178,6 +180,49 @@ pub fn fit(request: &mut ChatRequest, window: &Window) -> Result<Vec<String>, To
         request.max_tokens = Some(room as u32);
     }
     Ok(notes)
+}
+
+/// Messages shorter than this are never shortened: what is left of them would say nothing.
+const SHORTEST_SHORTENED: usize = 400;
+
+/// Takes the middle out of the longest message after the system prompt, as much as the request is over the window
+/// (and a little more), keeping the message's start and end; returns the transcript's note, or `None` when no
+/// message is long enough to shorten.
+fn shorten_longest(request: &mut ChatRequest, window: &Window) -> Option<String> {
+    let over = needed(request, window).saturating_sub(window.tokens) + 16;
+    let chars_over = (over as f64 / window.scale * estimate::CHARS_PER_TOKEN as f64).ceil() as usize;
+    let (i, message) = request.messages.iter_mut().enumerate().skip(1).max_by_key(|(_, m)| m.content.len())?;
+    let length = message.content.chars().count();
+    if length < SHORTEST_SHORTENED {
+        return None;
+    }
+    let mut cut = (chars_over + text::middle_left_out(chars_over).len()).min(length - SHORTEST_SHORTENED / 2);
+    if cut == 0 {
+        return None;
+    }
+    let keep = length - cut;
+    let head: String = message.content.chars().take(keep / 2).collect();
+    let tail: String = message.content.chars().skip(keep / 2 + cut).collect();
+    cut = length - head.chars().count() - tail.chars().count();
+    message.content = format!("{head}{}{tail}", text::middle_left_out(cut));
+    Some(format!("message {} of the request lost {cut} characters from its middle to fit the context window", i + 1))
+}
+
+/// Leaves out the oldest exchange after the issue (a model's answer and the message that followed it), so roles
+/// still alternate, and says so at the end of the issue's message; `None` when only the issue and the last exchange
+/// are left.
+fn drop_oldest_exchange(request: &mut ChatRequest) -> Option<String> {
+    let first = 2;
+    if request.messages.len() < first + 4 {
+        return None;
+    }
+    request.messages.drain(first..first + 2);
+    let note = text::exchanges_left_out();
+    let issue = &mut request.messages[first - 1].content;
+    if !issue.ends_with(&note) {
+        issue.push_str(&note);
+    }
+    Some("the oldest exchange of the conversation was left out to fit the context window".to_string())
 }
 
 #[cfg(test)]
@@ -264,11 +309,57 @@ mod tests {
         let mut roomy = ChatRequest::new(Stage::Patch, vec![Message::user("short")]);
         fit(&mut roomy, &plain(100_000)).unwrap();
         assert_eq!(roomy.max_tokens, None, "the stage's own cap applies");
-        let mut tight = ChatRequest::new(Stage::Patch, vec![Message::user("x".repeat(4_000))]);
-        assert!(fit(&mut tight, &plain(1_024)).is_err(), "less than {MIN_ANSWER} tokens left for the answer");
+        let mut tiny = ChatRequest::new(Stage::Patch, vec![Message::user("x".repeat(4_000))]);
+        assert!(fit(&mut tiny, &plain(100)).is_err(), "not even the shortened message and {MIN_ANSWER} tokens fit");
         let mut snug = ChatRequest::new(Stage::Patch, vec![Message::user("x".repeat(3_200))]);
         fit(&mut snug, &plain(1_024)).unwrap();
         assert!(snug.max_tokens.is_some_and(|m| u64::from(m) >= MIN_ANSWER && u64::from(m) < ROOMY_ANSWER));
+    }
+
+    /// A small window and a long answer the next request quotes (the proxy reading a rambling answer): the longest
+    /// message loses its middle, keeping its start and end, rather than the run ending.
+    #[test]
+    fn a_long_message_loses_its_middle_when_nothing_else_is_left_out() {
+        let long = format!("START {} END", "word ".repeat(1_000));
+        let mut request = ChatRequest::new(
+            Stage::Proxy,
+            vec![Message::system("Turn the text into JSON."), Message::user(long.clone())],
+        );
+        let notes = fit(&mut request, &plain(1_024)).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        let shortened = &request.messages[1].content;
+        assert!(shortened.starts_with("START word") && shortened.ends_with("word  END"), "{shortened}");
+        assert!(shortened.contains("characters of this message were left out"), "{shortened}");
+        assert!(needed(&request, &plain(0)) <= 1_024);
+        assert_eq!(request.messages[0].content, "Turn the text into JSON.");
+    }
+
+    /// A long conversation of short messages (search rounds that found nothing) loses its oldest exchanges, two
+    /// messages at a time so that roles still alternate; the issue says that some were left out.
+    #[test]
+    fn the_oldest_exchanges_go_when_every_message_is_short() {
+        let mut messages = vec![Message::system("You fix bugs."), Message::user("The issue: totals are wrong.")];
+        for round in 0..40 {
+            messages.push(Message::assistant(format!("I will look at round {round} of the cart code.")));
+            messages.push(Message::user(format!("Round {round}: nothing found. Which API calls next?")));
+        }
+        let mut request = ChatRequest::new(Stage::Decide, messages);
+        let notes = fit(&mut request, &plain(400)).unwrap();
+        assert!(!notes.is_empty());
+        let roles: Vec<_> = request.messages.iter().map(|m| m.role).collect();
+        assert!(roles.windows(2).skip(1).all(|w| w[0] != w[1]), "roles alternate: {roles:?}");
+        assert!(request.messages[1].content.contains("left out"), "{}", request.messages[1].content);
+        assert!(request.messages.last().unwrap().content.starts_with("Round 39"), "the latest message stays");
+        assert!(needed(&request, &plain(0)) <= 400);
+    }
+
+    /// What the model reads where a message lost its middle, and after the issue when exchanges were left out.
+    #[test]
+    fn notes_the_model_reads() {
+        insta::assert_snapshot!(
+            "left_out_notes",
+            format!("{}---{}", text::middle_left_out(1234), text::exchanges_left_out())
+        );
     }
 
     #[test]

@@ -106,6 +106,16 @@ pub fn results_left_out(calls: &[&str]) -> String {
     )
 }
 
+/// Ends the message once older exchanges of the conversation were left out to fit the context window.
+pub fn exchanges_left_out() -> String {
+    "\n\n[Some earlier messages of this conversation were left out to fit the context window.]".to_string()
+}
+
+/// Stands in the middle of a message shortened to fit the context window, for the `chars` characters left out.
+pub fn middle_left_out(chars: usize) -> String {
+    format!("\n[... {chars} characters of this message were left out here to fit the context window ...]\n")
+}
+
 /// Tells the model that none of the locations it named could be found.
 pub fn locations_not_found(reasons: &[String]) -> String {
     let mut s = String::from(
