@@ -20,7 +20,7 @@ struct Args {
     #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
     bind: IpAddr,
     /// The playground's origin, the only one CORS allows.
-    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    #[arg(long, default_value = "http://127.0.0.1:8765")]
     origin: String,
     /// Runs allowed at once.
     #[arg(long, default_value_t = 2)]

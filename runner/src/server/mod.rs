@@ -40,7 +40,7 @@ pub const MIN_TOKEN_LEN: usize = 16;
 pub struct ServerConfig {
     /// Address to listen on (loopback by default; port 0 picks a free one).
     pub addr: SocketAddr,
-    /// The one browser origin allowed by CORS, e.g. `http://127.0.0.1:8080`.
+    /// The one browser origin allowed by CORS, e.g. `http://127.0.0.1:8765`.
     pub origin: String,
     /// The bearer token every request must carry.
     pub token: String,
@@ -59,12 +59,12 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    /// The defaults (127.0.0.1:8787, playground at http://127.0.0.1:8080, 2 runs at once, 30 s wait, 64 MiB
+    /// The defaults (127.0.0.1:8787, playground at http://127.0.0.1:8765, 2 runs at once, 30 s wait, 64 MiB
     /// bodies, 512 MiB snapshots, [`Guard::default`]) with the given token.
     pub fn new(token: String) -> Self {
         ServerConfig {
             addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 8787)),
-            origin: "http://127.0.0.1:8080".into(),
+            origin: "http://127.0.0.1:8765".into(),
             token,
             concurrency: 2,
             queue_wait: Duration::from_secs(30),
@@ -93,7 +93,7 @@ pub enum ServerError {
 impl fmt::Display for ServerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ServerError::BadOrigin(o) => write!(f, "bad origin {o:?}: expected e.g. http://127.0.0.1:8080"),
+            ServerError::BadOrigin(o) => write!(f, "bad origin {o:?}: expected e.g. http://127.0.0.1:8765"),
             ServerError::WeakToken => {
                 write!(f, "the token must be at least {MIN_TOKEN_LEN} printable ASCII characters")
             }

@@ -11,7 +11,7 @@ use acr_runner::exec::{ExecLimits, Sandbox};
 use acr_runner::server::{RunnerServer, ServerConfig, random_token};
 
 /// The playground origin the test servers allow.
-pub const ORIGIN: &str = "http://127.0.0.1:8080";
+pub const ORIGIN: &str = "http://127.0.0.1:8765";
 
 /// A server running on its own thread and runtime for the rest of the test process.
 pub struct Started {
