@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use acr_core::agent::{Agent, AgentConfig, Event, Mode, Outcome, Stop, Transcript};
-use acr_core::llm::budget::{Budget, Budgeted};
+use acr_core::llm::budget::{Budget, Budgeted, Spent};
 use acr_core::llm::openai::{Endpoint, OpenAiClient};
-use acr_core::llm::price::PriceTable;
+use acr_core::llm::price::{Price, PriceTable};
 use acr_core::llm::scripted::{Script, ScriptedModel};
 use acr_core::llm::stream::Partial;
 use acr_core::llm::{ChatRequest, ChatResponse, Llm, LlmError};
@@ -70,7 +70,7 @@ pub struct RunArgs {
 }
 
 /// The model: an endpoint or a script.
-enum CliModel {
+pub(crate) enum CliModel {
     Remote(OpenAiClient<UreqTransport>),
     Scripted(ScriptedModel),
 }
@@ -92,7 +92,7 @@ impl Llm for CliModel {
 
 /// A model that stops answering once the user has pressed Ctrl-C: no request is sent after it, and a call cut short
 /// by it (a streamed answer the transport stopped reading) is reported as [`LlmError::Cancelled`].
-struct Stoppable<L> {
+pub(crate) struct Stoppable<L> {
     model: L,
     stop: Arc<AtomicBool>,
 }
@@ -114,7 +114,7 @@ impl<L: Llm> Llm for Stoppable<L> {
 
 /// Ctrl-C: the first press stops the run before its next model call (a streamed answer is cut at once) and keeps
 /// what it made; a second press quits at once.
-fn stop_on_ctrl_c() -> Arc<AtomicBool> {
+pub(crate) fn stop_on_ctrl_c() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let installed = ctrlc::set_handler(move || {
@@ -132,7 +132,7 @@ fn stop_on_ctrl_c() -> Arc<AtomicBool> {
 }
 
 /// The runner: local processes or a runner server.
-enum CliRunner {
+pub(crate) enum CliRunner {
     Local(LocalRunner),
     Http(HttpRunner),
 }
@@ -156,14 +156,13 @@ fn local_runner(unsafe_no_sandbox: bool, python: Option<&str>) -> anyhow::Result
     Ok(LocalRunner::new(sandbox, ExecLimits::default()))
 }
 
-/// Runs the agent and prints the final diff; progress goes to stderr.
-pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let issue =
-        std::fs::read_to_string(&args.issue).with_context(|| format!("cannot read {}", args.issue.display()))?;
-    let repo = crate::load::repo_from_dir(&args.dir)?;
-    let index = acr_core::Index::build(&repo);
-    let echo = Echo::default();
-    let stop = stop_on_ctrl_c();
+/// The model `acr run` and `acr batch` talk to: `--script` or `--endpoint`, stopped by `stop`; with `echo`, answers
+/// are asked for streamed and shown as they arrive.
+pub(crate) fn model_from(
+    args: &RunArgs,
+    stop: &Arc<AtomicBool>,
+    echo: Option<&Echo>,
+) -> anyhow::Result<Stoppable<CliModel>> {
     let model = match (&args.script, &args.endpoint) {
         (Some(script), _) => {
             let text = std::fs::read_to_string(script).with_context(|| format!("cannot read {}", script.display()))?;
@@ -179,11 +178,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             let endpoint = Endpoint { base_url: url.clone(), model: args.model.clone(), api_key };
             let transport = UreqTransport::new(Duration::from_secs(args.timeout)).stopped_by(stop.clone());
             let client = OpenAiClient::new(endpoint, transport);
-            CliModel::Remote(if args.stream { client.streaming(echo.hook()) } else { client })
+            CliModel::Remote(match echo {
+                Some(echo) => client.streaming(echo.hook()),
+                None => client,
+            })
         }
         (None, None) => anyhow::bail!("give a model: --endpoint URL (with --model) or --script FILE"),
     };
-    let runner = match args.runner.as_deref() {
+    Ok(Stoppable { model, stop: stop.clone() })
+}
+
+/// The runner of `--runner`, if one is given.
+pub(crate) fn runner_from(args: &RunArgs) -> anyhow::Result<Option<CliRunner>> {
+    Ok(match args.runner.as_deref() {
         None => None,
         Some("local") => Some(CliRunner::Local(local_runner(args.unsafe_no_sandbox, args.python.as_deref())?)),
         Some(url) => {
@@ -191,14 +198,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("the runner token variable {} is not set", args.runner_token_env))?;
             Some(CliRunner::Http(HttpRunner::new(url, &token)))
         }
-    };
+    })
+}
+
+/// The model's price (`--price` over the built-in table), checked against the budget: a money limit needs one.
+pub(crate) fn price_from(args: &RunArgs) -> anyhow::Result<Option<Price>> {
     let mut prices = PriceTable::default();
     for spec in &args.prices {
         prices.set_from(spec).map_err(anyhow::Error::msg)?;
     }
     let price = prices.lookup(&args.model);
     args.budget.check(&args.model, price).map_err(|e| anyhow::anyhow!("{e} (--price {}=IN/OUT)", args.model))?;
-    let config = AgentConfig {
+    Ok(price)
+}
+
+/// The agent's settings from the options.
+pub(crate) fn config_from(args: &RunArgs) -> AgentConfig {
+    AgentConfig {
         mode: args.mode,
         max_search_rounds: args.max_rounds,
         overall_retries: args.overall_retries,
@@ -206,26 +222,45 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         tools: args.tools,
         edit_format: args.edit_format,
         ..AgentConfig::default()
-    };
+    }
+}
+
+/// What one repair made: the agent's outcome (or why it failed) and what its model calls used.
+pub(crate) struct Repaired {
+    pub result: Result<Outcome, acr_core::agent::AgentError>,
+    pub spent: Spent,
+}
+
+/// Repairs `repo` for `issue` with `model` under `budget` (each event goes to `observer` as it happens), and writes
+/// the transcript and artefacts into `out`, also when the run fails midway. Shared by `acr run` and `acr batch`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn repair<L: Llm, R: Runner>(
+    repo: acr_core::repo::Repo,
+    issue: &str,
+    model: L,
+    runner: Option<R>,
+    config: AgentConfig,
+    (budget, price): (Budget, Option<Price>),
+    out: Option<&Path>,
+    mut observer: impl FnMut(&Event) + 'static,
+) -> anyhow::Result<Repaired> {
+    let index = acr_core::Index::build(&repo);
     let started = Instant::now();
-    let model = Stoppable { model, stop };
-    let model = Budgeted::new(model, args.budget, price, Box::new(move || started.elapsed().as_secs_f64() * 1000.0));
+    let model = Budgeted::new(model, budget, price, Box::new(move || started.elapsed().as_secs_f64() * 1000.0));
     // Every event as it happens, so a run that fails midway still leaves its transcript in `--out`.
     let seen: Rc<RefCell<Vec<Event>>> = Rc::default();
     let record = seen.clone();
     let agent = Agent::new(Rc::new(repo), Rc::new(index), &model, runner, config)
         .with_clock(Box::new(move || started.elapsed().as_secs_f64() * 1000.0))
         .with_observer(Box::new(move |e| {
-            if matches!(e, Event::Model { .. }) {
-                echo.end_answer();
-            }
-            eprintln!("{}", progress_line(e));
+            observer(e);
             record.borrow_mut().push(e.clone());
         }));
-    let outcome = match pollster::block_on(agent.run(&issue)) {
-        Ok(outcome) => outcome,
-        Err(e) => {
-            if let Some(out) = &args.out {
+    let result = pollster::block_on(agent.run(issue));
+    if let Some(out) = out {
+        match &result {
+            Ok(outcome) => write_artefacts(out, &outcome.transcript, &summary_of(outcome), &outcome.diff)?,
+            Err(e) => {
                 let transcript = Transcript::from_events(seen.take());
                 let summary = serde_json::json!({
                     "status": "FAILED",
@@ -234,16 +269,43 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     "usage": transcript.usage,
                 });
                 write_artefacts(out, &transcript, &summary, "")?;
+            }
+        }
+    }
+    Ok(Repaired { result, spent: model.spent() })
+}
+
+/// Runs the agent and prints the final diff; progress goes to stderr.
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let issue =
+        std::fs::read_to_string(&args.issue).with_context(|| format!("cannot read {}", args.issue.display()))?;
+    let repo = crate::load::repo_from_dir(&args.dir)?;
+    let echo = Echo::default();
+    let stop = stop_on_ctrl_c();
+    let model = model_from(&args, &stop, args.stream.then_some(&echo))?;
+    let runner = runner_from(&args)?;
+    let price = price_from(&args)?;
+    let started = Instant::now();
+    let observer = move |e: &Event| {
+        if matches!(e, Event::Model { .. }) {
+            echo.end_answer();
+        }
+        eprintln!("{}", progress_line(e));
+    };
+    let Repaired { result, spent } =
+        repair(repo, &issue, model, runner, config_from(&args), (args.budget, price), args.out.as_deref(), observer)?;
+    let outcome = match result {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            if let Some(out) = &args.out {
                 eprintln!("wrote the transcript so far to {}", out.display());
             }
             anyhow::bail!("the run stopped: {e}");
         }
     };
     if let Some(out) = &args.out {
-        write_artefacts(out, &outcome.transcript, &summary_of(&outcome), &outcome.diff)?;
         eprintln!("wrote the transcript and artefacts to {}", out.display());
     }
-    let spent = model.spent();
     match &outcome.stopped {
         Some(Stop::Cancelled) => eprintln!("stopped early by Ctrl-C"),
         Some(stop) => eprintln!("stopped early: {stop}"),
@@ -279,7 +341,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 /// Streamed answers on stderr as they arrive: the answer's new text after each chunk (thinking is left out: it can
 /// be long, and the transcript keeps it).
 #[derive(Clone, Default)]
-struct Echo {
+pub(crate) struct Echo {
     /// The current answer as printed so far.
     printed: Rc<RefCell<String>>,
 }
@@ -385,7 +447,7 @@ fn verdict(ok: bool) -> &'static str {
 }
 
 /// outcome.json of a finished (or stopped) run.
-fn summary_of(outcome: &Outcome) -> serde_json::Value {
+pub(crate) fn summary_of(outcome: &Outcome) -> serde_json::Value {
     serde_json::json!({
         "status": outcome.status.as_str(),
         "validated": outcome.validated,
