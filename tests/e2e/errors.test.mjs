@@ -75,8 +75,9 @@ test("CORS refusals, refused keys and HTTP errors are told apart where the brows
   assert.match(await connectionError(page), /The API key was refused: Incorrect API key provided\. Check the API key\./);
   await useEndpoint(page, `${playground.fake.url}/missing/v1`);
   const missing = await connectionError(page);
-  assert.match(missing, /HTTP 404: model 'nope' not found/);
-  assert.match(missing, /Check the base URL/);
+  // A 404 that names the model is read as a model the server does not know.
+  assert.match(missing, /does not know this model: model 'nope' not found/);
+  assert.match(missing, /Check the model name/);
   // A server that answers but sends no CORS headers looks like a network failure to the page; the message says so.
   await useEndpoint(page, `${playground.fake.url}/nocors/v1`);
   assert.match(await connectionError(page), /does not allow requests from this page .* CORS/);

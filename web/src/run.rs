@@ -59,6 +59,11 @@ impl Asking {
     }
 }
 
+/// The tokens of an answer so far, estimated from its text.
+pub fn partial_tokens(partial: &Partial) -> u64 {
+    estimate::tokens(&partial.answer) + estimate::tokens(&partial.reasoning)
+}
+
 /// What was asked, for the transcript download.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunMeta {
@@ -105,6 +110,9 @@ pub struct RunState {
     pub asking: RwSignal<Option<Asking>>,
     /// The answer that was arriving when the run was stopped or failed: kept in view, with why it ended.
     pub interrupted: RwSignal<Option<Partial>>,
+    /// The call that was in flight when the run ended (stopped, or failed), its tokens estimated: the server was
+    /// asked, so the counters keep it, though the agent never recorded its answer.
+    pub abandoned: RwSignal<Option<Usage>>,
     cancel: StoredValue<Option<Rc<Cell<bool>>>, LocalStorage>,
     abandon: StoredValue<Option<Rc<Cell<bool>>>, LocalStorage>,
 }
@@ -127,6 +135,7 @@ impl RunState {
             live: RwSignal::new(None),
             asking: RwSignal::new(None),
             interrupted: RwSignal::new(None),
+            abandoned: RwSignal::new(None),
             cancel: StoredValue::new_local(None),
             abandon: StoredValue::new_local(None),
         }
@@ -176,6 +185,7 @@ impl RunState {
         self.live.set(None);
         self.asking.set(None);
         self.interrupted.set(None);
+        self.abandoned.set(None);
         let asking = self.asking;
         let show_asking = move |request: &ChatRequest| asking.set(Some(Asking::of(request)));
         let (live, last_shown) = (self.live, Cell::new(f64::NEG_INFINITY));
@@ -232,9 +242,12 @@ impl RunState {
             let result = agent.run(&issue).await;
             state.elapsed.set(browser::now() - started);
             // An answer that was still arriving stays in view, marked as cut by the end of the run.
-            if let Some(partial) =
-                state.live.get_untracked().filter(|p| !p.answer.is_empty() || !p.reasoning.is_empty())
-            {
+            let partial = state.live.get_untracked();
+            if let Some(asking) = state.asking.get_untracked() {
+                let completion_tokens = partial.as_ref().map_or(0, partial_tokens);
+                state.abandoned.set(Some(Usage { prompt_tokens: asking.prompt_tokens, completion_tokens }));
+            }
+            if let Some(partial) = partial.filter(|p| !p.answer.is_empty() || !p.reasoning.is_empty()) {
                 state.interrupted.set(Some(partial));
             }
             match result {

@@ -5,7 +5,7 @@
 
 use acr_core::agent::{AgentConfig, Event, Mode};
 use acr_core::llm::stream::Partial;
-use acr_core::llm::{Cut, ToolCall};
+use acr_core::llm::{Cut, ToolCall, Usage};
 use acr_core::locate::BugLocation;
 use leptos::prelude::*;
 use serde_json::json;
@@ -14,8 +14,8 @@ use crate::browser;
 use crate::code_view::code_lines;
 use crate::diff_view::DiffView;
 use crate::model;
-use crate::run::Asking;
 use crate::run::RunStatus;
+use crate::run::{Asking, partial_tokens};
 use crate::state::{AppState, ExploreRequest, Tab};
 
 /// The issue box, mode switch, run/stop buttons, counters and status line.
@@ -139,32 +139,35 @@ fn Counters() -> impl IntoView {
     let run = AppState::get().run;
     let limit = |l: Option<String>| l.map_or(String::new(), |l| format!(" / {l}"));
     let budget = move || run.budget.get();
-    let in_flight = move || run.asking.get().map(|a| a.prompt_tokens);
-    let arriving = move || {
-        run.live.with(|l| {
-            l.as_ref().map_or(0, |p| {
-                acr_core::llm::estimate::tokens(&p.answer) + acr_core::llm::estimate::tokens(&p.reasoning)
-            })
-        })
+    // The call in flight (its request estimated, and what has arrived of its answer), or the one abandoned when the
+    // run ended: counted at once, marked `~` until (unless) the server's counts come with the answer.
+    let extra = move || {
+        run.asking.get().map_or_else(
+            || run.abandoned.get(),
+            |a| {
+                let out = run.live.with(|l| l.as_ref().map_or(0, partial_tokens));
+                Some(Usage { prompt_tokens: a.prompt_tokens, completion_tokens: out })
+            },
+        )
     };
     let about = |estimated: bool| if estimated { "~" } else { "" };
     view! {
         <div id="counters" class="counters" aria-live="off">
-            <span title="model calls, the one in flight included (used / limit)"><b id="count-calls">{move || run.model_calls.get() + usize::from(in_flight().is_some())}</b>
+            <span title="model calls, a call in flight or abandoned included (used / limit)"><b id="count-calls">{move || run.model_calls.get() + usize::from(extra().is_some())}</b>
                 <span id="limit-calls">{move || limit(budget().max_calls.map(|n| n.to_string()))}</span>" calls"</span>
-            <span title="prompt tokens; ~ while a call is in flight (its request estimated)"><b id="count-in">{move || {
-                let flying = in_flight();
-                format!("{}{}", about(flying.is_some()), run.usage.get().prompt_tokens + flying.unwrap_or(0))
+            <span title="prompt tokens; ~ with a call in flight or abandoned (its request estimated)"><b id="count-in">{move || {
+                let extra = extra();
+                format!("{}{}", about(extra.is_some()), run.usage.get().prompt_tokens + extra.map_or(0, |u| u.prompt_tokens))
             }}</b>" tokens in"</span>
-            <span title="completion tokens; ~ while an answer is arriving (estimated from its text)"><b id="count-out">{move || {
-                let now = arriving();
-                format!("{}{}", about(run.live.with(Option::is_some)), run.usage.get().completion_tokens + now)
+            <span title="completion tokens; ~ with an answer arriving or cut off (estimated from its text)"><b id="count-out">{move || {
+                let extra = extra();
+                format!("{}{}", about(extra.is_some()), run.usage.get().completion_tokens + extra.map_or(0, |u| u.completion_tokens))
             }}</b>" out"</span>
             <span title="tokens in and out (used / limit); ~ when the server sent no counts or a call is in flight">
                 <b id="count-tokens">{move || {
                     let s = run.spent.get();
-                    let flying = in_flight().map(|t| t + arriving());
-                    format!("{}{}", about(s.estimated || flying.is_some()), s.tokens() + flying.unwrap_or(0))
+                    let extra = extra().map(|u| u.prompt_tokens + u.completion_tokens);
+                    format!("{}{}", about(s.estimated || extra.is_some()), s.tokens() + extra.unwrap_or(0))
                 }}</b>
                 <span id="limit-tokens">{move || limit(budget().max_tokens.map(|n| n.to_string()))}</span>" tokens"</span>
             {move || run.priced.get().then(|| view! {
