@@ -10,9 +10,10 @@
 //! | `ollama` | a `reasoning` field | a last chunk, when asked | yes | yes | cut silently, logged |
 //! | `vllm` | a `reasoning_content` field | a last chunk, when asked | yes | 400 (no `--enable-auto-tool-choice`) | 400 |
 //! | `lmstudio` | `<think>` left in the text | none | 400 (only `json_schema`) | yes | 400 |
-//! | `llamacpp` | a `reasoning_content` field | on the finish chunk, always | yes | 400 (no `--jinja`) | 400 |
+//! | `llamacpp` | a `reasoning_content` field | a last chunk, when asked | yes | 500 (no `--jinja`) | 400 `exceed_context_size_error` with `n_ctx`, for the prompt alone |
 //!
-//! The refusals are those of each server's default configuration; their wording is each server's own in spirit (a
+//! The `llamacpp` row is checked against llama.cpp's own `llama-server` (`cli/tests/real_servers.rs` sends both the
+//! same requests). The refusals are those of each server's default configuration; their wording is each server's own in spirit (a
 //! client must never depend on it beyond the keywords the agent looks for: `response_format`, `tools`, `context`).
 //! vLLM's errors also come in its own shape (`{"object": "error", "message": …}` instead of `{"error": {…}}`).
 
@@ -53,8 +54,6 @@ pub enum Thinking {
 pub enum StreamedUsage {
     /// A last chunk with `choices: []`, only when `stream_options.include_usage` asks for it.
     WhenAsked,
-    /// On the chunk that carries the `finish_reason`, asked or not.
-    OnFinish,
     /// Never: the client must estimate.
     Never,
 }
@@ -81,8 +80,7 @@ impl Dialect {
     /// How this server reports the usage of a streamed answer.
     pub fn streamed_usage(self) -> StreamedUsage {
         match self {
-            Dialect::OpenAi | Dialect::Ollama | Dialect::Vllm => StreamedUsage::WhenAsked,
-            Dialect::LlamaCpp => StreamedUsage::OnFinish,
+            Dialect::OpenAi | Dialect::Ollama | Dialect::Vllm | Dialect::LlamaCpp => StreamedUsage::WhenAsked,
             Dialect::LmStudio => StreamedUsage::Never,
         }
     }
@@ -108,15 +106,17 @@ impl Dialect {
     pub fn refusal(self, request: &Value, prompt_tokens: u64, context: Option<u64>) -> Option<(StatusCode, String)> {
         let has_tools = request.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty());
         if has_tools {
-            let why = match self {
+            match self {
                 Dialect::Vllm => {
-                    Some("\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set")
+                    let why =
+                        "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set";
+                    return Some((StatusCode::BAD_REQUEST, self.error_body(why, "invalid_request_error")));
                 }
-                Dialect::LlamaCpp => Some("tools param requires --jinja flag"),
-                _ => None,
-            };
-            if let Some(why) = why {
-                return Some((StatusCode::BAD_REQUEST, self.error_body(why, "invalid_request_error")));
+                Dialect::LlamaCpp => {
+                    let body = json!({"error": {"code": 500, "message": "tools param requires --jinja flag", "type": "server_error"}});
+                    return Some((StatusCode::INTERNAL_SERVER_ERROR, body.to_string()));
+                }
+                _ => {}
             }
         }
         let format = request.pointer("/response_format/type").and_then(Value::as_str);
@@ -125,7 +125,9 @@ impl Dialect {
             return Some((StatusCode::BAD_REQUEST, self.error_body(why, "invalid_request_error")));
         }
         let context = context?;
-        let wanted = prompt_tokens + request.get("max_tokens").and_then(Value::as_u64).unwrap_or(0);
+        // llama.cpp refuses a prompt over the window, and stops an answer that would go past it.
+        let answer = request.get("max_tokens").and_then(Value::as_u64).filter(|_| self != Dialect::LlamaCpp);
+        let wanted = prompt_tokens + answer.unwrap_or(0);
         if wanted <= context || self.truncates_silently() {
             return None;
         }
@@ -140,7 +142,15 @@ impl Dialect {
                 "The model is loaded with a context length of only {context} tokens, not enough for a request of \
                  {wanted} tokens. Try loading it with a larger context length."
             ),
-            Dialect::LlamaCpp | Dialect::Ollama => {
+            Dialect::LlamaCpp => {
+                let why = format!(
+                    "request ({wanted} tokens) exceeds the available context size ({context} tokens), try increasing it"
+                );
+                let body = json!({"error": {"code": 400, "message": why, "type": "exceed_context_size_error",
+                    "n_prompt_tokens": wanted, "n_ctx": context}});
+                return Some((StatusCode::BAD_REQUEST, body.to_string()));
+            }
+            Dialect::Ollama => {
                 format!("the request ({wanted} tokens) exceeds the available context size ({context} tokens)")
             }
         };
@@ -199,7 +209,8 @@ mod tests {
         let request = json!({"max_tokens": 100});
         for &dialect in Dialect::value_variants() {
             assert_eq!(dialect.refusal(&request, 900, Some(1000)), None, "{dialect:?}: it fits");
-            let over = dialect.refusal(&request, 901, Some(1000));
+            // llama.cpp counts the prompt alone.
+            let over = dialect.refusal(&request, if dialect == Dialect::LlamaCpp { 1001 } else { 901 }, Some(1000));
             assert_eq!(over.is_none(), dialect.truncates_silently(), "{dialect:?}");
             if let Some((_, body)) = over {
                 assert!(body.contains("context"), "{dialect:?}: {body}");

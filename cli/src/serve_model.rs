@@ -205,7 +205,6 @@ fn answer(model: &ScriptedModel, manner: Manner, raw: &str) -> Reply {
         let asked = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
         let usage = match dialect.streamed_usage() {
             StreamedUsage::WhenAsked if asked => Usage::LastChunk(usage),
-            StreamedUsage::OnFinish => Usage::OnFinish(usage),
             _ => Usage::None,
         };
         return Reply::Events(stream_events(dialect, &body["model"], &content, &tool_calls, usage));
@@ -247,8 +246,6 @@ fn keep_the_end(messages: Vec<Message>, window: u64) -> Vec<Message> {
 enum Usage {
     /// A last chunk of its own, with `choices: []`.
     LastChunk(Value),
-    /// On the chunk with the `finish_reason`.
-    OnFinish(Value),
     /// Not sent.
     None,
 }
@@ -289,12 +286,8 @@ fn stream_events(dialect: Dialect, model: &Value, content: &str, tool_calls: &[T
         }
     }
     let finish_reason = if tool_calls.is_empty() { "stop" } else { "tool_calls" };
-    let mut finish = chunk(json!({}), json!(finish_reason));
+    let finish = chunk(json!({}), json!(finish_reason));
     match usage {
-        Usage::OnFinish(usage) => {
-            finish["usage"] = usage;
-            events.push(finish);
-        }
         Usage::LastChunk(usage) => {
             events.push(finish);
             events.push(
@@ -351,7 +344,6 @@ mod tests {
                 let counts = json!({"prompt_tokens": 7, "completion_tokens": 3});
                 let usage = match dialect.streamed_usage() {
                     StreamedUsage::WhenAsked if asked => Usage::LastChunk(counts),
-                    StreamedUsage::OnFinish => Usage::OnFinish(counts),
                     _ => Usage::None,
                 };
                 let sends_usage = !matches!(usage, Usage::None);

@@ -296,3 +296,63 @@ fn litellm_mock_and_routed_models_and_a_wrong_key() {
     let refused = acr_run(&proxy, "mock-model", Some("sk-wrong"), &["--max-calls", "4", "--timeout", "30"]);
     assert_key_refused(&refused);
 }
+
+/// The mock's llama.cpp dialect (`acr serve-model --dialect llamacpp`) against llama.cpp's own server, started the
+/// same way (no `--jinja`, a 512-token window), on the same raw requests: the same status and error type for tools
+/// and for a prompt over the window (with the window named), and streamed usage only when asked, in a chunk of its
+/// own with `choices: []`. What the mock plays is what the real server does.
+#[test]
+fn the_mocks_llamacpp_dialect_does_what_llama_server_does() {
+    let Some(real) = Server::start(&["llama", "--no-jinja", "--ctx", "512"]) else { return };
+    let script = root().join("tests/fixtures/scripts/demo-reasoning.json");
+    let mock = common::ModelServer::start_with(&script, &["--dialect", "llamacpp", "--context-window", "512"]);
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let post = |base: &str, body: Value| -> (u16, String) {
+        let url = format!("{}/chat/completions", base.trim_end_matches('/'));
+        let mut response = agent.post(&url).header("Content-Type", "application/json").send(body.to_string()).unwrap();
+        (response.status().as_u16(), response.body_mut().read_to_string().unwrap())
+    };
+    let hello = || serde_json::json!([{"role": "user", "content": "Say hello."}]);
+    let requests = [
+        (
+            "tools",
+            serde_json::json!({"messages": hello(), "max_tokens": 8, "tools": [{"type": "function", "function": {"name": "search_class", "parameters": {"type": "object", "properties": {}}}}]}),
+        ),
+        (
+            "over the window",
+            serde_json::json!({"messages": [{"role": "user", "content": "apple banana cherry ".repeat(400)}], "max_tokens": 8}),
+        ),
+    ];
+    for (what, body) in requests {
+        let (real_status, real_body) = post(&real.base_url, body.clone());
+        let (mock_status, mock_body) = post(&mock.url, body);
+        let (real_error, mock_error): (Value, Value) =
+            (serde_json::from_str(&real_body).unwrap(), serde_json::from_str(&mock_body).unwrap());
+        assert_eq!(mock_status, real_status, "{what}: real {real_body}, mock {mock_body}");
+        assert_eq!(
+            mock_error["error"]["type"], real_error["error"]["type"],
+            "{what}: real {real_body}, mock {mock_body}"
+        );
+        assert_eq!(mock_error["error"]["n_ctx"], real_error["error"]["n_ctx"], "{what}");
+    }
+    for asked in [false, true] {
+        let mut body = serde_json::json!({"messages": hello(), "max_tokens": 8, "stream": true});
+        if asked {
+            body["stream_options"] = serde_json::json!({"include_usage": true});
+        }
+        let usage_chunks = |sse: &str| -> Vec<Value> {
+            sse.lines()
+                .filter_map(|l| l.strip_prefix("data: "))
+                .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+                .filter(|c| c["usage"].is_object())
+                .collect()
+        };
+        let real_usage = usage_chunks(&post(&real.base_url, body.clone()).1);
+        let mock_usage = usage_chunks(&post(&mock.url, body).1);
+        assert_eq!(real_usage.len(), usize::from(asked), "real, asked {asked}: {real_usage:?}");
+        assert_eq!(mock_usage.len(), real_usage.len(), "mock, asked {asked}: {mock_usage:?}");
+        for chunk in real_usage.iter().chain(&mock_usage) {
+            assert_eq!(chunk["choices"], serde_json::json!([]), "a chunk of its own: {chunk}");
+        }
+    }
+}
