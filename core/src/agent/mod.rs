@@ -536,8 +536,16 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             }
             let started = (self.clock)();
             let answer = self.llm.chat(request).await;
-            self.check_cancel()?;
             let ms = (self.clock)() - started;
+            if self.cancel.get() {
+                // What arrived before the user stopped the run stays in the transcript.
+                if let Ok(response) = answer
+                    && (!response.content.is_empty() || response.reasoning.is_some())
+                {
+                    self.record(request, kind, ChatResponse { cut: Some(Cut::Cancelled), ..response }, ms);
+                }
+                return Err(AgentError::Cancelled);
+            }
             let error = match answer {
                 Ok(response) => {
                     self.failed_calls = 0;

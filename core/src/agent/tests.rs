@@ -953,3 +953,34 @@ fn the_context_window_is_learned_from_the_server() {
     assert!(notes_of(&outcome).iter().any(|n| n.contains(&format!("reports a context window of {window} tokens"))));
     assert!(published.sizes.borrow().iter().all(|&s| s <= window), "nothing over the window was sent");
 }
+
+/// The user stops the run while an answer arrives: what arrived stays in the transcript, marked as stopped by the
+/// user, and the run ends as stopped.
+#[test]
+fn an_answer_arriving_when_the_user_stops_stays_in_the_transcript() {
+    struct Stopping(RefCell<Option<Rc<std::cell::Cell<bool>>>>);
+    impl Llm for Stopping {
+        async fn chat(&self, _: &ChatRequest) -> Result<crate::llm::ChatResponse, LlmError> {
+            if let Some(flag) = self.0.borrow().as_ref() {
+                flag.set(true);
+            }
+            let partial = crate::llm::ChatResponse::new("search_class(\"Ca", Default::default(), None);
+            Ok(crate::llm::ChatResponse { cut: Some(crate::llm::Cut::Broken("closed".into())), ..partial })
+        }
+    }
+    let (repo, index) = workspace();
+    let model = Stopping(RefCell::new(None));
+    let agent = Agent::<_, NoRunner>::new(repo, index, &model, None, AgentConfig::default());
+    *model.0.borrow_mut() = Some(agent.cancel());
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert!(outcome.cancelled());
+    let answers: Vec<(String, Option<crate::llm::Cut>)> = outcome
+        .transcript
+        .events
+        .iter()
+        .filter_map(
+            |e| if let Event::Model { answer, cut, .. } = e { Some((answer.clone(), cut.clone())) } else { None },
+        )
+        .collect();
+    assert_eq!(answers, [("search_class(\"Ca".to_string(), Some(crate::llm::Cut::Cancelled))]);
+}

@@ -256,6 +256,8 @@ pub enum Cut {
     Loop,
     /// The answer broke off: the stream stopped without an end, or the connection failed while reading.
     Broken(String),
+    /// The user stopped the run while the answer was arriving.
+    Cancelled,
     /// No answer came: the call failed in a way another call may not (a time-out with nothing received, a body
     /// that is not a chat completion).
     Failed(String),
@@ -268,6 +270,7 @@ impl fmt::Display for Cut {
             Cut::Time => f.write_str("cut when the time limit passed while it was still arriving"),
             Cut::Loop => f.write_str("stopped early because it was repeating itself"),
             Cut::Broken(why) => write!(f, "broke off: {why}"),
+            Cut::Cancelled => f.write_str("stopped by the user while it was arriving"),
             Cut::Failed(why) => write!(f, "no answer: {why}"),
         }
     }
