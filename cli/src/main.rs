@@ -1,6 +1,7 @@
 //! `acr`: AutoCodeRover's pipeline on a local repository.
 
 mod apply;
+mod batch;
 mod check;
 mod dialect;
 mod http;
@@ -112,6 +113,9 @@ enum Command {
         #[arg(long, value_enum, default_value = "acr")]
         edit_format: EditFormatArg,
     },
+    /// Repair a list of SWE-bench tasks into SWE-bench predictions: workers, a shared budget, resume, shards (and
+    /// `acr batch merge` to join the shards' predictions).
+    Batch(batch::BatchCommand),
     /// Serve a model script as an OpenAI-compatible chat-completions endpoint (for tests and demos).
     ServeModel {
         /// The script: {"answers": {"search": [...], "patch": [...], ...}, "repeat_last": false}.
@@ -307,6 +311,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             context_window,
             tools,
         }),
+        Command::Batch(command) => batch::run(command),
         Command::ServeModel { script, port, host, event_gap_ms, dialect, context_window } => {
             let manner =
                 serve_model::Manner { dialect, event_gap: Duration::from_millis(event_gap_ms), context_window };

@@ -156,12 +156,12 @@ fn local_runner(unsafe_no_sandbox: bool, python: Option<&str>) -> anyhow::Result
     Ok(LocalRunner::new(sandbox, ExecLimits::default()))
 }
 
-/// The model `acr run` and `acr batch` talk to: `--script` or `--endpoint`, stopped by `stop`; with `echo`, answers
-/// are asked for streamed and shown as they arrive.
+/// The model `acr run` and `acr batch` talk to: `--script` or `--endpoint`, stopped by `stop`; with a `stream` hook,
+/// answers are asked for streamed and each chunk goes to the hook as it arrives.
 pub(crate) fn model_from(
     args: &RunArgs,
     stop: &Arc<AtomicBool>,
-    echo: Option<&Echo>,
+    stream: Option<impl Fn(&Partial) + 'static>,
 ) -> anyhow::Result<Stoppable<CliModel>> {
     let model = match (&args.script, &args.endpoint) {
         (Some(script), _) => {
@@ -178,8 +178,8 @@ pub(crate) fn model_from(
             let endpoint = Endpoint { base_url: url.clone(), model: args.model.clone(), api_key };
             let transport = UreqTransport::new(Duration::from_secs(args.timeout)).stopped_by(stop.clone());
             let client = OpenAiClient::new(endpoint, transport);
-            CliModel::Remote(match echo {
-                Some(echo) => client.streaming(echo.hook()),
+            CliModel::Remote(match stream {
+                Some(hook) => client.streaming(hook),
                 None => client,
             })
         }
@@ -282,7 +282,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let repo = crate::load::repo_from_dir(&args.dir)?;
     let echo = Echo::default();
     let stop = stop_on_ctrl_c();
-    let model = model_from(&args, &stop, args.stream.then_some(&echo))?;
+    let model = model_from(&args, &stop, args.stream.then(|| echo.hook()))?;
     let runner = runner_from(&args)?;
     let price = price_from(&args)?;
     let started = Instant::now();
@@ -341,7 +341,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 /// Streamed answers on stderr as they arrive: the answer's new text after each chunk (thinking is left out: it can
 /// be long, and the transcript keeps it).
 #[derive(Clone, Default)]
-pub(crate) struct Echo {
+struct Echo {
     /// The current answer as printed so far.
     printed: Rc<RefCell<String>>,
 }
