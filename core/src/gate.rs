@@ -19,6 +19,8 @@
 mod ast;
 mod compile;
 mod expr;
+#[cfg(feature = "java")]
+pub mod java;
 mod memo;
 mod outline;
 mod params;
@@ -124,7 +126,7 @@ impl Gate {
     }
 
     /// Judges sources of `language` from now on: Python by CPython's rules (the default), Java (with the `java`
-    /// feature) by `javac`'s parser's (the `java_syntax` module).
+    /// feature) by `javac`'s parser's (the `gate::java` module).
     pub fn set_language(&mut self, language: Language) {
         if self.language != language {
             self.language = language;
@@ -141,7 +143,7 @@ impl Gate {
         match self.language {
             Language::Python => check(source),
             #[cfg(feature = "java")]
-            Language::Java => crate::java_syntax::check(source),
+            Language::Java => java::check(source),
         }
     }
 

@@ -10,7 +10,30 @@
 
 use tree_sitter::{Parser, Tree};
 
-use crate::index::Grammar;
+/// Node kinds and field names that the index reads from a grammar: one row per [`Language`].
+#[derive(Debug, Clone, Copy)]
+pub struct Grammar {
+    /// Node kinds of class-like definitions.
+    pub class_kinds: &'static [&'static str],
+    /// Node kinds of function-like definitions (functions, methods, constructors).
+    pub function_kinds: &'static [&'static str],
+    /// Field holding a definition's name.
+    pub name_field: &'static str,
+    /// Kinds of a class's direct children that list its bases (Python's superclass list, Java's `extends` and
+    /// `implements` clauses).
+    pub base_holders: &'static [&'static str],
+    /// Kinds inside a base list that are looked into for names (Java's type lists and generic types).
+    pub base_wrappers: &'static [&'static str],
+    /// Node kinds inside the base list that name a base class (plain and dotted names).
+    pub base_kinds: &'static [&'static str],
+    /// Base class names that carry no information and are dropped.
+    pub ignored_bases: &'static [&'static str],
+    /// Node kinds that can hold definitions: the walk skips every other subtree, such as expressions, unless it
+    /// contains a syntax error. `None`: every subtree can (Java's anonymous classes sit in expressions).
+    pub container_kinds: Option<&'static [&'static str]>,
+    /// Whether a class declared inside another is named `Outer.Inner` (Java) or by its own name (Python, as ACR).
+    pub qualify_nested: bool,
+}
 
 /// A language with a row in the index.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

@@ -29,8 +29,6 @@ pub mod byte_buf;
 pub mod call;
 pub mod gate;
 pub mod index;
-#[cfg(feature = "java")]
-pub mod java_syntax;
 pub mod language;
 pub mod llm;
 pub mod locate;

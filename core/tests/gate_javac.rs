@@ -1,4 +1,4 @@
-//! The Java syntax gate ([`acr_core::java_syntax`]) against `javac`'s parser, on the JDK's own sources and on
+//! The Java syntax gate ([`acr_core::gate::java`]) against `javac`'s parser, on the JDK's own sources and on
 //! single-token and single-line mutants of them.
 //!
 //! The sources come from the `src.zip` of a JDK on this machine (the first under `/usr/lib/jvm` that has one, or
@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use acr_core::java_syntax::check;
+use acr_core::gate::java::check;
 
 /// A JDK with its sources: (home, src.zip).
 fn jdk() -> Option<(PathBuf, PathBuf)> {

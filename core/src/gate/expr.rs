@@ -10,7 +10,8 @@ use super::ast::{
     CallExpr, CmpOp, CompareExpr, Comprehension, Const, Ctx, DictExpr, ExprId, ExprKind, Keyword, List, TargetsKind,
     TokId,
 };
-use super::parser::{Memo, Parser};
+use super::memo::Memo;
+use super::parser::Parser;
 use super::tokens::{Kind, Kw, Op};
 
 /// Binding power of a binary operator between `bitwise_or` and `term` (higher binds tighter).

@@ -9,7 +9,7 @@
 
 use tree_sitter::Node;
 
-use crate::gate::{ProblemKind, SyntaxProblem};
+use super::{ProblemKind, SyntaxProblem};
 use crate::language::Language;
 
 /// `Ok` when the Java source parses without an error or an invented token, otherwise the first problem.

@@ -4,7 +4,32 @@
 //! threaded through one pool of entries: a look-up reads one slot and walks a few entries, with no hashing and no
 //! rehashing as the memo grows (a hash map was a fifth of the parse's time).
 
-use super::parser::Memo;
+/// Rules whose results are memoised (CPython's `(memo)` rules and a few left-recursive ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(super) enum Memo {
+    Expression,
+    Disjunction,
+    Conjunction,
+    Inversion,
+    BitwiseOr,
+    Factor,
+    AwaitPrimary,
+    Primary,
+    StarExpression,
+    StarTarget,
+    TargetWithStarAtom,
+    DelTarget,
+    TPrimary,
+    Arguments,
+    SimpleStmt,
+    Block,
+    Strings,
+    InvalidNamedExpression,
+    ClosedPattern,
+    StarPattern,
+    Slices,
+}
 
 /// No entry (the end of a list, or a position without one).
 const NIL: u32 = u32::MAX;

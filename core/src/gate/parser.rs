@@ -9,36 +9,9 @@
 //! CPython's full-source tokenizer check would).
 
 use super::ast::{Ast, ExprId, StmtId, TokId};
-use super::memo::MemoTable;
+use super::memo::{Memo, MemoTable};
 use super::tokens::{End, Kind, Kw, Op, Token, Tokens, char_count};
 use super::{ProblemKind, Stack, SyntaxProblem};
-
-/// Rules whose results are memoised (CPython's `(memo)` rules and a few left-recursive ones).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub(super) enum Memo {
-    Expression,
-    Disjunction,
-    Conjunction,
-    Inversion,
-    BitwiseOr,
-    Factor,
-    AwaitPrimary,
-    Primary,
-    StarExpression,
-    StarTarget,
-    TargetWithStarAtom,
-    DelTarget,
-    TPrimary,
-    Arguments,
-    SimpleStmt,
-    Block,
-    Strings,
-    InvalidNamedExpression,
-    ClosedPattern,
-    StarPattern,
-    Slices,
-}
 
 const NONE: u32 = u32::MAX;
 

@@ -2,7 +2,8 @@
 
 use super::ProblemKind;
 use super::ast::{Const, ExprId, ExprKind, PatId, PatKind, TokId};
-use super::parser::{Memo, Parser};
+use super::memo::Memo;
+use super::parser::Parser;
 use super::tokens::{Kind, Kw, Op};
 
 impl Parser<'_> {

@@ -5,7 +5,8 @@ use super::ast::{
     Alias, Case, ClassDef, Conditional, Ctx, ExprId, ExprKind, ForLoop, FunctionDef, Handler, ImportFrom, MatchStmt,
     StmtId, StmtKind, TargetsKind, TokId, TryStmt, TypeAlias, TypeParam, WithBlock,
 };
-use super::parser::{Memo, Parser};
+use super::memo::Memo;
+use super::parser::Parser;
 use super::tokens::{Kind, Kw, Op};
 
 impl Parser<'_> {

@@ -3,7 +3,8 @@
 
 use super::ProblemKind;
 use super::ast::{Const, ExprId, ExprKind, TokId};
-use super::parser::{Memo, Parser};
+use super::memo::Memo;
+use super::parser::Parser;
 use super::tokens::{Kind, Op};
 
 impl Parser<'_> {

@@ -1,7 +1,8 @@
 //! Assignment and deletion targets (`star_targets`, `single_target`, `del_targets` and `t_primary`).
 
 use super::ast::{CallExpr, Ctx, ExprId, ExprKind, TokId};
-use super::parser::{Memo, Parser};
+use super::memo::Memo;
+use super::parser::Parser;
 use super::tokens::{Kind, Op};
 
 impl Parser<'_> {

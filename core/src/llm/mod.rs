@@ -135,7 +135,7 @@ impl Stage {
         Stage::Select,
     ];
 
-    /// The largest answer this stage asks for, in tokens (see [`ANSWER_CAPS`]).
+    /// The largest answer this stage asks for, in tokens (measured on recorded answers: see `ANSWER_CAPS` in this module).
     pub fn answer_cap(self) -> u32 {
         ANSWER_CAPS.iter().find(|(s, _)| *s == self).map_or(2_048, |(_, cap)| *cap)
     }

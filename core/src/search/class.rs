@@ -6,6 +6,7 @@ use tree_sitter::Node;
 
 use super::format::{collapse_to_files, numbered, numbered_lines, push_results, tagged};
 use super::source::LineTable;
+use super::tree::find_at;
 use super::{FULL_SNIPPET_LIMIT, RESULT_SHOW_LIMIT, SearchHit, SearchOutput, Searcher};
 use crate::index::{FileId, Span, python_parser};
 
@@ -176,24 +177,6 @@ fn is_plain_assignment(stmt: Node<'_>, src: &str) -> bool {
 /// The class definition whose first row (the `class` keyword) is `row`.
 fn find_class_at(root: Node<'_>, row: usize) -> Option<Node<'_>> {
     find_at(root, row, |n| n.kind() == "class_definition")
-}
-
-/// The node of a wanted kind that starts on `row`, found by descending only into the nodes that span the row.
-pub(crate) fn find_at<'t>(root: Node<'t>, row: usize, wanted: impl Fn(&Node<'t>) -> bool) -> Option<Node<'t>> {
-    let mut node = root;
-    'descend: loop {
-        if wanted(&node) && node.start_position().row == row {
-            return Some(node);
-        }
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            if child.start_position().row <= row && row <= child.end_position().row {
-                node = child;
-                continue 'descend;
-            }
-        }
-        return None;
-    }
 }
 
 #[cfg(test)]

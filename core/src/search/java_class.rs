@@ -8,6 +8,7 @@
 use tree_sitter::Node;
 
 use super::source::LineTable;
+use super::tree::find_at;
 use crate::language::{JAVA, Language};
 
 /// The lines (1-based, in order) of the signature of the type declared on line `start`, or `None` when no type
@@ -67,7 +68,7 @@ fn is_comment_line(line: &str) -> bool {
 
 /// The type declaration whose first row is `row`.
 fn find_type_at(root: Node<'_>, row: usize) -> Option<Node<'_>> {
-    super::class::find_at(root, row, |n| JAVA.class_kinds.contains(&n.kind()))
+    find_at(root, row, |n| JAVA.class_kinds.contains(&n.kind()))
 }
 
 #[cfg(test)]

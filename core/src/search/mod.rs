@@ -37,6 +37,7 @@ mod format;
 mod java_class;
 mod method;
 mod source;
+mod tree;
 
 use std::cell::OnceCell;
 use std::fmt::Write as _;
