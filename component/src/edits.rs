@@ -1,16 +1,16 @@
-//! The `edits` interface: a model's answer applied with the core's [`patch::extract`] (in memory; the repository
+//! The `edits` interface: a model's answer, in any edit format, applied with the core's [`patch::extract`] (in memory; the repository
 //! is not changed), and the syntax gate.
 
 use acr_core::gate::{self, ProblemKind as CoreProblemKind, SyntaxProblem as CoreProblem};
 use acr_core::patch::{
-    self, DropReason, EditFailure as CoreFailure, EditReport as CoreReport, ExtractOptions,
+    self, DropReason, EditFailure as CoreFailure, EditFormat as CoreFormat, EditReport as CoreReport, ExtractOptions,
     ExtractStatus as CoreStatus, FileOrEditFailure, IndentGuess as CoreIndent, Outcome as CoreOutcome,
 };
 
 use crate::Component;
 use crate::bindings::exports::acr::core::edits::{
-    AppliedEdit, ChangedFile, EditFailure, EditOutcome, EditReport, ExtractStatus, Extraction, Guest, IndentGuess,
-    NearLine, NotFound, PlaceholderCounts, ProblemKind, RepoBorrow, SyntaxProblem,
+    AppliedEdit, ChangedFile, EditFailure, EditFormat, EditOutcome, EditReport, ExtractStatus, Extraction, Guest,
+    IndentGuess, NearLine, NotFound, PlaceholderCounts, ProblemKind, RepoBorrow, SyntaxProblem,
 };
 use crate::convert::{self, u32_of};
 use crate::repository::RepoResource;
@@ -23,6 +23,15 @@ fn status(s: CoreStatus) -> ExtractStatus {
         CoreStatus::MatchedButEmptyOrigin => ExtractStatus::MatchedButEmptyOrigin,
         CoreStatus::MatchedButEmptyDiff => ExtractStatus::MatchedButEmptyDiff,
         CoreStatus::ApplicablePatch => ExtractStatus::ApplicablePatch,
+    }
+}
+
+fn format(f: CoreFormat) -> EditFormat {
+    match f {
+        CoreFormat::Acr => EditFormat::Acr,
+        CoreFormat::SearchReplace => EditFormat::SearchReplace,
+        CoreFormat::Udiff => EditFormat::Udiff,
+        CoreFormat::Whole => EditFormat::Whole,
     }
 }
 
@@ -58,6 +67,7 @@ fn failure(f: &FileOrEditFailure) -> EditFailure {
                 })
             }
             CoreFailure::BreaksSyntax { relative, .. } => EditFailure::BreaksSyntax(problem(relative)),
+            CoreFailure::CutShort { reason } => EditFailure::CutShort(reason.clone()),
         },
     }
 }
@@ -79,7 +89,14 @@ fn report(r: &CoreReport) -> EditReport {
         CoreOutcome::Failed { failure: f } => EditOutcome::Failed(failure(f)),
         CoreOutcome::Dropped { reason: DropReason::TestFile } => EditOutcome::DroppedTestFile,
     };
-    EditReport { index: u32_of(r.index), file: r.file.clone(), path: r.path.clone(), outcome, message: r.message() }
+    EditReport {
+        index: u32_of(r.index),
+        file: r.file.clone(),
+        path: r.path.clone(),
+        format: format(r.format),
+        outcome,
+        message: r.message(),
+    }
 }
 
 impl Guest for Component {
@@ -89,6 +106,7 @@ impl Guest for Component {
             status: status(x.status),
             reason: x.reason,
             diff: x.diff,
+            formats: x.formats.iter().map(|&f| format(f)).collect(),
             edits: x.edits.iter().map(report).collect(),
             files: x.files.into_iter().map(|(path, text)| ChangedFile { path, text }).collect(),
         }

@@ -1,4 +1,5 @@
-//! `applyEdits(repo, answer)`: a model's `<file>/<original>/<patched>` answer to a patch, and
+//! `applyEdits(repo, answer)`: a model's answer to a patch, in any edit format (`<file>/<original>/<patched>` tags,
+//! SEARCH/REPLACE blocks, a unified diff, whole files; the result's `formats` says which), and
 //! `checkSyntax(source)`: the syntax gate on one Python source.
 
 use acr_core::gate;

@@ -223,6 +223,7 @@ struct EditView {
     file: String,
     path: Option<String>,
     outcome: &'static str,
+    format: &'static str,
     message: String,
     start: Option<u32>,
     end: Option<u32>,
@@ -238,6 +239,7 @@ impl From<&EditReport> for EditView {
             file: e.file.clone(),
             path: e.path.clone(),
             outcome: "applied",
+            format: e.format.name(),
             message: e.message(),
             start: None,
             end: None,
@@ -277,6 +279,7 @@ pub struct ExtractionView {
     applicable: bool,
     reason: String,
     diff: String,
+    formats: Vec<&'static str>,
     edits: Vec<EditView>,
     files: BTreeMap<String, String>,
 }
@@ -288,6 +291,7 @@ impl From<&Extraction> for ExtractionView {
             applicable: x.status.is_applicable(),
             reason: x.reason.clone(),
             diff: x.diff.clone(),
+            formats: x.formats.iter().map(|f| f.name()).collect(),
             edits: x.edits.iter().map(EditView::from).collect(),
             files: x.files.clone(),
         }
@@ -484,6 +488,8 @@ export interface EditResult {
   /** The repository path it was applied to (or tried last). */
   path: string | null;
   outcome: "applied" | "failed" | "dropped";
+  /** The edit format the edit was written in. */
+  format: EditFormat;
   /** A one-line account, fit to show a person or the model. */
   message: string;
   /** For `applied`: the matched lines, 1-based, inclusive. */
@@ -491,10 +497,14 @@ export interface EditResult {
   end: number | null;
   changed: boolean | null;
   indent: "relative" | "first_line_only" | "deletion" | null;
-  /** For `failed` and `dropped`: why, e.g. "not_found", "ambiguous", "breaks_syntax", "file_not_found",
-   *  "test_file". */
+  /** For `failed` and `dropped`: why, e.g. "not_found", "ambiguous", "breaks_syntax", "cut_short",
+   *  "file_not_found", "test_file". */
   failure: string | null;
 }
+
+/** The ways an answer can write its edits: ACR's `<file>/<original>/<patched>` tags, SEARCH/REPLACE blocks, a
+ * unified diff, whole files. `applyEdits()` reads every one of them, mixed or not. */
+export type EditFormat = "acr" | "search-replace" | "udiff" | "whole";
 
 /** The result of `applyEdits()`. The repository itself is not changed. */
 export interface ApplyResult {
@@ -505,6 +515,8 @@ export interface ApplyResult {
   reason: string;
   /** Unified diff of every changed file. */
   diff: string;
+  /** The formats the answer's edits were written in, each once, in the order they first appear. */
+  formats: EditFormat[];
   edits: EditResult[];
   /** New text of every changed file, by path. */
   files: Record<string, string>;

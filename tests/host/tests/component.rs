@@ -9,7 +9,7 @@ use wasmtime::{Config, Engine, OptLevel, Store};
 
 bindgen!({ world: "core", path: "../../wit" });
 
-use exports::acr::core::edits::{EditFailure, EditOutcome, ExtractStatus, ProblemKind};
+use exports::acr::core::edits::{EditFailure, EditFormat, EditOutcome, ExtractStatus, ProblemKind};
 use exports::acr::core::locate::{ContextKind, Query, Tier};
 use exports::acr::core::repository::File;
 use exports::acr::core::search::{CallErrorKind, SearchOutput};
@@ -211,6 +211,16 @@ fn an_answer_is_applied_in_memory() {
     let x = h.core.acr_core_edits().call_apply(&mut h.store, h.repo, breaking).unwrap();
     assert_eq!(x.status, ExtractStatus::RawPatchButUnmatched);
     assert!(matches!(&x.edits[0].outcome, EditOutcome::Failed(EditFailure::BreaksSyntax(_))));
+    assert_eq!(x.formats, vec![EditFormat::Acr]);
+
+    // The same fix as SEARCH/REPLACE, as a unified diff without numbers: both read, each named.
+    let sr = "shop/orders.py\n```python\n<<<<<<< SEARCH\n        return sum(price * qty for price, qty in self.lines)\n=======\n        return round(sum(price * qty for price, qty in self.lines), 2)\n>>>>>>> REPLACE\n```\n";
+    let udiff = "--- shop/orders.py\n+++ shop/orders.py\n@@ ... @@\n-        return sum(price * qty for price, qty in self.lines)\n+        return round(sum(price * qty for price, qty in self.lines), 2)\n";
+    for (answer, format) in [(sr, EditFormat::SearchReplace), (udiff, EditFormat::Udiff)] {
+        let x = h.core.acr_core_edits().call_apply(&mut h.store, h.repo, answer).unwrap();
+        assert_eq!(x.status, ExtractStatus::ApplicablePatch, "{}", x.reason);
+        assert_eq!((x.formats.as_slice(), x.edits[0].format), ([format].as_slice(), format));
+    }
 }
 
 #[test]
