@@ -17,19 +17,19 @@ fn main() {
         return;
     };
     println!(
-        "{:<10} {:>8} {:>12} {:>8} {:>6} {:>10} {:>17} {:>18}",
+        "{:<16} {:>8} {:>12} {:>8} {:>6} {:>10} {:>17} {:>18}",
         "variant", "answers", "right file", "refused", "wrong", "ambiguous", "ambiguous refused", "right of unique"
     );
     let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
     for v in harness::VARIANTS {
         let Some(c) = report.counts.get(v) else { continue };
-        if v == "near miss" {
-            println!("{v:<10} {:>8} (never to apply) {:>8} {:>6}", c.answers, c.refused, c.wrong);
+        if harness::never_applies(v) {
+            println!("{v:<16} {:>8} (never to apply) {:>8} {:>6}", c.answers, c.refused, c.wrong);
             continue;
         }
         let unique = c.answers - c.ambiguous;
         println!(
-            "{v:<10} {:>8} {:>6} {:>4.1}% {:>8} {:>6} {:>10} {:>17} {:>9} {:>6.1}%",
+            "{v:<16} {:>8} {:>6} {:>4.1}% {:>8} {:>6} {:>10} {:>17} {:>9} {:>6.1}%",
             c.answers,
             c.right,
             pct(c.right, c.answers),

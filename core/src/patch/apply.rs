@@ -541,21 +541,13 @@ fn join_lines(lines: &[u32]) -> String {
     list.join(", ")
 }
 
-/// How far (in lines) from where a hunk header says it starts an occurrence may be and still be picked by it.
-const LINE_SLACK: usize = 10;
-
-/// The occurrence a stated start line (a hunk header's) singles out: the one starting there when no other does, or
-/// else the only one within [`LINE_SLACK`] lines of it. `None` otherwise: a number never overrides the content, and
-/// a wrong guess must not pick one of two equal places.
+/// The occurrence a stated start line (a hunk header's) singles out: the only one that starts exactly there.
+/// `None` otherwise: a number never overrides the content, and a number that is off by some lines says nothing
+/// about which of two equal places was meant (on real history, guesses off by tens of lines land near the wrong one).
 fn nearest_to_line(occurrences: &[Occurrence], line: u32) -> Option<&Occurrence> {
-    let line = line as usize;
-    let distance = |o: &Occurrence| (o.start() + 1).abs_diff(line);
-    let mut by_distance: Vec<(usize, &Occurrence)> = occurrences.iter().map(|o| (distance(o), o)).collect();
-    by_distance.sort_by_key(|(d, o)| (*d, o.start()));
-    let (d1, best) = *by_distance.first()?;
-    let d2 = by_distance.get(1).map_or(usize::MAX, |(d, _)| *d);
-    let decisive = d1 <= LINE_SLACK && d2 > d1 && (d1 == 0 || d2 > LINE_SLACK);
-    decisive.then_some(best)
+    let mut at = occurrences.iter().filter(|o| o.start() + 1 == line as usize);
+    let first = at.next()?;
+    at.next().is_none().then_some(first)
 }
 
 /// The occurrence the bug locations single out: the one nearest them (inside a located span counts as 0). `None`

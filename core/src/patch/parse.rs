@@ -39,7 +39,8 @@ pub struct Edit {
     /// and its `original` is empty: the file's current text is filled in when the file is known.
     pub format: EditFormat,
     /// Where the answer says the original starts (1-based, in the file as the answer's earlier edits leave it):
-    /// a unified diff's hunk header. It breaks a tie between places the original matches equally, never more.
+    /// a unified diff's hunk header. Among places the original matches equally, the one that starts exactly there
+    /// is taken; it does nothing more (a place elsewhere that matches is taken, a number that is off decides nothing).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
 }

@@ -19,6 +19,19 @@
 //! | located | exact, with the bug locations the agent's search would give: the span of the innermost class or
 //! function around each hunk (none for module-level hunks), which decides between repeated originals |
 //!
+//! and the same change in the other edit formats models write (see `acr_core::patch::formats`):
+//! | variant | the answer as written |
+//! |---|---|
+//! | sr | exact, as SEARCH/REPLACE blocks after the path |
+//! | sr near miss | near miss, as SEARCH/REPLACE blocks: must never apply |
+//! | udiff git | exact, as `git diff` writes it: `diff --git`, `a/`/`b/`, right hunk numbers |
+//! | udiff guessed | exact, as a unified diff whose hunk numbers are off by 1-40 lines (a model's guess) |
+//! | udiff bare | exact, as Aider's unified diff: `--- path`, `+++ path`, `@@ ... @@` without numbers |
+//! | udiff near miss | near miss, as a git diff with right numbers: must never apply |
+//! | whole | the child's whole file after its path |
+//! | whole cut | the child's file cut after half its lines with `# ... rest of the file unchanged`: never to apply |
+//! | mixed | exact, each hunk in turn as ACR tags, SEARCH/REPLACE and a bare unified diff |
+//!
 //! Printed per variant: answers, right file, refused (an edit did not apply), wrong (every edit applied and the
 //! file differs from the child's; for near misses, any edit applied). Test files are left out (the core drops edits
 //! to them on purpose).
@@ -33,8 +46,108 @@ use similar::{DiffTag, TextDiff};
 
 const REPOS: [&str; 4] = ["benjaminp+six", "pallets+itsdangerous", "python-attrs+attrs", "pallets+click"];
 /// The ways an answer is written, in the order printed.
-pub const VARIANTS: [&str; 8] =
-    ["exact", "dedented", "indented", "stripped", "tabs", "minimal", "near miss", "located"];
+pub const VARIANTS: [&str; 17] = [
+    "exact",
+    "dedented",
+    "indented",
+    "stripped",
+    "tabs",
+    "minimal",
+    "near miss",
+    "located",
+    "sr",
+    "sr near miss",
+    "udiff git",
+    "udiff guessed",
+    "udiff bare",
+    "udiff near miss",
+    "whole",
+    "whole cut",
+    "mixed",
+];
+
+/// Variants whose answers must never apply.
+pub fn never_applies(variant: &str) -> bool {
+    variant.ends_with("near miss") || variant == "whole cut"
+}
+
+/// How an answer's edits are written down.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Acr,
+    SearchReplace,
+    /// A unified diff: git's headers and numbers; numbers off by some lines; Aider's bare form.
+    GitDiff,
+    GuessedDiff,
+    BareDiff,
+}
+
+/// The edits and how they are written for a variant: (the edit variant, its form; `None` for whole files).
+fn written_as(variant: &str) -> (&str, Option<Form>) {
+    match variant {
+        "located" => ("exact", Some(Form::Acr)),
+        "sr" => ("exact", Some(Form::SearchReplace)),
+        "sr near miss" => ("near miss", Some(Form::SearchReplace)),
+        "udiff git" => ("exact", Some(Form::GitDiff)),
+        "udiff guessed" => ("exact", Some(Form::GuessedDiff)),
+        "udiff bare" | "mixed" => ("exact", Some(Form::BareDiff)),
+        "udiff near miss" => ("near miss", Some(Form::GitDiff)),
+        "whole" | "whole cut" => ("exact", None),
+        v => (v, Some(Form::Acr)),
+    }
+}
+
+/// One edit written in `form`: `from` is its original's first line (0-based) in the parent's file, `shift` the
+/// lines the answer's earlier edits added (what a right `+` number accounts for), `seed` varies guessed numbers.
+fn render(form: Form, path: &str, original: &str, patched: &str, from: usize, shift: isize, seed: usize) -> String {
+    match form {
+        Form::Acr => {
+            format!("<file>{path}</file>\n<original>\n{original}\n</original>\n<patched>\n{patched}</patched>\n")
+        }
+        Form::SearchReplace => {
+            format!("{path}\n```python\n<<<<<<< SEARCH\n{original}\n=======\n{patched}>>>>>>> REPLACE\n```\n")
+        }
+        Form::GitDiff | Form::GuessedDiff | Form::BareDiff => {
+            let old: Vec<&str> = original.split('\n').collect();
+            let new: Vec<&str> = if patched.is_empty() {
+                Vec::new()
+            } else {
+                patched.strip_suffix('\n').unwrap_or(patched).split('\n').collect()
+            };
+            let head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+            let tail = old[head..].iter().rev().zip(new[head..].iter().rev()).take_while(|(a, b)| a == b).count();
+            let (old_start, new_start) = (from + 1, (from as isize + 1 + shift).max(1) as usize);
+            let (old_start, new_start) = if form == Form::GuessedDiff {
+                let off = 1 + seed % 40;
+                let sign = |n: usize| if seed.is_multiple_of(2) { n + off } else { n.saturating_sub(off).max(1) };
+                (sign(old_start), sign(new_start))
+            } else {
+                (old_start, new_start)
+            };
+            let mut s = match form {
+                Form::BareDiff => format!("--- {path}\n+++ {path}\n@@ ... @@\n"),
+                _ => format!(
+                    "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -{old_start},{} +{new_start},{} @@\n",
+                    old.len(),
+                    new.len()
+                ),
+            };
+            for l in &old[..head] {
+                s.push_str(&format!(" {l}\n"));
+            }
+            for l in &old[head..old.len() - tail] {
+                s.push_str(&format!("-{l}\n"));
+            }
+            for l in &new[head..new.len() - tail] {
+                s.push_str(&format!("+{l}\n"));
+            }
+            for l in &old[old.len() - tail..] {
+                s.push_str(&format!(" {l}\n"));
+            }
+            s
+        }
+    }
+}
 
 fn git(dir: &Path, args: &[&str]) -> Option<String> {
     let out = Command::new("git").arg("--git-dir").arg(dir).args(args).output().ok()?;
@@ -90,7 +203,13 @@ fn leading(l: &str) -> usize {
 }
 
 /// The edit's original text and patched block body for one variant, or `None` when the variant does not apply to the hunk.
-fn write_edit(old_lines: &[&str], h: &Hunk, variant: &str, context: usize, file: &str) -> Option<(String, String)> {
+fn write_edit(
+    old_lines: &[&str],
+    h: &Hunk,
+    variant: &str,
+    context: usize,
+    file: &str,
+) -> Option<(String, String, usize)> {
     let ctx = if variant == "minimal" { 0 } else { context };
     if ctx == 0 && h.old_start == h.old_end {
         return None;
@@ -154,7 +273,7 @@ fn write_edit(old_lines: &[&str], h: &Hunk, variant: &str, context: usize, file:
     }
     // The patched block's body: no line at all is an empty block (`<patched>\n\n</patched>` is one blank line).
     let patched = if patched.is_empty() { String::new() } else { format!("{}\n", patched.join("\n")) };
-    Some((original.join("\n"), patched))
+    Some((original.join("\n"), patched, from))
 }
 
 /// How many times `original` occurs in the file, comparing lines without their surrounding whitespace and leaving
@@ -243,8 +362,11 @@ pub fn run(root: &Path, commits: usize) -> Option<Report> {
                 let repo = Repo::from_files([(path, old.as_bytes())]);
                 let defs = acr_core::Index::build(&repo).files.pop().map(|f| f.defs).unwrap_or_default();
                 for (vi, variant) in VARIANTS.iter().enumerate() {
-                    // A located answer is the exact one, written the same way.
-                    let (vi, written) = if *variant == "located" { (0, "exact") } else { (vi, *variant) };
+                    // A located answer is the exact one, written the same way; so are the other formats' answers.
+                    let (written, form) = written_as(variant);
+                    let vi =
+                        if written == *variant { vi } else { VARIANTS.iter().position(|v| *v == written).unwrap_or(0) };
+                    let mut shift = 0isize;
                     let mut bug_lines = Vec::new();
                     let mut answer = String::new();
                     // The child's file, or when a hunk cannot be written in this variant (a minimal answer to a
@@ -254,10 +376,10 @@ pub fn run(root: &Path, commits: usize) -> Option<Report> {
                     let mut ambiguous = false;
                     for (i, h) in hs.iter().enumerate() {
                         let context = 1 + (i + vi + commit.len()) % 3;
-                        let Some((o, p)) = write_edit(&old_lines, h, written, context, &old) else {
+                        let Some((o, p, from)) = write_edit(&old_lines, h, written, context, &old) else {
                             continue;
                         };
-                        ambiguous |= *variant != "near miss" && occurrences(&o, &old_lines) > 1;
+                        ambiguous |= !never_applies(variant) && form.is_some() && occurrences(&o, &old_lines) > 1;
                         let line = h.old_start as u32 + 1;
                         let around = defs.iter().filter(|d| d.start <= line && line <= d.end).max_by_key(|d| d.start);
                         if let Some(d) = around {
@@ -266,9 +388,29 @@ pub fn run(root: &Path, commits: usize) -> Option<Report> {
                         expected.extend(old_lines[copied..h.old_start].iter().copied());
                         expected.push_str(&h.raw);
                         copied = h.old_end;
-                        answer.push_str(&format!(
-                            "<file>{path}</file>\n<original>\n{o}\n</original>\n<patched>\n{p}</patched>\n"
-                        ));
+                        let form = match (*variant, form) {
+                            ("mixed", _) => [Form::Acr, Form::SearchReplace, Form::BareDiff][i % 3],
+                            (_, Some(f)) => f,
+                            (_, None) => continue,
+                        };
+                        answer.push_str(&render(form, path, &o, &p, from, shift, i + commit.len() + path.len()));
+                        shift += p.lines().count() as isize - o.split('\n').count() as isize;
+                    }
+                    if form.is_none() {
+                        // The whole child file, or (cut) its first half and a placeholder for the rest.
+                        let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+                        let body = if *variant == "whole cut" {
+                            if new_lines.len() < 20 {
+                                continue;
+                            }
+                            format!("{}# ... rest of the file unchanged\n", new_lines[..new_lines.len() / 2].concat())
+                        } else {
+                            new.clone()
+                        };
+                        let eol = if body.ends_with('\n') { "" } else { "\n" };
+                        answer = format!("{path}\n```python\n{body}{eol}```\n");
+                        expected = new.clone();
+                        copied = old_lines.len();
                     }
                     if answer.is_empty() {
                         continue;
@@ -292,10 +434,10 @@ pub fn run(root: &Path, commits: usize) -> Option<Report> {
                     let c = counts.entry(variant).or_default();
                     c.answers += 1;
                     c.ambiguous += usize::from(ambiguous);
-                    if *variant == "near miss" {
+                    if never_applies(variant) {
                         if applied > 0 {
                             c.wrong += 1;
-                            wrong_examples.push(format!("{name} {commit} {path} near miss applied"));
+                            wrong_examples.push(format!("{name} {commit} {path} {variant} applied"));
                         } else {
                             c.refused += 1;
                         }

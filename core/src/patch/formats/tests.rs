@@ -137,9 +137,11 @@ fn hunk_numbers_break_ties_but_never_override_the_content() {
         assert_eq!(ex.status, ExtractStatus::RawPatchButUnmatched, "{line}");
         assert_eq!(failure(&ex, 0), &EditFailure::Ambiguous { lines: vec![2, 6] }, "{line}");
     }
-    // A guess a few lines off picks the only place near it.
+    // A guess a few lines off, even far from the other place, decides nothing either: only the exact line does.
     let far = format!("def a():\n    return 0\n{}def b():\n    return 0\n", "\n".repeat(20));
     let ex = extract(&repo(&[("m.py", &far)]), &hunk("5,1"), &ExtractOptions::default());
+    assert!(matches!(failure(&ex, 0), EditFailure::Ambiguous { .. }));
+    let ex = extract(&repo(&[("m.py", &far)]), &hunk("2,1"), &ExtractOptions::default());
     assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
     assert!(ex.files["m.py"].starts_with("def a():\n    return 1\n"));
     assert!(ex.edits[0].message().contains("hunk header"), "{}", ex.edits[0].message());

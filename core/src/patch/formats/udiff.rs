@@ -11,8 +11,9 @@
 //!
 //! with or without the `diff --git` line, the `a/`/`b/` prefixes, or the hunk's numbers (Aider's `@@ ... @@`). Each
 //! hunk becomes one edit: its ` ` and `-` lines are the original, its ` ` and `+` lines the patched text. A hunk is
-//! placed by its content like every edit; its numbers only become [`Edit::line`], which breaks a tie between equal
-//! places. A hunk ends at the next hunk or file header, at a fence, or at a line that is none of ` `, `-`, `+`,
+//! placed by its content like every edit; its numbers only become [`Edit::line`], which picks among equal places
+//! the one starting exactly where the header says (the `+` number: where the hunk is once the diff's earlier hunks
+//! are in). A hunk ends at the next hunk or file header, at a fence, or at a line that is none of ` `, `-`, `+`,
 //! `\` or empty (an empty line is read as a blank context line; empty lines at the hunk's end are dropped).
 
 use std::ops::Range;
