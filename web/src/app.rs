@@ -11,7 +11,8 @@ use crate::load_view::LoadView;
 use crate::mcts_view::TreeView;
 use crate::run::{RunState, RunStatus};
 use crate::run_view::{RunControls, TranscriptView, location_view};
-use crate::settings::{Settings, SettingsView};
+use crate::settings::Settings;
+use crate::settings_view::SettingsView;
 use crate::state::{AppState, Tab};
 
 const THEME_KEY: &str = "acr-wasm.theme";

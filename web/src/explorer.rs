@@ -9,7 +9,8 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::code_view::code_lines;
-use crate::state::{AppState, ExploreRequest, Loaded};
+use crate::load::Loaded;
+use crate::state::{AppState, ExploreRequest};
 
 /// Files longer than this are shown around the highlighted lines only.
 const MAX_SHOWN_LINES: u32 = 1500;

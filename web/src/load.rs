@@ -7,7 +7,26 @@ use acr_core::repo::{Limits, Repo, ZipUnpacker};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use std::rc::Rc;
+
 use crate::browser::{now, yield_now};
+use crate::demo::Demo;
+
+/// A repository loaded in the tab, with its index.
+#[derive(Clone)]
+pub struct Loaded {
+    /// The zip's file name, or "demo repository".
+    pub name: String,
+    /// The files: at first only the sources of a zip, then all of them (see `complete`).
+    pub repo: Rc<Repo>,
+    /// The index built from them.
+    pub index: Rc<Index>,
+    /// The bundled demo repository this is, if it is one.
+    pub demo: Option<&'static Demo>,
+    /// Whether `repo` holds every file: a zip's sources are indexed and searchable before its other files are
+    /// unpacked, and a run waits for those (its tests may read them).
+    pub complete: bool,
+}
 
 /// How long to index before letting the browser paint, in milliseconds.
 const SLICE_MS: f64 = 30.0;

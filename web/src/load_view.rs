@@ -12,7 +12,8 @@ use web_sys::HtmlInputElement;
 use crate::demo::Demo;
 use crate::file_tree::FileTree;
 use crate::index_pool::{self, Feed, PoolError};
-use crate::state::{AppState, Loaded};
+use crate::load::Loaded;
+use crate::state::AppState;
 use crate::unpack_parse::{Indexed, Unpacked, unpack_and_parse};
 use crate::{browser, demo, index_cache, load};
 

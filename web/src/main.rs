@@ -37,6 +37,7 @@ mod run_view;
 mod runner_client;
 mod runners;
 mod settings;
+mod settings_view;
 mod state;
 mod tab_runner;
 mod transport;

@@ -16,9 +16,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::json;
 
+use crate::load::Loaded;
 use crate::model::{self, ModelChoice, PlaygroundModel};
 use crate::runners::PageRunner;
-use crate::state::Loaded;
 use crate::{browser, demo};
 
 /// Shortest time between two repaints of a streamed answer, in milliseconds.

@@ -1,31 +1,11 @@
 //! The page's shared state: the loaded repository, the settings, the current run, which tab is open and what the
 //! explorer was asked to show. It is a bundle of signal handles (cheap to copy), provided as a Leptos context.
 
-use std::rc::Rc;
-
-use acr_core::index::Index;
-use acr_core::repo::Repo;
 use leptos::prelude::*;
 
-use crate::demo::Demo;
+use crate::load::Loaded;
 use crate::run::RunState;
 use crate::settings::Settings;
-
-/// A repository loaded in the tab, with its index.
-#[derive(Clone)]
-pub struct Loaded {
-    /// The zip's file name, or "demo repository".
-    pub name: String,
-    /// The files: at first only the sources of a zip, then all of them (see `complete`).
-    pub repo: Rc<Repo>,
-    /// The index built from them.
-    pub index: Rc<Index>,
-    /// The bundled demo repository this is, if it is one.
-    pub demo: Option<&'static Demo>,
-    /// Whether `repo` holds every file: a zip's sources are indexed and searchable before its other files are
-    /// unpacked, and a run waits for those (its tests may read them).
-    pub complete: bool,
-}
 
 /// The result tabs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
