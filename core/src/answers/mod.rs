@@ -20,7 +20,7 @@ pub mod search;
 mod text;
 mod verdict;
 
-pub use crate::patch::parse::{Edit, parse_edits as edits};
+pub use crate::patch::{Edit, parse_edits as edits};
 pub use search::{LocationSpec, ProxyResult, SearchAnswer, Source};
 pub use text::{choice, code_block, rating, reflection, yes_no};
 pub use verdict::{ReviewVerdict, review};

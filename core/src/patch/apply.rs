@@ -29,8 +29,9 @@ use std::fmt;
 
 use serde::Serialize;
 
+use super::block::{is_placeholder, without_line_numbers};
+use super::edit::Edit;
 use super::indent::{Indenter, leading_ws};
-use super::parse::{Edit, is_placeholder, without_line_numbers};
 use super::runs;
 use crate::gate::{Gate, SyntaxProblem, TextEdit};
 

@@ -20,7 +20,9 @@
 //! ([`is_test_file`]) are dropped, as current AutoCodeRover does.
 
 pub mod apply;
+mod block;
 pub mod diff;
+pub mod edit;
 pub mod formats;
 mod indent;
 pub mod parse;
@@ -35,9 +37,10 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 pub use apply::{Applied, ApplyOptions, EditFailure, IndentGuess, NearLine, Reading, apply_edit};
+pub use block::is_placeholder;
 pub use diff::{FileDiff, Hunk, Line, file_diff, repo_diff};
-pub use formats::{EditFormat, EditFormatChoice};
-pub use parse::{Edit, ParseIssue, is_placeholder, parse_edits, parse_edits_with_issues};
+pub use edit::{Edit, EditFormat, ParseIssue};
+pub use formats::{EditFormatChoice, parse_edits, parse_edits_with_issues};
 pub use status::ExtractStatus;
 
 use apply::Gating;

@@ -12,115 +12,13 @@
 //! prefixes copied from search output (`57     def f():`) are noted ([`Edit::had_line_numbers`]) but kept: they are
 //! removed only when the original is not found as written (`    301: ('moved', 'moved_permanently'),` in a dict
 //! is code), see [`super::apply`]. Placeholder lines
-//! (`# Rest of the code...`, `# ... existing code ...`) are kept in the text and recognised by [`is_placeholder`];
+//! (`# Rest of the code...`, `# ... existing code ...`) are kept in the text and recognised by [`is_placeholder`](super::is_placeholder);
 //! applying treats them as "lines left out" (see [`super::apply`]).
 
 use std::ops::Range;
 
-use serde::Serialize;
-
-pub use super::formats::EditFormat;
-
-/// One requested change: replace `original` with `patched` in `file`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Edit {
-    /// 1-based position of the edit in the answer.
-    pub index: usize,
-    /// The path as the model wrote it (trimmed).
-    pub file: String,
-    /// The code to find, newline-separated, without the blank lines at its ends that `patched` has too.
-    pub original: String,
-    /// The replacement code, newline-separated, without the blank lines at its ends that `original` has too.
-    pub patched: String,
-    /// Whether `original` or `patched` seems to carry line-number prefixes on every line (counting up by one);
-    /// applying removes them when the original is not found as written.
-    pub had_line_numbers: bool,
-    /// The format the edit was written in. A [`EditFormat::Whole`] edit's `patched` is the file's whole new text
-    /// and its `original` is empty: the file's current text is filled in when the file is known.
-    pub format: EditFormat,
-    /// Where the answer says the original starts (1-based, in the file as the answer's earlier edits leave it):
-    /// a unified diff's hunk header. Among places the original matches equally, the one that starts exactly there
-    /// is taken; it does nothing more (a place elsewhere that matches is taken, a number that is off decides nothing).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<u32>,
-}
-
-impl Edit {
-    /// An edit in AutoCodeRover's format, numbered `index`, with no line number.
-    pub fn new(index: usize, file: impl Into<String>, original: impl Into<String>, patched: impl Into<String>) -> Edit {
-        Edit {
-            index,
-            file: file.into(),
-            original: original.into(),
-            patched: patched.into(),
-            had_line_numbers: false,
-            format: EditFormat::Acr,
-            line: None,
-        }
-    }
-}
-
-/// Why a tagged block did not become an edit (reported when no edit at all could be parsed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum ParseIssue {
-    /// An opening tag has no closing tag.
-    Unclosed {
-        /// The tag name, e.g. `original`.
-        tag: String,
-    },
-    /// A `<patched>` block came without an `<original>` before it.
-    PatchedWithoutOriginal,
-    /// An `<original>`/`<patched>` pair came before any `<file>` block.
-    NoFile,
-    /// An `<original>` block was not followed by a `<patched>` block.
-    OriginalWithoutPatched,
-    /// A SEARCH/REPLACE block, a diff hunk or a whole file is incomplete or names no file.
-    Format {
-        /// The format it was written in.
-        format: EditFormat,
-        /// What is wrong, in words for the model.
-        problem: String,
-    },
-}
-
-impl std::fmt::Display for ParseIssue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ParseIssue::Unclosed { tag } => write!(f, "<{tag}> is never closed with </{tag}>"),
-            ParseIssue::PatchedWithoutOriginal => {
-                write!(f, "a <patched> block has no <original> block before it")
-            }
-            ParseIssue::NoFile => write!(f, "an edit has no <file> block before it"),
-            ParseIssue::OriginalWithoutPatched => {
-                write!(f, "an <original> block has no <patched> block after it")
-            }
-            ParseIssue::Format { format: _, problem } => f.write_str(problem),
-        }
-    }
-}
-
-/// At most this many parse issues are kept (they are reported to the model, and an answer of 12 MB of unclosed tags
-/// would otherwise hold millions).
-const MAX_ISSUES: usize = 20;
-
-pub(crate) fn note(issues: &mut Vec<ParseIssue>, issue: ParseIssue) {
-    if issues.len() < MAX_ISSUES {
-        issues.push(issue);
-    }
-}
-
-/// Edits in an answer, in order, in every format the answer uses (see [`super::formats`]). Never fails; an answer
-/// with no complete edit gives an empty list.
-pub fn parse_edits(answer: &str) -> Vec<Edit> {
-    parse_edits_with_issues(answer).0
-}
-
-/// Like [`parse_edits`], also returning the problems met with incomplete blocks.
-pub fn parse_edits_with_issues(answer: &str) -> (Vec<Edit>, Vec<ParseIssue>) {
-    let read = super::formats::read(answer);
-    (read.edits, read.issues)
-}
+use super::block::{is_fence, strip_line_numbers};
+use super::edit::{Edit, ParseIssue, note};
 
 /// The `<file>/<original>/<patched>` edits of an answer whose line ends are already `\n`, each with the bytes it
 /// spans (from its `<original>` to its `</patched>`); indices count these edits only.
@@ -318,135 +216,11 @@ fn with_blank_line_changes(
     (pad(original, ol - lead, ot - trail), pad(patched, pl - lead, pt - trail))
 }
 
-/// A block without the line-number prefixes copied from search output (`57     def f():`), when every line carries
-/// one and they count up by one.
-pub(crate) fn without_line_numbers(block: &str) -> Option<String> {
-    let lines: Vec<&str> = block.split('\n').collect();
-    strip_line_numbers(&lines).map(|v| v.join("\n"))
-}
-
-pub(crate) fn is_fence(line: &str) -> bool {
-    let t = line.trim();
-    t.starts_with("```") && t[3..].chars().all(|c| c.is_ascii_alphanumeric())
-}
-
-/// Removes line-number prefixes when every non-empty line has one and the numbers count up by one (blank lines
-/// may lack a number). The separator after the number (`|`, `:`, one tab or one space) is removed too; the rest of
-/// the whitespace is kept, so relative indentation survives.
-fn strip_line_numbers(lines: &[&str]) -> Option<Vec<String>> {
-    let mut out = Vec::with_capacity(lines.len());
-    let mut expected: Option<u64> = None;
-    let mut numbered = 0usize;
-    let mut single_space = false;
-    for line in lines {
-        let lead = line.len() - line.trim_start_matches(' ').len();
-        let after_lead = &line[lead..];
-        let digits = after_lead.len() - after_lead.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        if digits == 0 || digits > 7 {
-            if line.trim().is_empty() {
-                out.push(String::new());
-                if let Some(e) = expected.as_mut() {
-                    *e += 1;
-                }
-                continue;
-            }
-            return None;
-        }
-        let number: u64 = after_lead[..digits].parse().ok()?;
-        if expected.is_some_and(|e| e != number) {
-            return None;
-        }
-        expected = Some(number + 1);
-        let rest = &after_lead[digits..];
-        let rest = if let Some(r) = rest.strip_prefix('|').or_else(|| rest.strip_prefix(':')) {
-            r.strip_prefix(' ').unwrap_or(r)
-        } else if let Some(r) = rest.strip_prefix('\t') {
-            r
-        } else if let Some(r) = rest.strip_prefix(' ') {
-            single_space |= !r.starts_with(' ');
-            r
-        } else if rest.is_empty() {
-            rest
-        } else {
-            return None;
-        };
-        numbered += 1;
-        out.push(rest.to_string());
-    }
-    // `1 + 2` is code, not line 1: a lone number followed by one space is not enough evidence.
-    let enough = numbered >= 2 || (numbered == 1 && !single_space);
-    enough.then_some(out)
-}
-
-/// Whether a line is a placeholder for code the model left out, such as `# Rest of the code...`,
-/// `# ... existing code ...`, `# ...` or `# rest of the method unchanged`.
-///
-/// A placeholder is a comment made of nothing but an ellipsis and words that say "code left out" ("rest of the
-/// code", "existing code", "unchanged", "remaining methods"...); it must hold an ellipsis or start with one of those
-/// phrases. A comment with anything else in it is code: `# Existing logic for X` and `# ... Or as first hook` stay.
-pub fn is_placeholder(line: &str) -> bool {
-    const PHRASES: [&str; 7] =
-        ["rest of", "remaining", "remainder of", "existing", "unchanged", "other code", "previous code"];
-    const WORDS: [&str; 40] = [
-        "rest",
-        "of",
-        "the",
-        "code",
-        "existing",
-        "unchanged",
-        "remaining",
-        "remainder",
-        "method",
-        "methods",
-        "function",
-        "functions",
-        "class",
-        "classes",
-        "file",
-        "module",
-        "body",
-        "implementation",
-        "logic",
-        "other",
-        "same",
-        "as",
-        "before",
-        "above",
-        "here",
-        "previous",
-        "keep",
-        "kept",
-        "omitted",
-        "lines",
-        "is",
-        "remains",
-        "stays",
-        "goes",
-        "for",
-        "brevity",
-        "and",
-        "definitions",
-        "original",
-        "etc",
-    ];
-    let t = line.trim();
-    let Some(comment) = t.strip_prefix('#').or_else(|| t.strip_prefix("//")) else {
-        return false;
-    };
-    let c = comment.trim().to_ascii_lowercase();
-    let ellipsis = c.contains("...") || c.contains('\u{2026}');
-    let words: Vec<&str> = c.split(|ch: char| !ch.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();
-    if !words.iter().all(|w| WORDS.contains(w)) {
-        return false;
-    }
-    let prose = c.trim_start_matches(|ch: char| !ch.is_ascii_alphabetic());
-    let only_words = c.chars().all(|ch| ch.is_ascii_alphabetic() || " .()[]-:,\u{2026}".contains(ch));
-    only_words && (ellipsis || PHRASES.iter().any(|p| prose.starts_with(p)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::patch::block::without_line_numbers;
+    use crate::patch::{is_placeholder, parse_edits, parse_edits_with_issues};
 
     /// A fenced block of tens of thousands of blank lines is trimmed in one pass over them.
     #[test]

@@ -473,12 +473,12 @@ fn blank_lines_removed_or_added_at_the_ends_of_an_edit_are_kept() {
     let text = "import typing as t\n\n\nclass P:\n    pass\n";
     let answer =
         "<file>m.py</file>\n<original>\n\n\nclass P:\n</original>\n<patched>\n\nX = 1\n\n\nclass P:\n</patched>\n";
-    let edits = parse::parse_edits(answer);
+    let edits = parse_edits(answer);
     let a = apply_edit(text, &edits[0], &ApplyOptions::default(), &mut Gate::new()).unwrap();
     assert_eq!(a.text, "import typing as t\n\nX = 1\n\n\nclass P:\n    pass\n");
     // Blank lines the file does not have are matched as AutoCodeRover matches them: without them.
     let answer = "<file>m.py</file>\n<original>\n\nimport typing as t\n</original>\n<patched>\nimport os\n</patched>\n";
-    let a = apply_edit(text, &parse::parse_edits(answer)[0], &ApplyOptions::default(), &mut Gate::new()).unwrap();
+    let a = apply_edit(text, &parse_edits(answer)[0], &ApplyOptions::default(), &mut Gate::new()).unwrap();
     assert!(a.text.starts_with("import os\n\n\nclass P:"), "{}", a.text);
 }
 
@@ -488,7 +488,7 @@ fn a_patched_text_of_blank_lines_keeps_that_many() {
     let text = "from __future__ import annotations\n\nfrom typing import ClassVar\n\n\nclass FrozenError(AttributeError):\n    pass\n";
     let answer =
         "<file>m.py</file>\n<original>\n\nfrom typing import ClassVar\n\n\n</original>\n<patched>\n\n\n</patched>\n";
-    let a = apply_edit(text, &parse::parse_edits(answer)[0], &ApplyOptions::default(), &mut Gate::new()).unwrap();
+    let a = apply_edit(text, &parse_edits(answer)[0], &ApplyOptions::default(), &mut Gate::new()).unwrap();
     assert_eq!(a.text, "from __future__ import annotations\n\n\nclass FrozenError(AttributeError):\n    pass\n");
 }
 

@@ -18,62 +18,12 @@ pub mod search_replace;
 pub mod udiff;
 pub mod whole;
 
-use std::fmt;
 use std::ops::Range;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
 
 pub use choice::EditFormatChoice;
 
-use super::parse::{Edit, ParseIssue, parse_tagged};
-
-/// A way of writing edits.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EditFormat {
-    /// AutoCodeRover's `<file>/<original>/<patched>` blocks.
-    #[default]
-    Acr,
-    /// Aider's SEARCH/REPLACE blocks.
-    SearchReplace,
-    /// Unified diff hunks.
-    Udiff,
-    /// The whole new file after its path.
-    Whole,
-}
-
-impl EditFormat {
-    /// Every format, in the order the readers run.
-    pub const ALL: [EditFormat; 4] = [EditFormat::Acr, EditFormat::SearchReplace, EditFormat::Udiff, EditFormat::Whole];
-
-    /// The name used on the command line and in JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            EditFormat::Acr => "acr",
-            EditFormat::SearchReplace => "search-replace",
-            EditFormat::Udiff => "udiff",
-            EditFormat::Whole => "whole",
-        }
-    }
-}
-
-impl fmt::Display for EditFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for EditFormat {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        EditFormat::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = EditFormat::ALL.iter().map(|f| f.name()).collect();
-            format!("unknown edit format `{s}` (expected one of {})", names.join(", "))
-        })
-    }
-}
+use super::edit::{Edit, EditFormat, ParseIssue};
+use super::parse::parse_tagged;
 
 /// One sentence on how to write edits in `format`, for an answer none could be read from.
 pub fn reminder(format: EditFormat) -> &'static str {
@@ -94,6 +44,18 @@ pub fn reminder(format: EditFormat) -> &'static str {
              the new file."
         }
     }
+}
+
+/// Edits in an answer, in order, in every format the answer uses . Never fails; an answer
+/// with no complete edit gives an empty list.
+pub fn parse_edits(answer: &str) -> Vec<Edit> {
+    parse_edits_with_issues(answer).0
+}
+
+/// Like [`parse_edits`], also returning the problems met with incomplete blocks.
+pub fn parse_edits_with_issues(answer: &str) -> (Vec<Edit>, Vec<ParseIssue>) {
+    let read = read(answer);
+    (read.edits, read.issues)
 }
 
 /// Everything read from one answer.

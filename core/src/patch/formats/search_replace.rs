@@ -20,7 +20,8 @@
 use std::ops::Range;
 
 use super::{Claimed, EditFormat, Fence, Line, line_end, path_alone, path_in_info, without_shared_blank_ends};
-use crate::patch::parse::{Edit, ParseIssue, note, without_line_numbers};
+use crate::patch::block::without_line_numbers;
+use crate::patch::edit::{Edit, ParseIssue, note};
 
 /// How far back from a `<<<<<<< SEARCH` line its path is looked for (fence lines and blank lines only between).
 const PATH_LOOKBACK: usize = 4;

@@ -19,7 +19,7 @@
 use std::ops::Range;
 
 use super::{Claimed, EditFormat, Line, line_end};
-use crate::patch::parse::{Edit, ParseIssue, note};
+use crate::patch::edit::{Edit, ParseIssue, note};
 
 /// A hunk header's numbers: the old start and the new start, when written.
 fn hunk_header(line: &str) -> Option<Option<(u32, u32)>> {

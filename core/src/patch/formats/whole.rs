@@ -21,7 +21,8 @@
 use std::ops::Range;
 
 use super::{Claimed, EditFormat, Fence, Line, line_end, path_alone, path_in_info};
-use crate::patch::parse::{Edit, ParseIssue, is_placeholder, note};
+use crate::patch::block::is_placeholder;
+use crate::patch::edit::{Edit, ParseIssue, note};
 
 /// Info strings that mark a fence as a diff.
 const DIFF_INFOS: [&str; 3] = ["diff", "patch", "udiff"];

@@ -1,0 +1,129 @@
+//! Code blocks as models write them: fences, line-number prefixes copied from search output, and placeholder
+//! comments for code left out. Every format's reader and the matcher read blocks through these.
+
+/// A block without the line-number prefixes copied from search output (`57     def f():`), when every line carries
+/// one and they count up by one.
+pub(crate) fn without_line_numbers(block: &str) -> Option<String> {
+    let lines: Vec<&str> = block.split('\n').collect();
+    strip_line_numbers(&lines).map(|v| v.join("\n"))
+}
+
+/// Whether a line opens or closes a code fence (three backticks and at most a language name).
+pub(crate) fn is_fence(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with("```") && t[3..].chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+/// Removes line-number prefixes when every non-empty line has one and the numbers count up by one (blank lines
+/// may lack a number). The separator after the number (`|`, `:`, one tab or one space) is removed too; the rest of
+/// the whitespace is kept, so relative indentation survives.
+pub(super) fn strip_line_numbers(lines: &[&str]) -> Option<Vec<String>> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut expected: Option<u64> = None;
+    let mut numbered = 0usize;
+    let mut single_space = false;
+    for line in lines {
+        let lead = line.len() - line.trim_start_matches(' ').len();
+        let after_lead = &line[lead..];
+        let digits = after_lead.len() - after_lead.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 || digits > 7 {
+            if line.trim().is_empty() {
+                out.push(String::new());
+                if let Some(e) = expected.as_mut() {
+                    *e += 1;
+                }
+                continue;
+            }
+            return None;
+        }
+        let number: u64 = after_lead[..digits].parse().ok()?;
+        if expected.is_some_and(|e| e != number) {
+            return None;
+        }
+        expected = Some(number + 1);
+        let rest = &after_lead[digits..];
+        let rest = if let Some(r) = rest.strip_prefix('|').or_else(|| rest.strip_prefix(':')) {
+            r.strip_prefix(' ').unwrap_or(r)
+        } else if let Some(r) = rest.strip_prefix('\t') {
+            r
+        } else if let Some(r) = rest.strip_prefix(' ') {
+            single_space |= !r.starts_with(' ');
+            r
+        } else if rest.is_empty() {
+            rest
+        } else {
+            return None;
+        };
+        numbered += 1;
+        out.push(rest.to_string());
+    }
+    // `1 + 2` is code, not line 1: a lone number followed by one space is not enough evidence.
+    let enough = numbered >= 2 || (numbered == 1 && !single_space);
+    enough.then_some(out)
+}
+
+/// Whether a line is a placeholder for code the model left out, such as `# Rest of the code...`,
+/// `# ... existing code ...`, `# ...` or `# rest of the method unchanged`.
+///
+/// A placeholder is a comment made of nothing but an ellipsis and words that say "code left out" ("rest of the
+/// code", "existing code", "unchanged", "remaining methods"...); it must hold an ellipsis or start with one of those
+/// phrases. A comment with anything else in it is code: `# Existing logic for X` and `# ... Or as first hook` stay.
+pub fn is_placeholder(line: &str) -> bool {
+    const PHRASES: [&str; 7] =
+        ["rest of", "remaining", "remainder of", "existing", "unchanged", "other code", "previous code"];
+    const WORDS: [&str; 40] = [
+        "rest",
+        "of",
+        "the",
+        "code",
+        "existing",
+        "unchanged",
+        "remaining",
+        "remainder",
+        "method",
+        "methods",
+        "function",
+        "functions",
+        "class",
+        "classes",
+        "file",
+        "module",
+        "body",
+        "implementation",
+        "logic",
+        "other",
+        "same",
+        "as",
+        "before",
+        "above",
+        "here",
+        "previous",
+        "keep",
+        "kept",
+        "omitted",
+        "lines",
+        "is",
+        "remains",
+        "stays",
+        "goes",
+        "for",
+        "brevity",
+        "and",
+        "definitions",
+        "original",
+        "etc",
+    ];
+    let t = line.trim();
+    let Some(comment) = t.strip_prefix('#').or_else(|| t.strip_prefix("//")) else {
+        return false;
+    };
+    let c = comment.trim().to_ascii_lowercase();
+    let ellipsis = c.contains("...") || c.contains('\u{2026}');
+    let words: Vec<&str> = c.split(|ch: char| !ch.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();
+    if !words.iter().all(|w| WORDS.contains(w)) {
+        return false;
+    }
+    let prose = c.trim_start_matches(|ch: char| !ch.is_ascii_alphabetic());
+    let only_words = c.chars().all(|ch| ch.is_ascii_alphabetic() || " .()[]-:,\u{2026}".contains(ch));
+    only_words && (ellipsis || PHRASES.iter().any(|p| prose.starts_with(p)))
+}
