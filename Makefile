@@ -44,6 +44,7 @@ bench: pkg
 	node tests/bench/tab_load.mjs
 	node tests/bench/tab_index.mjs
 	node tests/bench/tab_large_zip.mjs
+	node tests/bench/tab_small_model.mjs
 	cd tests && node bench/tab-python.mjs
 
 setup:
