@@ -17,6 +17,7 @@ use acr_core::llm::openai::{Endpoint, OpenAiClient, Retry};
 use acr_core::llm::scripted::{Script, ScriptedModel};
 use acr_core::llm::stream::Partial;
 use acr_core::llm::{ChatRequest, ChatResponse, Llm, LlmError};
+use acr_core::patch::EditFormatChoice;
 
 use crate::browser;
 use crate::transport::FetchTransport;
@@ -39,6 +40,8 @@ pub enum ModelChoice {
         context_window: Option<u64>,
         /// Offer the search APIs as tools (function calling).
         tools: bool,
+        /// The edit format the patch prompt asks for (`acr`, `search-replace`, `udiff`, `whole` or `auto`).
+        edit_format: String,
     },
 }
 
@@ -48,6 +51,17 @@ impl ModelChoice {
         match self {
             ModelChoice::Demo => None,
             ModelChoice::Remote { context_window, .. } => *context_window,
+        }
+    }
+
+    /// The edit format the patch prompt asks for: the setting, `auto` read from the model's name. The demo model
+    /// writes AutoCodeRover's format.
+    pub fn edit_format(&self) -> EditFormatChoice {
+        match self {
+            ModelChoice::Demo => EditFormatChoice::default(),
+            ModelChoice::Remote { endpoint, edit_format, .. } => {
+                EditFormatChoice::from_setting(edit_format, &endpoint.model).unwrap_or_default()
+            }
         }
     }
 
@@ -241,6 +255,27 @@ pub fn stop_label(stop: &Stop) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use acr_core::patch::EditFormat;
+
+    /// The edit format chosen in the model card reaches the agent: as set, or by the model's name for `auto`.
+    #[test]
+    fn the_edit_format_setting_becomes_the_agents_choice() {
+        let remote = |model: &str, format: &str| ModelChoice::Remote {
+            endpoint: Endpoint {
+                base_url: "http://127.0.0.1:8081/v1".into(),
+                model: model.into(),
+                api_key: String::new(),
+            },
+            stream: false,
+            context_window: None,
+            tools: false,
+            edit_format: format.into(),
+        };
+        assert_eq!(remote("gpt-4o", "udiff").edit_format().format, EditFormat::Udiff);
+        assert_eq!(remote("gpt-4o", "search-replace").edit_format().format, EditFormat::SearchReplace);
+        assert_eq!(remote("qwen2.5-coder:7b", "auto").edit_format(), EditFormatChoice::auto("qwen2.5-coder:7b"));
+        assert_eq!(ModelChoice::Demo.edit_format().format, EditFormat::Acr, "the demo model writes ACR's format");
+    }
 
     #[test]
     fn stops_by_the_server_say_what_to_check_and_what_was_kept() {

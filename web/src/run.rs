@@ -218,6 +218,7 @@ impl RunState {
             overall_retries,
             context_window: choice.context_window(),
             tools: choice.tools(),
+            edit_format: choice.edit_format(),
             ..AgentConfig::default()
         };
         let (events, usage, calls, spent, live) = (self.events, self.usage, self.model_calls, self.spent, self.live);

@@ -181,6 +181,8 @@ pub struct Settings {
     pub context_window: RwSignal<String>,
     /// Offer the search APIs as tools (function calling).
     pub tools: RwSignal<bool>,
+    /// The edit format the patch prompt asks for: `acr`, `search-replace`, `udiff`, `whole` or `auto`.
+    pub edit_format: RwSignal<String>,
     /// Save the settings in `localStorage`.
     pub remember: RwSignal<bool>,
     /// Where executions happen.
@@ -214,6 +216,7 @@ struct Saved {
     stream: bool,
     context_window: String,
     tools: bool,
+    edit_format: String,
     runner: Option<RunnerKind>,
     package_index: String,
     runner_url: String,
@@ -234,6 +237,7 @@ impl Settings {
             stream: RwSignal::new(saved.stream),
             context_window: RwSignal::new(saved.context_window),
             tools: RwSignal::new(saved.tools),
+            edit_format: RwSignal::new(if saved.edit_format.is_empty() { "acr".into() } else { saved.edit_format }),
             remember: RwSignal::new(remember),
             runner_kind: RwSignal::new(saved.runner.unwrap_or_default()),
             requirements: RwSignal::new(String::new()),
@@ -277,6 +281,7 @@ impl Settings {
                 stream: self.stream.get(),
                 context_window: self.context_window.get(),
                 tools: self.tools.get(),
+                edit_format: self.edit_format.get(),
                 runner: Some(self.runner_kind.get()),
                 package_index: self.package_index.get(),
                 runner_url: self.runner_url.get(),
@@ -301,6 +306,7 @@ impl Settings {
                 stream: self.stream.get_untracked(),
                 context_window: self.context_window_tokens(),
                 tools: self.tools.get_untracked(),
+                edit_format: self.edit_format.get_untracked(),
             },
         }
     }

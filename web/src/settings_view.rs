@@ -77,7 +77,16 @@ pub fn SettingsView(settings: Settings) -> impl IntoView {
                 <input id="context-window" type="text" inputmode="numeric" placeholder="unknown: requests are sent whole"
                     bind:value=settings.context_window />
             </div>
-            <label class="check"><input id="tools" type="checkbox" bind:checked=settings.tools />
+            <label>"Edit format "
+                <select id="edit-format" prop:value=move || settings.edit_format.get()
+                    on:change=move |ev| settings.edit_format.set(event_target_value(&ev))>
+                    <option value="acr">"AutoCodeRover's <file>/<original>/<patched>"</option>
+                    <option value="search-replace">"SEARCH/REPLACE blocks"</option>
+                    <option value="udiff">"unified diff"</option>
+                    <option value="whole">"whole files"</option>
+                    <option value="auto">"auto (by model name: whole files for short files with small models)"</option>
+                </select></label>
+                        <label class="check"><input id="tools" type="checkbox" bind:checked=settings.tools />
                 " Offer the search APIs as tools (function calling; a server that refuses them gets calls in text)"</label>
             <p id="context-hint" class="muted small">{move || context_hint(settings.provider.get(), &settings.context_window.get())}</p>
         </div>
