@@ -262,6 +262,16 @@ fn the_context_window_is_learned_from_the_server() {
         "a note says the context window (1024) was learned: {notes:?}\n{}",
         run.why()
     );
+    // The window given up front: no request goes over it, so the server refuses none.
+    let given = acr_run(
+        &llama,
+        &llama.model,
+        None,
+        &["--context-window", "1024", "--max-calls", "4", "--max-seconds", "30", "--timeout", "120"],
+    );
+    assert_ended_with_outcome(&given, &["budget", "context_too_small"]);
+    let log = llama.log();
+    assert!(!log.contains("exceeds the available context size"), "a request went over the window:\n{log}");
 }
 
 #[test]
@@ -273,7 +283,9 @@ fn a_wrong_key_stops_the_run_at_once() {
 
 #[test]
 fn litellm_mock_and_routed_models_and_a_wrong_key() {
-    let Some(llama) = Server::start(&["llama"]) else { return };
+    // A window smaller than the first request (558 of SmolLM2's tokens through LiteLLM): LiteLLM passes llama-server's refusal on
+    // without `n_ctx`, and the agent learns the window from its words.
+    let Some(llama) = Server::start(&["llama", "--ctx", "512"]) else { return };
     let llama_url = llama.base_url.clone();
     let Some(proxy) = Server::start(&["litellm", "--llama-url", &llama_url, "--master-key", "sk-acr-real"]) else {
         return;
@@ -290,7 +302,13 @@ fn litellm_mock_and_routed_models_and_a_wrong_key() {
         Some("sk-acr-real"),
         &["--stream", "--timeout", "20", "--max-calls", "4", "--max-seconds", "30"],
     );
-    assert_ended_with_outcome(&routed, &["budget"]);
+    assert_ended_with_outcome(&routed, &["budget", "context_too_small"]);
+    let notes = routed.notes();
+    assert!(
+        notes.iter().any(|n| n.contains("refused a prompt") && n.contains("taken as 512 tokens")),
+        "the window was learned from the refusal LiteLLM passed on: {notes:?}\n{}",
+        routed.why()
+    );
 
     // A wrong key: LiteLLM (without a database) answers 400 "No connected db.".
     let refused = acr_run(&proxy, "mock-model", Some("sk-wrong"), &["--max-calls", "4", "--timeout", "30"]);
