@@ -23,6 +23,9 @@ command -v mvn >/dev/null || missing+=(maven)
 [ -d /usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin ] || missing+=(libsurefire-java)
 [ -d /usr/share/maven-repo/org/apache/maven/plugins/maven-compiler-plugin ] || missing+=(libmaven-compiler-plugin-java)
 [ -d /usr/share/maven-repo/org/apache/maven/plugins/maven-resources-plugin ] || missing+=(libmaven-resources-plugin-java)
+# acr batch on a SLURM cluster: cli/tests/batch_slurm.rs starts a single-node one (munged, slurmctld, slurmd).
+command -v slurmctld >/dev/null || missing+=(slurm-wlm)
+command -v munged >/dev/null || missing+=(munge)
 if [ ${#missing[@]} -gt 0 ]; then
   say "apt-get install ${missing[*]}"
   sudo_if_needed apt-get update -qq
@@ -143,5 +146,15 @@ if [ "$(cat "$cache/litellm/.acr-installed" 2>/dev/null)" != "$litellm_version" 
   "$cache/litellm/bin/python3" -m pip install -q --disable-pip-version-check "litellm[proxy]==$litellm_version"
   "$cache/litellm/bin/python3" -c 'import litellm.proxy.proxy_cli' 2>/dev/null
   echo "$litellm_version" >"$cache/litellm/.acr-installed"
+fi
+# The official SWE-bench package (~500 MB), which reads acr batch's predictions in cli/tests/batch.rs as its
+# evaluation harness does; the test has no network and skips that check without it.
+swebench_version=5.0.2
+if [ "$(cat "$cache/swebench/.acr-installed" 2>/dev/null)" != "$swebench_version" ] || [ ! -x "$cache/swebench/bin/python3" ]; then
+  say "pip install swebench==$swebench_version (into $cache/swebench)"
+  [ -x "$cache/swebench/bin/python3" ] || python3 -m venv "$cache/swebench"
+  "$cache/swebench/bin/python3" -m pip install -q --disable-pip-version-check "swebench==$swebench_version"
+  "$cache/swebench/bin/python3" -c 'import swebench.harness.run_evaluation' 2>/dev/null
+  echo "$swebench_version" >"$cache/swebench/.acr-installed"
 fi
 say "ready"
