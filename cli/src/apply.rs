@@ -1,7 +1,9 @@
 //! `acr apply DIR ANSWER_FILE [--json] [--write]`: turn a model's answer into a patch for a local repository.
 //!
 //! The answer may be written in any edit format (ACR's tags, SEARCH/REPLACE blocks, a unified diff, whole files, or
-//! a mix): `--json` says which were found, overall (`formats`) and per edit (`format`).
+//! a mix): `--json` says which were found, overall (`formats`) and per edit (`format`). Each edit that did not apply
+//! says why as data too: its `kind` (`not_found`, `ambiguous`, `breaks_syntax`, `file_not_found`, `test_file`...) and,
+//! for an ambiguous original, the `candidates` it matches (`line`, `end_line`, `enclosing` definition).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -34,6 +36,8 @@ pub fn run(dir: &Path, answer_file: &Path, json: bool, write: bool) -> anyhow::R
                     "matched": matched,
                     "start": start,
                     "end": end,
+                    "kind": e.failure_kind(),
+                    "candidates": e.candidates(),
                     "message": e.message(),
                 })
             })

@@ -98,3 +98,33 @@ fn check_reports_the_first_problem() {
     assert_eq!(lines[1]["line"], 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An edit refused as ambiguous says so as data: its `kind` and every place its original matches, with the
+/// definition around it; the edits that applied carry no kind.
+#[test]
+fn apply_json_gives_each_failed_edit_its_kind_and_candidates() {
+    let dir = scratch("ambiguous");
+    let source = "class A:\n    def f(self):\n        return 0\n\n    def g(self):\n        return 0\n\n\ndef h():\n    return 9\n";
+    std::fs::write(dir.join("pkg/m.py"), source).unwrap();
+    let answer = "<file>pkg/m.py</file><original>return 9</original><patched>return 10</patched>\n\
+                  <file>pkg/m.py</file><original>return 0</original><patched>return 1</patched>\n\
+                  <file>pkg/m.py</file><original>return 42</original><patched>return 1</patched>\n";
+    std::fs::write(dir.join("answer.txt"), answer).unwrap();
+    let acr = env!("CARGO_BIN_EXE_acr");
+    let out = Command::new(acr).args(["apply", "--json"]).arg(&dir).arg(dir.join("answer.txt")).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["status"], "APPLICABLE_PATCH", "{v}");
+    let edits = v["edits"].as_array().unwrap();
+    assert_eq!(edits[0]["kind"], serde_json::Value::Null);
+    assert_eq!(edits[0]["candidates"], serde_json::json!([]));
+    assert_eq!(edits[1]["kind"], "ambiguous");
+    assert_eq!(
+        edits[1]["candidates"],
+        serde_json::json!([
+            {"line": 3, "end_line": 3, "enclosing": "A.f"},
+            {"line": 6, "end_line": 6, "enclosing": "A.g"},
+        ])
+    );
+    assert_eq!(edits[2]["kind"], "not_found");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,8 +9,8 @@ use acr_core::patch::{
 
 use crate::Component;
 use crate::bindings::exports::acr::core::edits::{
-    AppliedEdit, ChangedFile, EditFailure, EditFormat, EditOutcome, EditReport, ExtractStatus, Extraction, Guest,
-    IndentGuess, NearLine, NotFound, PlaceholderCounts, ProblemKind, RepoBorrow, SyntaxProblem,
+    AppliedEdit, ChangedFile, EditCandidate, EditFailure, EditFormat, EditOutcome, EditReport, ExtractStatus,
+    Extraction, Guest, IndentGuess, NearLine, NotFound, PlaceholderCounts, ProblemKind, RepoBorrow, SyntaxProblem,
 };
 use crate::convert::{self, u32_of};
 use crate::repository::RepoResource;
@@ -59,7 +59,12 @@ fn failure(f: &FileOrEditFailure) -> EditFailure {
                 wanted: wanted.clone(),
                 nearest: nearest.iter().map(|n| NearLine { line: n.line, text: n.text.clone() }).collect(),
             }),
-            CoreFailure::Ambiguous { lines } => EditFailure::Ambiguous(lines.clone()),
+            CoreFailure::Ambiguous { candidates } => EditFailure::Ambiguous(
+                candidates
+                    .iter()
+                    .map(|c| EditCandidate { line: c.line, end_line: c.end_line, enclosing: c.enclosing.clone() })
+                    .collect(),
+            ),
             CoreFailure::PlaceholderMismatch { original, patched } => {
                 EditFailure::PlaceholderMismatch(PlaceholderCounts {
                     original: u32_of(*original),

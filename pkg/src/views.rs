@@ -230,6 +230,16 @@ struct EditView {
     changed: Option<bool>,
     indent: Option<String>,
     failure: Option<String>,
+    candidates: Option<Vec<CandidateView>>,
+}
+
+/// One place an ambiguous original matches.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CandidateView {
+    line: u32,
+    end_line: u32,
+    enclosing: Option<String>,
 }
 
 impl From<&EditReport> for EditView {
@@ -246,6 +256,7 @@ impl From<&EditReport> for EditView {
             changed: None,
             indent: None,
             failure: None,
+            candidates: None,
         };
         match &e.outcome {
             EditOutcome::Applied(a) => {
@@ -256,11 +267,15 @@ impl From<&EditReport> for EditView {
             }
             EditOutcome::Failed { failure } => {
                 view.outcome = "failed";
-                let kind = match failure {
-                    acr_core::patch::FileOrEditFailure::Edit { failure } => tag_of(failure, "kind"),
-                    other => tag_of(other, "kind"),
-                };
-                view.failure = Some(kind);
+                view.failure = Some(failure.kind().to_string());
+                if !failure.candidates().is_empty() {
+                    let places = failure.candidates().iter().map(|c| CandidateView {
+                        line: c.line,
+                        end_line: c.end_line,
+                        enclosing: c.enclosing.clone(),
+                    });
+                    view.candidates = Some(places.collect());
+                }
             }
             EditOutcome::Dropped { reason } => {
                 view.outcome = "dropped";
@@ -500,6 +515,17 @@ export interface EditResult {
   /** For `failed` and `dropped`: why, e.g. "not_found", "ambiguous", "breaks_syntax", "cut_short",
    *  "file_not_found", "test_file". */
   failure: string | null;
+  /** For an edit refused as `ambiguous`: every place its original matches, in file order (`null` otherwise). */
+  candidates: EditCandidate[] | null;
+}
+
+/** One place an ambiguous original matches. */
+export interface EditCandidate {
+  /** First and last matched lines, 1-based, inclusive. */
+  line: number;
+  endLine: number;
+  /** The innermost class, method or function around it (`Class.method`), when there is one. */
+  enclosing: string | null;
 }
 
 /** The ways an answer can write its edits: ACR's `<file>/<original>/<patched>` tags, SEARCH/REPLACE blocks, a

@@ -107,6 +107,22 @@ test("apply: the package's diff, with each edit's outcome as a variant", () => {
   assert.equal(x.edits[1].message, expected.edits[1].message);
 });
 
+test("apply: an ambiguous edit's places as data, as the package gives them", () => {
+  const files = { "m.py": "class A:\n    def f(self):\n        return 0\n\n    def g(self):\n        return 0\n" };
+  const r = new component.repository.Repo();
+  r.addFiles(Object.entries(files).map(([path, contents]) => ({ path, contents: new TextEncoder().encode(contents) })));
+  const answer = "<file>m.py</file><original>return 0</original><patched>return 1</patched>";
+  const x = component.edits.apply(r, answer);
+  assert.equal(x.edits[0].outcome.tag, "failed");
+  assert.equal(x.edits[0].outcome.val.tag, "ambiguous");
+  assert.deepEqual(x.edits[0].outcome.val.val, [
+    { line: 3, endLine: 3, enclosing: "A.f" },
+    { line: 6, endLine: 6, enclosing: "A.g" },
+  ]);
+  const expected = acr.applyEdits(acr.Repo.fromFiles(files), answer).edits[0];
+  assert.deepEqual(x.edits[0].outcome.val.val, expected.candidates);
+});
+
 test("check-syntax: ok, or the first problem as the error payload", () => {
   assert.equal(component.edits.checkSyntax("x = 1\n"), undefined);
   const e = thrown(() => component.edits.checkSyntax("def f(:\n    pass\n"));

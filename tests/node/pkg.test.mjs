@@ -159,6 +159,7 @@ test("an answer is applied in memory; each edit says what became of it", () => {
   const elsewhere = acr.applyEdits(repo, "<file>nowhere.py</file><original>return 3</original><patched>return 4</patched>");
   assert.equal(elsewhere.status, "RAW_PATCH_BUT_UNMATCHED");
   assert.equal(elsewhere.edits[0].failure, "file_not_found");
+  assert.equal(elsewhere.edits[0].candidates, null, "only ambiguous edits have candidates");
   assert.equal(acr.applyEdits(repo, "no edits here").status, "RAW_PATCH_BUT_UNPARSED");
   assert.equal(acr.applyEdits(repo, "").status, "NO_PATCH");
 });
@@ -169,7 +170,11 @@ test("applyEdits options: ambiguous originals can be refused, or placed by a bug
   const answer = "<file>a.py</file><original>return 1</original><patched>return 2</patched>";
   const refused = acr.applyEdits(r, answer).edits[0];
   assert.equal(refused.failure, "ambiguous", "refused by default");
-  assert.match(refused.message, /occurs 2 times \(lines 2, 6\)/);
+  assert.match(refused.message, /occurs 2 times \(lines 2 in `f`; 6 in `g`\)/);
+  assert.deepEqual(refused.candidates, [
+    { line: 2, endLine: 2, enclosing: "f" },
+    { line: 6, endLine: 6, enclosing: "g" },
+  ], "the places, as data");
   assert.equal(acr.applyEdits(r, answer, { refuseAmbiguous: false }).edits[0].start, 2, "the first match on request");
   assert.equal(acr.applyEdits(r, answer, { bugLines: [{ file: "a.py", line: 6 }] }).edits[0].start, 6);
 });

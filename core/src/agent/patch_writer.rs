@@ -39,6 +39,8 @@ enum Pending {
     Start,
     /// Why the last patch did not apply, and the start of the answer when no edit could be read from it.
     Retry(String, String),
+    /// The last patch applied only in part: these edits were refused as ambiguous (with their places).
+    Ambiguous(String),
     /// What the reviewer said of the patch.
     Review { analysis: String, advice: String },
     /// What validation by execution said.
@@ -105,7 +107,12 @@ impl PatchWriter {
         self.pending = Some(Pending::Validation(message.to_string()));
     }
 
-    /// Asks for a patch until one applies or the attempts run out; returns the last extraction.
+    /// Asks for a patch until one applies whole or the attempts run out; returns the last extraction, or the last
+    /// partial patch when the attempts ran out.
+    ///
+    /// A patch that applies while some of its edits were refused as ambiguous (their original occurs in several
+    /// places and no bug location decides) is not done: the model is shown the places and asked again. Only when
+    /// the attempts run out is such a partial patch kept, with a note in the transcript.
     pub async fn write<L: Llm, R: Runner>(
         &mut self,
         agent: &mut Agent<L, R>,
@@ -114,6 +121,7 @@ impl PatchWriter {
     ) -> Result<Extraction, AgentError> {
         agent.emit(Event::Phase { name: Phase::Patch });
         let mut last = None;
+        let mut partial: Option<(usize, Extraction)> = None;
         for _ in 0..agent.config.patch_attempts.max(1) {
             self.attempts += 1;
             let pending = self.pending.take().unwrap_or(Pending::Start);
@@ -125,6 +133,7 @@ impl PatchWriter {
             let prompt = match &pending {
                 Pending::Start => PatchWriter::opening(issue, found, format),
                 Pending::Retry(reason, answer_start) => Prompt::PatchRetry { reason, format, answer_start },
+                Pending::Ambiguous(refused) => Prompt::PatchAmbiguous { refused, format },
                 Pending::Review { analysis, advice } => Prompt::ReviewFeedback { analysis, advice, format },
                 Pending::Validation(message) => Prompt::ValidationFeedback { message, format },
             };
@@ -137,6 +146,11 @@ impl PatchWriter {
                 reason: extraction.reason.clone(),
                 edits: extraction.edits.iter().map(|e| e.message()).collect(),
             });
+            if extraction.is_partial_for_ambiguity() {
+                self.pending = Some(Pending::Ambiguous(extraction.ambiguity_list()));
+                partial = Some((self.attempts, extraction));
+                continue;
+            }
             if extraction.status.is_applicable() {
                 return Ok(extraction);
             }
@@ -147,6 +161,15 @@ impl PatchWriter {
             };
             self.pending = Some(Pending::Retry(super::describe(&extraction), answer_start));
             last = Some(extraction);
+        }
+        if let Some((attempt, extraction)) = partial {
+            let edits: Vec<String> = extraction.ambiguous_edits().map(|e| e.index.to_string()).collect();
+            agent.note(format!(
+                "the patch attempts ran out with ambiguous edits; keeping the partial patch of attempt {attempt}, \
+                 without its edit(s) {}",
+                edits.join(", ")
+            ));
+            return Ok(extraction);
         }
         Ok(last.expect("at least one attempt"))
     }

@@ -984,3 +984,73 @@ fn an_answer_arriving_when_the_user_stops_stays_in_the_transcript() {
         .collect();
     assert_eq!(answers, [("search_class(\"Ca".to_string(), Some(crate::llm::Cut::Cancelled))]);
 }
+
+/// The cart with the units ignored in two places of `total`, so that `total += item.price` matches twice inside
+/// the one located method and no location can say which was meant.
+const TWICE: &str = "\
+class Cart:
+    def __init__(self):
+        self.lines = {}
+        self.extras = {}
+
+    def total(self):
+        total = 0
+        for item, units in self.lines.items():
+            total += item.price
+        for item, units in self.extras.items():
+            total += item.price
+        return total
+";
+
+fn twice_workspace() -> (Rc<Repo>, Rc<Index>) {
+    let repo = Repo::from_files([("shop/__init__.py", ""), ("shop/cart.py", TWICE)]);
+    let index = Index::build(&repo);
+    (Rc::new(repo), Rc::new(index))
+}
+
+/// One edit that applies (a no-op in spirit) and one whose original occurs twice in `total`.
+const PARTIAL_PATCH: &str = "# modification 1\n```\n<file>shop/cart.py</file>\n<original>\n        total = 0\n</original>\n<patched>\n        total = 0.0\n</patched>\n```\n\n# modification 2\n```\n<file>shop/cart.py</file>\n<original>\n            total += item.price\n</original>\n<patched>\n            total += item.price * units\n</patched>\n```\n";
+
+/// Both edits, the second made unique by the loop line above it.
+const WHOLE_PATCH: &str = "# modification 1\n```\n<file>shop/cart.py</file>\n<original>\n        total = 0\n</original>\n<patched>\n        total = 0.0\n</patched>\n```\n\n# modification 2\n```\n<file>shop/cart.py</file>\n<original>\n        for item, units in self.lines.items():\n            total += item.price\n</original>\n<patched>\n        for item, units in self.lines.items():\n            total += item.price * units\n</patched>\n```\n";
+
+fn run_twice(script: Script) -> (Outcome, Vec<Event>) {
+    let (repo, index) = twice_workspace();
+    let (agent, seen) = agent_over::<NoRunner>(repo, index, script, None, AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    let events = seen.borrow().clone();
+    (outcome, events)
+}
+
+#[test]
+fn an_edit_refused_as_ambiguous_is_asked_again_with_its_places() {
+    let script = search_script().answer(Stage::Patch, PARTIAL_PATCH).answer(Stage::Patch, WHOLE_PATCH);
+    let (outcome, events) = run_twice(script);
+    assert_eq!(outcome.status, ExtractStatus::ApplicablePatch, "{}", outcome.reason);
+    assert!(outcome.diff.contains("+            total += item.price * units"), "{}", outcome.diff);
+    assert!(outcome.diff.contains("+        total = 0.0"), "{}", outcome.diff);
+    let prompts = model_prompts(&events, Stage::Patch);
+    assert_eq!(prompts.len(), 2, "the partial patch was not accepted");
+    let retry = &prompts[1];
+    assert!(retry.contains("Only part of your patch could be applied."), "{retry}");
+    assert!(retry.contains("- edit 2 (shop/cart.py): line 9 in `Cart.total`; line 11 in `Cart.total`"), "{retry}");
+    assert!(notes_of(&outcome).iter().all(|n| !n.contains("partial patch")), "{:?}", notes_of(&outcome));
+}
+
+#[test]
+fn when_the_attempts_run_out_the_partial_patch_is_kept_with_a_note() {
+    let script = search_script().answer(Stage::Patch, PARTIAL_PATCH).answer(Stage::Patch, PARTIAL_PATCH);
+    let (repo, index) = twice_workspace();
+    let config = AgentConfig { patch_attempts: 2, ..AgentConfig::default() };
+    let (agent, seen) = agent_over::<NoRunner>(repo, index, script, None, config);
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert_eq!(outcome.status, ExtractStatus::ApplicablePatch, "{}", outcome.reason);
+    assert!(outcome.diff.contains("+        total = 0.0"), "{}", outcome.diff);
+    assert!(!outcome.diff.contains("* units"), "{}", outcome.diff);
+    assert_eq!(model_prompts(&seen.borrow(), Stage::Patch).len(), 2);
+    let notes = notes_of(&outcome);
+    assert!(
+        notes.iter().any(|n| n.contains("keeping the partial patch of attempt 2, without its edit(s) 2")),
+        "{notes:?}"
+    );
+}

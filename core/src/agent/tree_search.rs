@@ -11,6 +11,7 @@
 //! other failure → the model's 0-100 rating / 100. Without a runner, every applicable candidate is rated by the model.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use super::patch_writer::PatchWriter;
 use super::reproduce::{Check, Reproduction};
@@ -124,9 +125,18 @@ pub async fn run<L: Llm, R: Runner>(
             }
             seen.push(extraction.diff.clone());
             let parent = tree.nodes[node].state.run.clone();
-            let (reward, candidate) = evaluate(agent, issue, check, &extraction, parent.as_ref())
+            let (reward, mut candidate) = evaluate(agent, issue, check, &extraction, parent.as_ref())
                 .await
                 .inspect_err(|_| keep_partial(agent, &tree, iteration, node, &children))?;
+            if extraction.is_partial_for_ambiguity() {
+                // Only part of the answer applied: its refinement is told which edits were left out and where their
+                // originals occur, as the patch writer tells a retry.
+                let _ = write!(
+                    candidate.feedback,
+                    "; and some of its edits were left out because their <original> matches several places:\n{}",
+                    extraction.ambiguity_list()
+                );
+            }
             let is_pass = candidate.verdict == Some(Verdict::Pass);
             let id = tree.add_child(node, candidate, answers::reflection(&answer), reward);
             best.insert(id, extraction);

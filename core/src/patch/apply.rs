@@ -112,6 +112,33 @@ pub struct NearLine {
     pub text: String,
 }
 
+/// One place an ambiguous original occurs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Candidate {
+    /// First matched line (1-based).
+    pub line: u32,
+    /// Last matched line (1-based, inclusive).
+    pub end_line: u32,
+    /// The innermost class, method or function holding the place (`Class.method`), when the file's outline names
+    /// one. Filled in by [`super::extract`], which knows the file; [`apply_edit`] alone leaves it empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enclosing: Option<String>,
+}
+
+impl fmt::Display for Candidate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.end_line > self.line {
+            write!(f, "lines {}-{}", self.line, self.end_line)?;
+        } else {
+            write!(f, "line {}", self.line)?;
+        }
+        if let Some(e) = &self.enclosing {
+            write!(f, " in `{e}`")?;
+        }
+        Ok(())
+    }
+}
+
 /// Why an edit did not apply. Each variant carries what the model needs to fix its answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
@@ -130,8 +157,8 @@ pub enum EditFailure {
     },
     /// The `<original>` occurs more than once and nothing decides between the places.
     Ambiguous {
-        /// 1-based start line of every occurrence.
-        lines: Vec<u32>,
+        /// Every place it occurs, in file order.
+        candidates: Vec<Candidate>,
     },
     /// The original skips lines with placeholders, but the patched text has a different number of them.
     PlaceholderMismatch {
@@ -186,14 +213,23 @@ impl fmt::Display for EditFailure {
                     Ok(())
                 }
             }
-            EditFailure::Ambiguous { lines } => {
-                let list: Vec<String> = lines.iter().take(20).map(u32::to_string).collect();
-                let more = if lines.len() > 20 { format!(" and {} more", lines.len() - 20) } else { String::new() };
+            EditFailure::Ambiguous { candidates } => {
+                let named = candidates.iter().any(|c| c.enclosing.is_some());
+                let list: Vec<String> = candidates
+                    .iter()
+                    .take(20)
+                    .map(|c| match &c.enclosing {
+                        Some(e) => format!("{} in `{e}`", c.line),
+                        None => c.line.to_string(),
+                    })
+                    .collect();
+                let n = candidates.len();
+                let more = if n > 20 { format!(" and {} more", n - 20) } else { String::new() };
+                let sep = if named { "; " } else { ", " };
                 write!(
                     f,
-                    "the <original> occurs {} times (lines {}{more}); include more surrounding lines so it occurs once",
-                    lines.len(),
-                    list.join(", ")
+                    "the <original> occurs {n} times (lines {}{more}); include more surrounding lines so it occurs once",
+                    list.join(sep)
                 )
             }
             EditFailure::PlaceholderMismatch { original, patched } => write!(
@@ -218,6 +254,28 @@ impl fmt::Display for EditFailure {
 }
 
 impl std::error::Error for EditFailure {}
+
+impl EditFailure {
+    /// The snake_case name of the failure, as serialised (`not_found`, `ambiguous`...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EditFailure::EmptyOriginal => "empty_original",
+            EditFailure::NotFound { .. } => "not_found",
+            EditFailure::Ambiguous { .. } => "ambiguous",
+            EditFailure::PlaceholderMismatch { .. } => "placeholder_mismatch",
+            EditFailure::CutShort { .. } => "cut_short",
+            EditFailure::BreaksSyntax { .. } => "breaks_syntax",
+        }
+    }
+
+    /// For [`EditFailure::Ambiguous`], the first line of every candidate.
+    pub fn ambiguous_lines(&self) -> Option<Vec<u32>> {
+        match self {
+            EditFailure::Ambiguous { candidates } => Some(candidates.iter().map(|c| c.line).collect()),
+            _ => None,
+        }
+    }
+}
 
 /// A matched place: where the original's parts start and end in the file (0-based, end exclusive).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -444,7 +502,15 @@ fn apply_with(
         ));
         best
     } else if options.refuse_ambiguous {
-        return Err(EditFailure::Ambiguous { lines: starts });
+        let candidates = occurrences
+            .iter()
+            .map(|o| Candidate {
+                line: o.start() as u32 + 1,
+                end_line: o.end().max(o.start() + 1) as u32,
+                enclosing: None,
+            })
+            .collect();
+        return Err(EditFailure::Ambiguous { candidates });
     } else {
         notes.push(format!(
             "the original occurs {} times (lines {}); used the first",

@@ -36,7 +36,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-pub use apply::{Applied, ApplyOptions, EditFailure, IndentGuess, NearLine, Reading, apply_edit};
+pub use apply::{Applied, ApplyOptions, Candidate, EditFailure, IndentGuess, NearLine, Reading, apply_edit};
 pub use block::is_placeholder;
 pub use diff::{FileDiff, Hunk, Line, file_diff, repo_diff};
 pub use edit::{Edit, EditFormat, ParseIssue};
@@ -135,6 +135,27 @@ pub enum FileOrEditFailure {
     },
 }
 
+impl FileOrEditFailure {
+    /// The snake_case name of the failure: the file's (`file_not_found`, `not_a_path`, `file_not_loaded`) or the
+    /// edit's ([`EditFailure::kind`]: `not_found`, `ambiguous`...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FileOrEditFailure::FileNotFound { .. } => "file_not_found",
+            FileOrEditFailure::NotAPath { .. } => "not_a_path",
+            FileOrEditFailure::FileNotLoaded { .. } => "file_not_loaded",
+            FileOrEditFailure::Edit { failure } => failure.kind(),
+        }
+    }
+
+    /// The places an ambiguous original occurs (empty for any other failure).
+    pub fn candidates(&self) -> &[Candidate] {
+        match self {
+            FileOrEditFailure::Edit { failure: EditFailure::Ambiguous { candidates } } => candidates,
+            _ => &[],
+        }
+    }
+}
+
 impl std::fmt::Display for FileOrEditFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -202,6 +223,29 @@ impl EditReport {
 }
 
 impl EditReport {
+    /// Why the edit did not apply or was dropped, as a snake_case kind (`ambiguous`, `not_found`, `test_file`...);
+    /// `None` when it applied.
+    pub fn failure_kind(&self) -> Option<&'static str> {
+        match &self.outcome {
+            Outcome::Applied(_) => None,
+            Outcome::Failed { failure } => Some(failure.kind()),
+            Outcome::Dropped { reason: DropReason::TestFile } => Some("test_file"),
+        }
+    }
+
+    /// The places its original occurs when it was refused as ambiguous (empty otherwise).
+    pub fn candidates(&self) -> &[Candidate] {
+        match &self.outcome {
+            Outcome::Failed { failure } => failure.candidates(),
+            _ => &[],
+        }
+    }
+
+    /// Whether the edit was refused because its original occurs more than once.
+    pub fn is_ambiguous(&self) -> bool {
+        !self.candidates().is_empty()
+    }
+
     /// The repository path, or the name as written (its start, when long), for messages.
     fn shown_path(&self) -> String {
         self.path.clone().unwrap_or_else(|| paths::preview(&self.file))
@@ -228,6 +272,34 @@ pub struct Extraction {
     pub parse_issues: Vec<ParseIssue>,
     /// The formats the answer's edits were written in, each once, in the order they first appear.
     pub formats: Vec<EditFormat>,
+}
+
+impl Extraction {
+    /// The edits refused because their original occurs more than once, with the places
+    /// ([`EditReport::candidates`]). An applicable patch with such an edit is only part of what the model wrote.
+    pub fn ambiguous_edits(&self) -> impl Iterator<Item = &EditReport> {
+        self.edits.iter().filter(|e| e.is_ambiguous())
+    }
+
+    /// Whether the patch applies but an edit of it was refused as ambiguous: a partial patch, worth asking again.
+    pub fn is_partial_for_ambiguity(&self) -> bool {
+        self.status.is_applicable() && self.ambiguous_edits().next().is_some()
+    }
+
+    /// The ambiguous edits, one line each: `Edit 2 (m.py): line 3 in `A.f`; lines 7-8 in `A.g``.
+    pub fn ambiguity_list(&self) -> String {
+        let mut s = String::new();
+        for e in self.ambiguous_edits() {
+            let places: Vec<String> = e.candidates().iter().take(20).map(ToString::to_string).collect();
+            let more = e.candidates().len().saturating_sub(20);
+            let _ = write!(s, "- edit {} ({}): {}", e.index, e.shown_path(), places.join("; "));
+            if more > 0 {
+                let _ = write!(s, "; and {more} more");
+            }
+            s.push('\n');
+        }
+        s
+    }
 }
 
 /// Extracts a patch from `answer` against `repo`.
@@ -499,8 +571,34 @@ fn apply_one(
         }
     }
     match first_failure {
-        Some((path, failure)) => report(Some(path), Outcome::Failed { failure: FileOrEditFailure::Edit { failure } }),
+        Some((path, mut failure)) => {
+            if let EditFailure::Ambiguous { candidates } = &mut failure {
+                let text = working.get(&path).map(String::as_str).or_else(|| repo.file(&path)).unwrap_or("");
+                name_enclosing(&path, text, candidates);
+            }
+            report(Some(path), Outcome::Failed { failure: FileOrEditFailure::Edit { failure } })
+        }
         None => report(None, Outcome::Failed { failure: FileOrEditFailure::FileNotFound { similar: Vec::new() } }),
+    }
+}
+
+/// Names the innermost definition around each candidate (`Class.method`, `function`, `Class`) from one parse of
+/// the file (only files with an ambiguous edit are parsed, so this stays cheap).
+fn name_enclosing(path: &str, text: &str, candidates: &mut [Candidate]) {
+    let parsed = crate::index::IndexBuilder::new().parse(path, text);
+    for c in candidates.iter_mut() {
+        c.enclosing = parsed
+            .entry
+            .defs
+            .iter()
+            .filter(|d| d.start <= c.line && c.line <= d.end)
+            .min_by_key(|d| d.end - d.start)
+            .map(|d| match &d.class {
+                Some(class) if d.kind != crate::index::DefKind::Class || class != &d.name => {
+                    format!("{class}.{}", d.name)
+                }
+                _ => d.name.to_string(),
+            });
     }
 }
 

@@ -132,7 +132,7 @@ fn not_found_names_the_nearest_lines() {
 fn duplicates_are_reported_and_resolved_by_hints() {
     let text = "def a():\n    return 0\n\ndef b():\n    return 0\n";
     let err = apply(text, "return 0", "return 1").unwrap_err();
-    assert_eq!(err, EditFailure::Ambiguous { lines: vec![2, 5] });
+    assert_eq!(err.ambiguous_lines(), Some(vec![2, 5]));
     assert!(err.to_string().contains("occurs 2 times (lines 2, 5)"), "{err}");
     let first = ApplyOptions { hints: vec![], refuse_ambiguous: false };
     let a = apply_edit(text, &edit("return 0", "return 1"), &first, &mut Gate::new()).unwrap();
@@ -147,7 +147,7 @@ fn duplicates_are_reported_and_resolved_by_hints() {
 
     let strict = ApplyOptions { hints: vec![], refuse_ambiguous: true };
     let err = apply_edit(text, &edit("return 0", "return 1"), &strict, &mut Gate::new()).unwrap_err();
-    assert_eq!(err, EditFailure::Ambiguous { lines: vec![2, 5] });
+    assert_eq!(err.ambiguous_lines(), Some(vec![2, 5]));
 }
 
 #[test]
@@ -406,9 +406,22 @@ fn ambiguous_originals_are_refused_in_extraction_unless_a_bug_line_decides() {
     let r = repo(&[("m.py", text.as_bytes())]);
     let answer = "<file>m.py</file><original>\"\"\"Doc.\"\"\"</original><patched>\"\"\"Better.\"\"\"</patched>\n<file>m.py</file><original>return 2</original><patched>return 3</patched>";
     let ex = extract(&r, answer, &ExtractOptions::default());
-    assert!(ex.edits[0].message().contains("occurs 2 times (lines 3, 7)"), "{}", ex.edits[0].message());
-    // The refused edit changes nothing, so the next one still applies where it should.
+    insta::assert_snapshot!(ex.edits[0].message(), @"not applied to m.py: the <original> occurs 2 times (lines 3 in `A.ok`; 7 in `A.__bool__`); include more surrounding lines so it occurs once");
+    // The refused edit changes nothing, so the next one still applies where it should: a partial patch, whose
+    // refused edit says where its original occurs, as data and as one line for the model.
     assert_eq!(ex.files["m.py"], text.replace("return 2", "return 3"));
+    assert_eq!(ex.status, ExtractStatus::ApplicablePatch);
+    assert!(ex.is_partial_for_ambiguity());
+    assert_eq!(ex.edits[0].failure_kind(), Some("ambiguous"));
+    assert_eq!(ex.edits[1].failure_kind(), None);
+    let place = |line, name: &str| Candidate { line, end_line: line, enclosing: Some(name.into()) };
+    assert_eq!(ex.edits[0].candidates(), [place(3, "A.ok"), place(7, "A.__bool__")]);
+    insta::assert_snapshot!(ex.ambiguity_list(), @"- edit 1 (m.py): line 3 in `A.ok`; line 7 in `A.__bool__`");
+    let json = serde_json::to_value(&ex.edits[0]).unwrap();
+    assert_eq!(
+        json["failure"]["failure"]["candidates"][1],
+        serde_json::json!({"line": 7, "end_line": 7, "enclosing": "A.__bool__"})
+    );
     let options =
         ExtractOptions { bug_lines: vec![BugLine { file: "m.py".into(), line: 3, end: None }], ..Default::default() };
     let ex = extract(&r, answer, &options);
@@ -506,4 +519,44 @@ fn a_located_span_wins_over_a_nearer_match_outside_it() {
     // With the first line only, the nearest occurrence is taken (the one before it).
     let ex = extract(&r, answer, &located(None));
     assert!(ex.files["m.py"].starts_with("class A:\n    x: int\n"), "{}", ex.files["m.py"]);
+}
+
+/// Every failure's kind is the snake_case name it is serialised under.
+#[test]
+fn failure_kinds_are_their_serialised_names() {
+    let near = NearLine { line: 1, text: "x".into() };
+    let problem = crate::gate::check("def f(:\n").unwrap_err();
+    let failures = [
+        EditFailure::EmptyOriginal,
+        EditFailure::NotFound { matched_lines: 0, nearest: vec![near], wanted: "y".into() },
+        EditFailure::Ambiguous { candidates: vec![Candidate { line: 1, end_line: 2, enclosing: None }] },
+        EditFailure::PlaceholderMismatch { original: 1, patched: 0 },
+        EditFailure::CutShort { reason: "r".into() },
+        EditFailure::BreaksSyntax { start: 1, relative: problem, first_line_only: None },
+    ];
+    for f in failures {
+        assert_eq!(serde_json::to_value(&f).unwrap()["kind"], f.kind());
+        let wrapped = FileOrEditFailure::Edit { failure: f.clone() };
+        assert_eq!(wrapped.kind(), f.kind());
+    }
+    let missing = FileOrEditFailure::FileNotFound { similar: vec![] };
+    assert_eq!(serde_json::to_value(&missing).unwrap()["kind"], missing.kind());
+}
+
+/// Candidates spanning several lines, outside any definition, say so and name nothing.
+#[test]
+fn candidates_of_a_block_at_module_level_have_spans_and_no_name() {
+    let text = "x = 1\ny = 2\n\nx = 1\ny = 2\n";
+    let r = repo(&[("m.py", text.as_bytes())]);
+    let ex = extract(
+        &r,
+        "<file>m.py</file><original>x = 1\ny = 2</original><patched>x = 3</patched>",
+        &ExtractOptions::default(),
+    );
+    assert_eq!(ex.status, ExtractStatus::RawPatchButUnmatched);
+    assert!(!ex.is_partial_for_ambiguity(), "nothing applied: an ordinary retry");
+    let spans: Vec<(u32, u32, Option<String>)> =
+        ex.edits[0].candidates().iter().map(|c| (c.line, c.end_line, c.enclosing.clone())).collect();
+    assert_eq!(spans, vec![(1, 2, None), (4, 5, None)]);
+    assert_eq!(ex.edits[0].candidates()[0].to_string(), "lines 1-2");
 }

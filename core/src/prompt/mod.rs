@@ -15,7 +15,7 @@
 //! | analyse | `Analyse` |
 //! | decide | `Decide`, `DecideAfterUnusable`, `DecideAfterNotFound` |
 //! | proxy | `Proxy`, `ProxyRetry` |
-//! | patch | `PatchWithLocations`, `PatchFromConversation`, `PatchRetry`, `ReviewFeedback`, `ValidationFeedback`, `Refine`, `Infill`, `RewriteFunction` |
+//! | patch | `PatchWithLocations`, `PatchFromConversation`, `PatchRetry`, `PatchAmbiguous`, `ReviewFeedback`, `ValidationFeedback`, `Refine`, `Infill`, `RewriteFunction` |
 //! | reproducible | `Reproducible` |
 //! | reproducer | `Reproducer`, `ReproducerNoScript`, `ReproducerFailed`, `ReproducerFeedback` |
 //! | review | `Review`, `ReviewRetry` |
@@ -95,6 +95,14 @@ pub enum Prompt<'a> {
         format: EditFormat,
         /// The start of the answer when no edit could be read from it, shown back (empty otherwise).
         answer_start: &'a str,
+    },
+    /// Ask again for a patch that applied only in part: some edits' originals occur more than once, and nothing
+    /// tells which place was meant.
+    PatchAmbiguous {
+        /// The refused edits and their candidate places, one line each ([`crate::patch::Extraction::ambiguity_list`]).
+        refused: &'a str,
+        /// The edit format asked for.
+        format: EditFormat,
     },
     /// Pass the reviewer's judgement of the patch to the patch writer.
     ReviewFeedback {
@@ -273,6 +281,7 @@ kinds! {
     Review => Review, true, Marker::Contains("\n\nA reproducer test:\n```");
     Reproducible => Reproducible, true, Marker::Contains("could be run as a standalone script?");
     PatchRetry => Patch, false, Marker::Contains("Your patch could not be applied: ");
+    PatchAmbiguous => Patch, false, Marker::Contains("Only part of your patch could be applied.");
     ReviewFeedback => Patch, false, Marker::Contains("A reviewer ran your patch against a reproducer");
     ValidationFeedback => Patch, false, Marker::Contains("validating it by execution failed");
     Refine => Patch, false, Marker::Contains("A previous attempt produced this patch");
@@ -315,6 +324,7 @@ impl Prompt<'_> {
             Prompt::PatchWithLocations { .. } => PromptKind::PatchWithLocations,
             Prompt::PatchFromConversation { .. } => PromptKind::PatchFromConversation,
             Prompt::PatchRetry { .. } => PromptKind::PatchRetry,
+            Prompt::PatchAmbiguous { .. } => PromptKind::PatchAmbiguous,
             Prompt::ReviewFeedback { .. } => PromptKind::ReviewFeedback,
             Prompt::ValidationFeedback { .. } => PromptKind::ValidationFeedback,
             Prompt::Refine { .. } => PromptKind::Refine,
@@ -370,6 +380,7 @@ impl Prompt<'_> {
             Prompt::PatchRetry { reason, format, answer_start } => {
                 user(text::patch_failed(reason, format, answer_start))
             }
+            Prompt::PatchAmbiguous { refused, format } => user(text::patch_ambiguous(refused, format)),
             Prompt::ReviewFeedback { analysis, advice, format } => {
                 user(text::review_patch_feedback(analysis, advice, format))
             }
@@ -477,6 +488,10 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
                 reason: "Edit 1 (shop/cart.py): the <original> was not found.",
                 format: EditFormat::Acr,
                 answer_start: "",
+            },
+            PromptKind::PatchAmbiguous => Prompt::PatchAmbiguous {
+                refused: "- edit 2 (shop/cart.py): line 11 in `Cart.total`; line 13 in `Cart.total`\n",
+                format: EditFormat::Acr,
             },
             PromptKind::ReviewFeedback => {
                 Prompt::ReviewFeedback { analysis: "It adds units.", advice: "Multiply.", format: EditFormat::Acr }

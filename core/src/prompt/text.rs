@@ -352,6 +352,20 @@ pub fn patch_failed(reason: &str, format: EditFormat, answer_start: &str) -> Str
     s
 }
 
+/// Asks again for a patch of which some edits were refused because their original occurs in several places.
+/// `refused` lists those edits with the places, one line each.
+pub fn patch_ambiguous(refused: &str, format: EditFormat) -> String {
+    format!(
+        "Only part of your patch could be applied. The <original> of these edits matches more than one place, and \
+         nothing says which one you meant, so they were left out:\n{}\nThe other edits applied. Write the whole \
+         patch again, every edit included. For each edit above, choose the place you mean and add to its \
+         <original> a few neighbouring lines that differ between the places, so that it matches there and nowhere \
+         else.\n\n{}",
+        refused.trim_end(),
+        edit_format(format)
+    )
+}
+
 /// Feedback to the patch writer from the reviewer.
 pub fn review_patch_feedback(analysis: &str, advice: &str, format: EditFormat) -> String {
     format!(

@@ -9,7 +9,7 @@ use wasmtime::{Config, Engine, OptLevel, Store};
 
 bindgen!({ world: "core", path: "../../wit" });
 
-use exports::acr::core::edits::{EditFailure, EditFormat, EditOutcome, ExtractStatus, ProblemKind};
+use exports::acr::core::edits::{EditCandidate, EditFailure, EditFormat, EditOutcome, ExtractStatus, ProblemKind};
 use exports::acr::core::locate::{ContextKind, Query, Tier};
 use exports::acr::core::repository::File;
 use exports::acr::core::search::{CallErrorKind, SearchOutput};
@@ -221,6 +221,25 @@ fn an_answer_is_applied_in_memory() {
         assert_eq!(x.status, ExtractStatus::ApplicablePatch, "{}", x.reason);
         assert_eq!((x.formats.as_slice(), x.edits[0].format), ([format].as_slice(), format));
     }
+}
+
+/// An edit refused as ambiguous carries every place its original matches, with the definition around it, while
+/// the other edits still apply.
+#[test]
+fn an_ambiguous_edit_carries_its_candidates() {
+    let Some(mut h) = Host::new() else { return };
+    let source = "class A:\n    def f(self):\n        return 0\n\n    def g(self):\n        return 0\n\n\ndef h():\n    return 9\n";
+    let files = [File { path: "m.py".into(), contents: source.as_bytes().to_vec() }];
+    let refused = h.core.acr_core_repository().repo().call_add_files(&mut h.store, h.repo, &files).unwrap();
+    assert!(refused.is_empty());
+    let answer = "<file>m.py</file><original>return 9</original><patched>return 10</patched>\n<file>m.py</file><original>return 0</original><patched>return 1</patched>";
+    let x = h.core.acr_core_edits().call_apply(&mut h.store, h.repo, answer).unwrap();
+    assert_eq!(x.status, ExtractStatus::ApplicablePatch, "{}", x.reason);
+    let EditOutcome::Failed(EditFailure::Ambiguous(candidates)) = &x.edits[1].outcome else {
+        panic!("{:?}", x.edits[1].outcome)
+    };
+    let place = |line: u32, name: &str| EditCandidate { line, end_line: line, enclosing: Some(name.to_string()) };
+    assert_eq!(candidates, &vec![place(3, "A.f"), place(6, "A.g")]);
 }
 
 #[test]

@@ -135,7 +135,7 @@ fn hunk_numbers_break_ties_but_never_override_the_content() {
     for line in ["3,1", "4,1", "400,1"] {
         let ex = extract(&r, &hunk(line), &ExtractOptions::default());
         assert_eq!(ex.status, ExtractStatus::RawPatchButUnmatched, "{line}");
-        assert_eq!(failure(&ex, 0), &EditFailure::Ambiguous { lines: vec![2, 6] }, "{line}");
+        assert_eq!(failure(&ex, 0).ambiguous_lines(), Some(vec![2, 6]), "{line}");
     }
     // A guess a few lines off, even far from the other place, decides nothing either: only the exact line does.
     let far = format!("def a():\n    return 0\n{}def b():\n    return 0\n", "\n".repeat(20));
@@ -147,7 +147,7 @@ fn hunk_numbers_break_ties_but_never_override_the_content() {
     assert!(ex.edits[0].message().contains("hunk header"), "{}", ex.edits[0].message());
     // No number: refused.
     let ex = extract(&r, "--- m.py\n+++ m.py\n@@ @@\n-    return 0\n+    return 1\n", &ExtractOptions::default());
-    assert_eq!(failure(&ex, 0), &EditFailure::Ambiguous { lines: vec![2, 6] });
+    assert_eq!(failure(&ex, 0).ambiguous_lines(), Some(vec![2, 6]));
     // A number pointing at a line whose content differs does not place the hunk there.
     let ex =
         extract(&r, "--- m.py\n+++ m.py\n@@ -1,1 +1,1 @@\n-    return 9\n+    return 1\n", &ExtractOptions::default());
@@ -249,7 +249,7 @@ fn ambiguity_is_refused_with_the_candidates_in_every_format() {
     ];
     for answer in &answers {
         let ex = extract(&repo(&[("m.py", text)]), answer, &ExtractOptions::default());
-        assert_eq!(failure(&ex, 0), &EditFailure::Ambiguous { lines: vec![2, 6] }, "{answer}");
+        assert_eq!(failure(&ex, 0).ambiguous_lines(), Some(vec![2, 6]), "{answer}");
     }
 }
 
