@@ -297,3 +297,35 @@ fn bad_task_lists_and_missing_repositories_are_reported() {
     assert_eq!(run.status.code(), Some(2));
     assert!(stderr(&run).contains("task acme__shop-1 is listed twice"), "{}", stderr(&run));
 }
+
+#[test]
+fn ctrl_c_stops_the_running_tasks_starts_no_more_and_the_rest_runs_on_resume() {
+    let f = fixture();
+    let server = ModelServer::start_with(&f.script, &["--event-gap-ms", "20"]);
+    let out = f.out("out");
+    let mut child =
+        f.batch(&server, &out, &["--stream", "--workers", "2"]).stderr(Stdio::piped()).spawn().expect("starts");
+    let mut lines = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("[1/5] ") {
+        let mut line = String::new();
+        assert!(lines.read_line(&mut line).unwrap() > 0, "the batch ended first:\n{seen}");
+        seen.push_str(&line);
+    }
+    let interrupted = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(interrupted.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut lines, &mut rest).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130), "{seen}{rest}");
+    assert!(rest.contains("stopping: running tasks end before their next model call"), "{rest}");
+    let report = batch_json(&out);
+    let count = |s: &str| report["tasks"].as_array().unwrap().iter().filter(|r| r["status"] == s).count();
+    assert!(count("done") >= 1 && count("done") < 5, "{report}");
+    assert_eq!(count("done") + count("stopped") + count("not_run"), 5, "{report}");
+    assert!(count("not_run") >= 1, "no task starts after Ctrl-C: {report}");
+    assert_eq!(predictions(&out).len(), count("done"));
+
+    let rerun = f.run(&server, &out, &["--workers", "2"]);
+    assert_eq!(rerun.status.code(), Some(0), "{}", stderr(&rerun));
+    assert_eq!(predictions(&out).len(), 5);
+}

@@ -464,9 +464,21 @@ impl Batch<'_> {
             } else {
                 self.update(Record::new(&task.instance_id, Status::Running, ""), false);
                 let started = Instant::now();
-                let mut record = self
-                    .repair(task, runner.as_ref())
-                    .unwrap_or_else(|e| Record::new(&task.instance_id, Status::Failed, format!("{e:#}")));
+                // A task that panics fails alone; the batch goes on.
+                let repaired =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.repair(task, runner.as_ref())));
+                let mut record = match repaired {
+                    Ok(Ok(record)) => record,
+                    Ok(Err(e)) => Record::new(&task.instance_id, Status::Failed, format!("{e:#}")),
+                    Err(panic) => {
+                        let what = panic
+                            .downcast_ref::<&str>()
+                            .map(ToString::to_string)
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        Record::new(&task.instance_id, Status::Failed, format!("the repair panicked: {what}"))
+                    }
+                };
                 record.seconds = started.elapsed().as_secs_f64();
                 record
             };
