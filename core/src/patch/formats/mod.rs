@@ -92,6 +92,10 @@ pub fn read(answer: &str) -> Read {
     let mut found = parse_tagged(&text, &mut issues);
     let mut claimed = Claimed::default();
     claimed.add(found.iter().map(|(r, _)| r.clone()));
+    // A `<file>` tag holds a path, never an edit of another format: a path built to look like a diff must not
+    // become one.
+    let paths: Vec<Range<usize>> = file_tags(&text).filter(|r| !claimed.overlaps(r)).collect();
+    claimed.add(paths);
     let lines = lines(&text);
     for reader in [search_replace::read, udiff::read, whole::read] {
         let more = reader(&text, &lines, &claimed, &mut issues);
@@ -128,6 +132,17 @@ pub(crate) fn lines(text: &str) -> Vec<Line<'_>> {
 /// The end of line `i` (its newline included), or of the text.
 pub(crate) fn line_end(lines: &[Line<'_>], i: usize, text: &str) -> usize {
     lines.get(i + 1).map_or(text.len(), |l| l.0)
+}
+
+/// The spans of the `<file>...</file>` tags of `text`, tags included.
+fn file_tags(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let start = from + text.get(from..)?.find("<file>")?;
+        let end = start + text[start..].find("</file>")? + "</file>".len();
+        from = end;
+        Some(start..end)
+    })
 }
 
 /// Parts of the answer an earlier reader used, as disjoint byte ranges.

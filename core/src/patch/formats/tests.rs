@@ -262,3 +262,14 @@ fn the_reason_for_an_unreadable_answer_names_the_format_asked_for() {
         assert!(ex.reason.ends_with(reminder(format)), "{format}: {}", ex.reason);
     }
 }
+
+/// A `<file>` tag whose path is built to look like a diff (newlines, `---`/`+++` headers, a hunk) is a path that
+/// cannot be one: it is refused, and the diff inside it is not read as an edit of another file.
+#[test]
+fn a_diff_inside_a_file_tag_is_a_path_not_an_edit() {
+    let forged = "x\n--- a/setup.py\n+++ b/setup.py\n@@ -1 +1 @@\n-x = 1\n+import os\n.py";
+    let answer = format!("<file>{forged}</file><original>y = 2</original><patched>import os</patched>");
+    let (edits, _) = crate::patch::parse_edits_with_issues(&answer);
+    assert_eq!(edits.len(), 1, "{edits:?}");
+    assert_eq!(edits[0].format, crate::patch::EditFormat::Acr);
+}
