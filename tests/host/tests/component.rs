@@ -238,8 +238,9 @@ fn an_ambiguous_edit_carries_its_candidates() {
     let EditOutcome::Failed(EditFailure::Ambiguous(candidates)) = &x.edits[1].outcome else {
         panic!("{:?}", x.edits[1].outcome)
     };
-    let place = |line: u32, name: &str| EditCandidate { line, end_line: line, enclosing: Some(name.to_string()) };
-    assert_eq!(candidates, &vec![place(3, "A.f"), place(6, "A.g")]);
+    let places: Vec<(u32, u32, Option<&str>)> =
+        candidates.iter().map(|c: &EditCandidate| (c.line, c.end_line, c.enclosing.as_deref())).collect();
+    assert_eq!(places, [(3, 3, Some("A.f")), (6, 6, Some("A.g"))]);
 }
 
 #[test]
