@@ -2,7 +2,7 @@
 //!
 //! `../shared/replay/proxy/acr-run-1.jsonl` holds every proxy round of ACR's April 2024 run: the model's prose and
 //! the JSON its proxy model (GPT-4) made of it. For each round this test does what the agent does
-//! ([`acr_core::proxy::trusted`] on [`acr_core::answers::search::read`]) and compares the action it would take
+//! ([`acr_core::proxy::stands`] on [`acr_core::answers::search::read`]) and compares the action it would take
 //! without the proxy model with the action the proxy model's JSON leads to (the first attempt that validates, as in
 //! the agent's retry loop):
 //!
@@ -17,7 +17,10 @@
 //!
 //! Figures, for each half: rounds; coverage (the share of rounds acted on without the proxy model); disagreement
 //! (the share of rounds where the trusted reading acts differently from the proxy model). Where the task's
-//! repository is in the corpus, the index is used to put swapped arguments in order, as in the agent. Run with
+//! repository is in the corpus (18 of the 300 tasks), its index (built as the agent builds it) puts swapped arguments
+//! in order and confirms the locations read from prose, as in the agent; for the other tasks the figures count those
+//! locations as confirmed (the most the index could let through, so disagreement is an upper bound) and also print
+//! the coverage with none of them confirmed (the least). Run with
 //! `cargo test -p acr-core --release --test replay_proxy_rounds -- --nocapture` to see them
 //! (`ACR_PROXY_ROUNDS_VERBOSE=1` also lists the held-out half's disagreements; the tuning half's are always listed).
 
@@ -27,6 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use acr_core::Index;
 use acr_core::answers::{self, Source};
+use acr_core::locate::Query;
 use acr_core::proxy::{self, Names, Validated};
 
 /// What the agent does with a round's answer.
@@ -69,7 +73,29 @@ fn action(v: &Validated) -> Action {
     if locations.is_empty() { Action::Unusable } else { Action::Locations(locations) }
 }
 
-/// The index of a task whose repository is in the corpus, built once.
+/// Stands in for the index of a task whose repository is not in the corpus, when the figures assume that every
+/// location read from prose names real code (the most the index could let through).
+struct Everything;
+
+impl Names for Everything {
+    fn is_class(&self, _: &str) -> bool {
+        false
+    }
+
+    fn is_callable(&self, _: &str) -> bool {
+        false
+    }
+
+    fn class_has(&self, _: &str, _: &str) -> bool {
+        false
+    }
+
+    fn confirms(&self, _: &Query) -> bool {
+        true
+    }
+}
+
+/// The index of a task whose repository is in the corpus (built as the agent builds it), built once.
 struct Indexes {
     cases: BTreeMap<String, std::path::PathBuf>,
     built: BTreeMap<String, Option<Index>>,
@@ -78,7 +104,7 @@ struct Indexes {
 impl Indexes {
     fn get(&mut self, task: &str) -> Option<&Index> {
         if !self.built.contains_key(task) {
-            let index = self.cases.get(task).map(|case| common::index_all_py(&common::load_repo(case)));
+            let index = self.cases.get(task).map(|case| Index::build(&common::load_repo(case)));
             self.built.insert(task.to_string(), index);
         }
         self.built.get(task).and_then(Option::as_ref)
@@ -104,6 +130,12 @@ struct Half {
     wrong: Vec<String>,
     /// Rounds not trusted whose reading validates, and of those the ones the proxy model agrees with.
     untrusted_readable: (usize, usize),
+    /// Trusted rounds whose locations were read from prose with no index to confirm them (the repository is not in
+    /// the corpus): counted as trusted, as if the index held every name.
+    assumed: usize,
+    /// Rounds whose locations were read from prose completely and checked against the task's real index, and of
+    /// those the ones it confirmed.
+    prose_locations_with_index: (usize, usize),
 }
 
 impl Half {
@@ -137,6 +169,14 @@ impl Half {
         println!(
             "  untrusted rounds with a valid reading: {}, of which the proxy model agrees with {}",
             self.untrusted_readable.0, self.untrusted_readable.1
+        );
+        println!(
+            "  locations read from prose: {} complete readings checked against the task's index, {} confirmed; {} \
+             trusted with no index to check (coverage without them {:.1}%)",
+            self.prose_locations_with_index.0,
+            self.prose_locations_with_index.1,
+            self.assumed,
+            self.share(self.trusted() - self.assumed)
         );
         if list {
             for w in &self.wrong {
@@ -173,11 +213,21 @@ fn deterministic_reading_against_recorded_proxy_rounds() {
         half.tasks.insert(task.to_string());
         let round = round as usize + 1;
         let read = answers::search::read(prose);
-        // The index only matters for calls whose order it can check; build it only then.
-        let needs_index = read.result.api_calls.iter().any(|c| c.contains("search_method_in_class"));
+        // The index matters for calls whose order it can check and for locations read from prose; build it only then.
+        let needs_index = read.result.api_calls.iter().any(|c| c.contains("search_method_in_class"))
+            || read.source == Source::ProseLocations;
         let index = if needs_index { indexes.get(task).map(|i| i as &dyn Names) } else { None };
         let direct = proxy::validate(&read.result, index);
-        let trusted = proxy::trusted(&read, round) && (direct.is_valid() || read.source == Source::Nothing);
+        // Without the task's repository, the bounds: locations from prose all confirmed (what the figures count), or
+        // none (the least coverage the index could leave).
+        let trusted = proxy::stands(&read, round, &direct, Some(index.unwrap_or(&Everything)));
+        if index.is_some() && read.source == Source::ProseLocations && proxy::trusted(&read, round) {
+            half.prose_locations_with_index.0 += 1;
+            half.prose_locations_with_index.1 += usize::from(trusted);
+        }
+        if trusted && index.is_none() && !proxy::stands(&read, round, &direct, None) {
+            half.assumed += 1;
+        }
 
         let attempts: Vec<Validated> = row["attempts"]
             .as_array()
@@ -216,11 +266,11 @@ fn deterministic_reading_against_recorded_proxy_rounds() {
     let verbose = std::env::var_os("ACR_PROXY_ROUNDS_VERBOSE").is_some();
     tuning.report("tuning half (FNV-1a of the instance id even)", true);
     held.report("held-out half (odd)", verbose);
-    // The held-out half is the figure that counts. Its guards sit just above what was measured (at most two
-    // disagreements in either half), so a change that makes the reading act wrongly on answers it was not tuned on
-    // fails here.
-    assert!(tuning.coverage() > 60.0, "tuning: coverage {:.1}%", tuning.coverage());
-    assert!(held.coverage() > 54.0, "held-out: coverage {:.1}%", held.coverage());
+    // The held-out half is the figure that counts. Its guards sit just under the measured coverage and allow at most
+    // two disagreements in either half, so a change that makes the reading act wrongly on answers it was not tuned
+    // on fails here.
+    assert!(tuning.coverage() > 60.5, "tuning: coverage {:.1}%", tuning.coverage());
+    assert!(held.coverage() > 53.5, "held-out: coverage {:.1}%", held.coverage());
     for (name, half) in [("tuning", &tuning), ("held-out", &held)] {
         assert!(half.disagreement() < 0.4, "{name}: disagreement {:.2}%: {:#?}", half.disagreement(), half.wrong);
     }

@@ -110,7 +110,7 @@ async fn proxy_answer<L: Llm, R: Runner>(
     let index = agent.index.clone();
     let read = answers::search::read(answer);
     let direct = proxy::validate(&read.result, Some(&*index));
-    if proxy::trusted(&read, round) && (direct.is_valid() || read.source == answers::Source::Nothing) {
+    if proxy::stands(&read, round, &direct, Some(&*index)) {
         emit_proxy(agent, round, ReadBy::Deterministic, &direct, &read);
         return Ok(direct.is_valid().then_some(direct));
     }

@@ -19,6 +19,10 @@
 //!
 //! It is strict on purpose: a line it cannot place (a file named in a sentence, a class mentioned next to the word
 //! "method", a name it might be missing) makes the whole reading fail, and the agent asks the proxy model instead.
+//! A reading that placed every line is checked once more ([`unnamed`]): a path, a name said to be a method or class,
+//! a `Class.method` or a dunder name anywhere in the section that the reading lacks (a method and its class in a
+//! sentence under a file read alone) leaves it incomplete, and so does a request for more context made in words
+//! ([`asks_for_more`]).
 //! Checked against AutoCodeRover's recorded proxy rounds (see `core/tests/replay_proxy_rounds.rs`).
 
 use std::sync::LazyLock;
@@ -26,6 +30,7 @@ use std::sync::LazyLock;
 use regex_lite::Regex;
 
 use super::search::LocationSpec;
+use crate::language::Language;
 
 fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("the patterns in this module are valid")
@@ -45,12 +50,13 @@ static NAMES_A_BUG: LazyLock<Regex> =
 static BULLET: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*(?:[-*+•]|\d+[.)])\s+"));
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^\s*(?:[-*+•]|\d+[.)])?\s*(?:\*\*|__)?\s*(?P<label>[A-Za-z][A-Za-z /()]*?)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(?P<rest>.*)$",
+        r"^\s*(?:[-*+•]|\d+[.)])?\s*(?:\*\*|__)?\s*(?P<label>[A-Za-z][A-Za-z /()]*?)\s*(?:\*\*|__)?\s*:\s*(?:\*\*)?\s*(?P<rest>.*)$",
     )
 });
-/// A label after a value on the same line: `, **Method**: ...`.
+/// A label after a value on the same line: `, **Method**: ...`. (After the colon only `**` opens bold text: `__`
+/// there starts a name such as `__init__`.)
 static INLINE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^[,;\-–—]?\s*(?:\*\*|__)?\s*(?P<label>[A-Za-z][A-Za-z /]*?)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*")
+    re(r"^[,;\-–—]?\s*(?:\*\*|__)?\s*(?P<label>[A-Za-z][A-Za-z /]*?)\s*(?:\*\*|__)?\s*:\s*(?:\*\*)?\s*")
 });
 static TICKED: LazyLock<Regex> = LazyLock::new(|| re(r"`([^`\n]+)`"));
 /// A class named right after a method: `` in class `C` ``, `` of the `C` class ``.
@@ -206,8 +212,17 @@ fn clean_name(name: &str) -> String {
     name.split('(').next().unwrap_or(name).trim().to_string()
 }
 
-fn is_path(name: &str) -> bool {
-    name.ends_with(".py") || name.contains('/')
+/// Whether a name is a file path: it has a folder, or ends with the extension of a language the index reads
+/// (`core.py` is a file, never class `core` and method `py`).
+pub(crate) fn is_path(name: &str) -> bool {
+    let name = name.trim();
+    name.contains('/') || Language::of_path(name).is_some()
+}
+
+/// Whether two paths can name the same file: equal, or one ends the other on a `/`.
+fn same_file(a: &str, b: &str) -> bool {
+    let ends = |long: &str, short: &str| long.strip_suffix(short).is_some_and(|head| head.ends_with('/'));
+    a == b || ends(a, b) || ends(b, a)
 }
 
 /// Skips `()` and a `method`/`function`/`class` word after a value (saying which it was), then reads a class named
@@ -427,14 +442,26 @@ impl Reader {
         self.in_files = false;
     }
 
-    fn method(&mut self, name: &str, owner: Option<&str>, why: &str) {
+    /// A method, with the class (or the file: `` `use` in `core.py` ``) named after it. A file other than the
+    /// current one fails the line.
+    fn method(&mut self, name: &str, owner: Option<&str>, why: &str) -> Result<(), ()> {
+        let (file, class) = match owner {
+            Some(path) if is_path(path) => match &self.file {
+                Some(current) if !same_file(current, path) => return Err(()),
+                Some(current) if current.len() >= path.len() => (Some(current.clone()), self.class.clone()),
+                _ => (Some(path.to_string()), self.class.clone()),
+            },
+            Some(class) => (self.file.clone(), Some(class.to_string())),
+            None => (self.file.clone(), self.class.clone()),
+        };
         self.found.push(LocationSpec {
-            file: self.file.clone(),
-            class: owner.map(str::to_string).or_else(|| self.class.clone()),
+            file,
+            class,
             method: Some(clean_name(name)),
             intended_behavior: why.to_string(),
         });
         self.pending = false;
+        Ok(())
     }
 
     /// Adds explanation text to the last location.
@@ -488,7 +515,7 @@ impl Reader {
                         if is_path(name) {
                             return Err(());
                         }
-                        self.method(name, owner.as_deref(), &why);
+                        self.method(name, owner.as_deref(), &why)?;
                     }
                 }
             }
@@ -516,8 +543,7 @@ impl Reader {
                         && !is_path(&v.names[0])
                         && !rest.contains(' ')
                     {
-                        self.method(&v.names[0], v.owner.as_deref(), "");
-                        return Ok(());
+                        return self.method(&v.names[0], v.owner.as_deref(), "");
                     }
                     if !passable(rest) {
                         return Err(());
@@ -554,8 +580,7 @@ impl Reader {
                 let item = BULLET.replace(line, "");
                 let item = item.trim().trim_matches('*').trim();
                 if BULLET.is_match(line) && CONSTRUCTOR.is_match(item) {
-                    self.method("__init__", None, "");
-                    return Ok(());
+                    return self.method("__init__", None, "");
                 }
                 let said_method = value(item).is_some_and(|v| v.said == Some(Kind::Method) && item.starts_with('`'));
                 if (self.in_methods || said_method) && BULLET.is_match(line) {
@@ -572,7 +597,7 @@ impl Reader {
                         if is_path(name) {
                             return Err(());
                         }
-                        self.method(name, v.owner.as_deref(), &why);
+                        self.method(name, v.owner.as_deref(), &why)?;
                     }
                     return Ok(());
                 }
@@ -701,6 +726,116 @@ pub(crate) fn locations(text: &str) -> Option<Result<Vec<LocationSpec>, String>>
         };
     }
     Some(read_outline(&text[line_end..]))
+}
+
+/// Where the locations section starts: its heading, else the first `Buggy ...:` label, else the start.
+fn section_start(text: &str) -> usize {
+    HEADING.find(text).map(|h| h.start()).or_else(|| labelled_start(text)).unwrap_or(0)
+}
+
+/// What the locations section names as a place for the bug, and `found` (the reading of it) lacks: a path, a name
+/// said to be a method, function or class (`` the `m` method ``, `` class `C` ``), a `Class.method`, a dunder name.
+/// Each comes back as written. Code blocks are passed over, and so are names that are plainly code (`self.x`).
+///
+/// A reading that misses one of them is incomplete: "the `save` method of the `Model` class" under a file that was
+/// read alone, or a second method in an explanation, would be acted on without the place the answer meant.
+pub(crate) fn unnamed(text: &str, found: &[LocationSpec]) -> Vec<String> {
+    static FILE_NAME: LazyLock<Regex> = LazyLock::new(|| re(r"[\w./-]*\w\.(?:py|java)\b"));
+    static KINDED: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)`(?P<a>[^`\n]+)`\s+(?P<akind>method|function|class|constructor)\b|\b(?P<bkind>method|function|class|constructor)\s+`(?P<b>[^`\n]+)`",
+        )
+    });
+    let last = |n: &str| clean_name(n).rsplit('.').next().unwrap_or_default().to_string();
+    let files: Vec<&str> = found.iter().filter_map(|l| l.file.as_deref()).collect();
+    let methods: Vec<String> = found.iter().filter_map(|l| l.method.as_deref()).map(last).collect();
+    let classes: Vec<String> = found
+        .iter()
+        .flat_map(|l| {
+            let from_method = l.method.as_deref().map(clean_name).and_then(|m| {
+                let mut parts = m.rsplit('.');
+                parts.next();
+                parts.next().map(str::to_string)
+            });
+            l.class.as_deref().map(last).into_iter().chain(from_method)
+        })
+        .collect();
+    let has_method = |n: &str| methods.iter().any(|m| *m == last(n));
+    let has_class = |n: &str| classes.iter().any(|c| *c == last(n));
+    let mut missing = Vec::new();
+    let mut in_code = false;
+    for line in text[section_start(text)..].lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        for m in FILE_NAME.find_iter(line) {
+            if !files.iter().any(|f| same_file(f, m.as_str())) {
+                missing.push(m.as_str().to_string());
+            }
+        }
+        for c in KINDED.captures_iter(line) {
+            let (Some(name), Some(kind)) = (c.name("a").or(c.name("b")), c.name("akind").or(c.name("bkind"))) else {
+                continue;
+            };
+            let name = name.as_str().trim();
+            if is_path(name) || name.contains(char::is_whitespace) {
+                continue;
+            }
+            let known = match kind.as_str().to_ascii_lowercase().as_str() {
+                "class" => has_class(name),
+                "constructor" => has_class(name) || has_method("__init__"),
+                _ => has_method(name),
+            };
+            if !known {
+                missing.push(name.to_string());
+            }
+        }
+        for t in TICKED.captures_iter(line) {
+            let name = clean_name(&t[1]);
+            if name.contains(char::is_whitespace) || is_path(&name) {
+                continue;
+            }
+            let dunder = name.starts_with("__") && name.ends_with("__") && name.len() > 4 && !name.contains('.');
+            let mut parts = name.rsplit('.');
+            let (method, owner) = (parts.next().unwrap_or_default(), parts.next());
+            let class_dot_method =
+                owner.is_some_and(|o| o.trim_start_matches('_').chars().next().is_some_and(char::is_uppercase));
+            let known = match owner {
+                _ if dunder => has_method(&name),
+                Some(o) if class_dot_method => has_method(method) && has_class(o),
+                _ => true,
+            };
+            if !known {
+                missing.push(name);
+            }
+        }
+    }
+    missing.dedup();
+    missing
+}
+
+/// Whether the answer asks for more context in words before naming bug locations: a "need more context" heading
+/// (or sentence) that is not denied ("we do not need more context", "- do we need more context: No") and is
+/// followed by something. (Calls written as calls are read as calls before this.)
+pub(crate) fn asks_for_more(text: &str) -> bool {
+    static DENIED: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:no|not|none)\b|\b(?:not|n't|no)\s+(?:\w+\s+){0,2}(?:need|needed|necessary|required)\b|\bno\s+(?:more|additional|further)\b|\b(?:sufficient|enough)\b",
+        )
+    });
+    let Some(c) = CONTEXT_HEADING.find(text) else { return false };
+    let line_start = text[..c.start()].rfind('\n').map_or(0, |i| i + 1);
+    let end = HEADING.find_at(text, c.end()).map_or(text.len(), |h| h.start());
+    let said: String =
+        text[c.end()..end].lines().filter(|l| !l.trim_start().starts_with("```")).collect::<Vec<_>>().join("\n");
+    let said = said.trim_matches(|ch: char| ch.is_whitespace() || matches!(ch, '*' | ':' | '-' | '?'));
+    let first_sentence = sentences(said).first().copied().unwrap_or_default();
+    let denied = DENIED.is_match(&text[line_start..c.end()]) || DENIED.is_match(first_sentence);
+    !(said.is_empty() || denied)
 }
 
 /// The byte offset of the first line labelled `Buggy file`, `Buggy class` or `Buggy method`.

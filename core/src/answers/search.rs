@@ -42,9 +42,18 @@ pub struct LocationSpec {
 }
 
 impl LocationSpec {
-    /// The cleaned query for [`crate::locate::resolve`] (placeholders dropped, `Class.method` split).
+    /// The cleaned query for [`crate::locate::resolve`] (placeholders dropped, `Class.method` split). A class or
+    /// method written as a path (`core.py`, `pkg/core`) names the file, never class `core` and method `py`: it
+    /// becomes the file when none is given, and is dropped when one is.
     pub fn query(&self) -> Query {
-        Query::new(self.file.as_deref(), self.class.as_deref(), self.method.as_deref())
+        fn path(v: &Option<String>) -> Option<&str> {
+            v.as_deref().filter(|v| prose::is_path(v.trim().trim_matches(['`', '"', '\''])))
+        }
+        let (class_path, method_path) = (path(&self.class), path(&self.method));
+        let file = self.file.as_deref().or(class_path).or(method_path);
+        let class = if class_path.is_some() { None } else { self.class.as_deref() };
+        let method = if method_path.is_some() { None } else { self.method.as_deref() };
+        Query::new(file, class, method)
     }
 }
 
@@ -78,8 +87,10 @@ pub struct SearchAnswer {
     pub result: ProxyResult,
     /// Where they came from.
     pub source: Source,
-    /// Whether everything call-like or location-like in the answer was read. For [`Source::Nothing`]: whether the
-    /// answer is plainly empty of both (no code names, paths or calls at all).
+    /// Whether everything call-like or location-like in the answer was read, and read one way only: no call left
+    /// unparsed, no place named in the locations section missing from the reading, no name that may be a dunder
+    /// name without its underscores, no request for more context made in words. For [`Source::Nothing`]: whether
+    /// the answer is plainly empty of both (no code names, paths or calls at all).
     pub complete: bool,
     /// For [`Source::ProseCalls`]: whether the calls are asked for (they follow a "need more context" heading, or
     /// the answer names no bug location) rather than mentioned in passing.
@@ -124,13 +135,26 @@ pub fn read(answer: &str) -> SearchAnswer {
     if !api_calls.is_empty() || !unread.is_empty() {
         let calls_requested = first_call.is_some_and(|at| prose::calls_are_requested(answer, at));
         let source = if api_calls.is_empty() { Source::Nothing } else { Source::ProseCalls };
+        let doubts = dunder_doubts(answer, &api_calls);
+        notes.extend(doubts.iter().map(|(short, dunder)| format!("`{short}` may stand for `{dunder}`")));
+        let complete = unread.is_empty() && doubts.is_empty();
         let result = ProxyResult { api_calls, bug_locations: Vec::new() };
-        return SearchAnswer { result, source, complete: unread.is_empty(), calls_requested, notes };
+        return SearchAnswer { result, source, complete, calls_requested, notes };
     }
     match prose::locations(answer) {
         Some(Ok(bug_locations)) if !bug_locations.is_empty() => {
+            // Complete only when every place the section names is in the reading, and nothing else is asked for.
+            let missing = prose::unnamed(answer, &bug_locations);
+            if !missing.is_empty() {
+                notes.push(format!("the locations name {} and the reading does not have it", missing.join(", ")));
+            }
+            let asks = prose::asks_for_more(answer);
+            if asks {
+                notes.push("the answer asks for more context in words".to_string());
+            }
+            let complete = missing.is_empty() && !asks;
             let result = ProxyResult { api_calls: Vec::new(), bug_locations };
-            found(result, Source::ProseLocations, notes)
+            SearchAnswer { result, source: Source::ProseLocations, complete, calls_requested: true, notes }
         }
         Some(Err(line)) => {
             notes.push(format!("could not read the bug-location line `{}`", line.trim()));
@@ -327,6 +351,26 @@ fn recover_calls(text: &str) -> Vec<String> {
             None => return calls,
         }
     }
+}
+
+/// Call arguments that may be a dunder name with its underscores lost: `search_method_in_class("init", "C")` in an
+/// answer that also writes `__init__`. Which one the model meant is not clear, so the reading is not complete.
+fn dunder_doubts(answer: &str, calls: &[String]) -> Vec<(String, String)> {
+    let mut doubts = Vec::new();
+    for text in calls {
+        let Ok(call) = crate::call::parse_call(text) else { continue };
+        for arg in &call.args {
+            let Value::Str(name) = &arg.value else { continue };
+            let name = name.trim();
+            let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            let dunder = format!("__{name}__");
+            if plain && answer.contains(&dunder) && !doubts.iter().any(|(n, _)| n == name) {
+                doubts.push((name.to_string(), dunder));
+            }
+        }
+    }
+    doubts
 }
 
 /// An API a misnamed call stands for: the name with `function` (or `func`) read as `method`.

@@ -262,3 +262,118 @@ fn random_text_never_panics() {
         let _ = crate::locate::Query::new(Some(&text), Some(&text), Some(&text));
     }
 }
+
+/// The rule the agent applies, against an index of `files`.
+fn acted_on(answer: &str, round: usize, files: &[(&str, &str)]) -> bool {
+    let index = crate::index::Index::build(&crate::repo::Repo::from_files(files.iter().copied()));
+    let read = extract(answer);
+    let direct = proxy::validate(&read.result, Some(&index));
+    proxy::stands(&read, round, &direct, Some(&index))
+}
+
+const CORE: &[(&str, &str)] = &[
+    ("pkg/core.py", "class Engine:\n    def use(self):\n        pass\n\n    def __init__(self):\n        pass\n"),
+    ("pkg/plot.py", "class Plot:\n    def draw(self):\n        pass\n"),
+];
+
+#[test]
+fn a_method_in_a_file_is_not_a_class_named_py() {
+    // "The `use` method in `core.py`": the file of the method, not class `core.py` (read as class `py`).
+    let answer = "- where are bug locations:\n  - Method: `use` in `pkg/core.py`\n";
+    let e = extract(answer);
+    assert_eq!(e.result.bug_locations, vec![loc("pkg/core.py", "", "use", "")]);
+    let q = e.result.bug_locations[0].query();
+    assert_eq!((q.file.as_deref(), q.class.as_deref(), q.method.as_deref()), (Some("pkg/core.py"), None, Some("use")));
+    assert!(acted_on(answer, 2, CORE));
+    // Under a file, the same file written shorter is that file; another file fails the reading.
+    let e = extract("- where are bug locations:\n  - File: `pkg/core.py`\n  - Method: `use` in `core.py`\n");
+    assert_eq!(e.result.bug_locations, vec![loc("pkg/core.py", "", "use", "")]);
+    let other = extract("- where are bug locations:\n  - File: `pkg/plot.py`\n  - Method: `use` in `core.py`\n");
+    assert!(!other.complete);
+    // The proxy model's JSON with a path for a class is read the same way.
+    let spec = LocationSpec { class: Some("core.py".into()), method: Some("use".into()), ..LocationSpec::default() };
+    let q = spec.query();
+    assert_eq!((q.file.as_deref(), q.class.as_deref(), q.method.as_deref()), (Some("core.py"), None, Some("use")));
+}
+
+#[test]
+fn dunder_names_keep_their_underscores_and_a_bare_init_is_not_trusted() {
+    // `__` after a label's colon starts the name; it is not markdown bold.
+    let e = extract("- where are bug locations:\n  - File: `pkg/core.py`\n  - Method: __init__\n");
+    assert_eq!(e.result.bug_locations, vec![loc("pkg/core.py", "", "__init__", "")]);
+    let e = extract("- where are bug locations:\n  - **File**: pkg/core.py, **Method**: __init__\n");
+    assert_eq!(e.result.bug_locations, vec![loc("pkg/core.py", "", "__init__", "")]);
+    // `init` in a call, in an answer that speaks of `__init__`: which was meant is not clear.
+    let answer = "1. `search_method_in_class(\"init\", \"Engine\")`: the constructor (`__init__`) sets it up.";
+    let e = extract(answer);
+    assert_eq!(e.source, Source::ProseCalls);
+    assert!(!e.complete, "{:?}", e.notes);
+    assert!(!acted_on(answer, 1, CORE));
+    assert!(acted_on("1. `search_method_in_class(\"__init__\", \"Engine\")`: the constructor.", 1, CORE));
+    assert!(acted_on("1. `search_method_in_class(\"init\", \"Engine\")`: the set-up.", 1, CORE));
+}
+
+#[test]
+fn quoting_names_are_unquoted_and_quoted_code_is_asked_about() {
+    // A name quoted twice is the name.
+    let answer = "1. `search_class(\"'Engine'\")`\n2. `search_method_in_file(\"`use`\", \"pkg/core.py\")`";
+    let v = validate(&extract(answer).result);
+    let calls: Vec<String> = v.calls.iter().map(ToString::to_string).collect();
+    assert_eq!(calls, ["search_class(\"Engine\")", "search_method_in_file(\"use\", \"pkg/core.py\")"]);
+    assert!(acted_on(answer, 1, CORE));
+    // Code wrapped in quotes may be the string literal or the bare text: the proxy model decides.
+    assert!(!acted_on("1. `search_code(\"'use'\")`", 1, CORE));
+    // Quotes inside code are code.
+    assert!(acted_on("1. `search_code(\"x = 'use'\")`", 1, CORE));
+}
+
+#[test]
+fn a_method_and_its_class_are_kept_or_the_reading_is_not_trusted() {
+    // Both kept: acted on.
+    let answer = "- where are bug locations:\n  - File: `pkg/core.py`\n  - Method: `use` of the `Engine` class\n";
+    assert_eq!(extract(answer).result.bug_locations, vec![loc("pkg/core.py", "Engine", "use", "")]);
+    assert!(acted_on(answer, 2, CORE));
+    // A method and its class said under a file the reading keeps alone: incomplete, so not trusted.
+    for answer in [
+        "- where are bug locations:\n  - File: `pkg/core.py`\n    - This method `use` in class `Engine` needs care.\n",
+        "- where are bug locations:\n  - File: `pkg/core.py`\n    - This file holds `Engine.use`, which is wrong.\n",
+        "- where are bug locations:\n  - File: `pkg/core.py`\n  - Method: `use`: it should call the `draw` method.\n",
+    ] {
+        let e = extract(answer);
+        assert!(!e.complete || e.source != Source::ProseLocations, "{answer}: {:?}", e.result);
+        assert!(!acted_on(answer, 2, CORE), "{answer}");
+    }
+    // A place the index does not hold (another method of the same file, a class in another file) is not trusted.
+    assert!(!acted_on("- where are bug locations:\n  - File: `pkg/core.py`\n  - Method: `draw`\n", 2, CORE));
+    assert!(!acted_on("- where are bug locations:\n  - File: `pkg/core.py`\n  - Class: `Plot`\n", 2, CORE));
+}
+
+#[test]
+fn locations_with_a_request_for_more_context_are_not_trusted() {
+    let asks = "- do we need more context: Yes, the `draw` method of `Plot` should be searched as well.\n\
+                - where are bug locations:\n  - File: `pkg/core.py`\n  - Method: `use`\n";
+    let e = extract(asks);
+    assert_eq!(e.source, Source::ProseLocations);
+    assert!(!e.complete);
+    assert!(!acted_on(asks, 2, CORE));
+    for no in [
+        "- do we need more context:\n\n- where are bug locations:\n  - File: `pkg/core.py`\n  - Method: `use`\n",
+        "- do we need more context: No.\n- where are bug locations:\n  - File: `pkg/core.py`\n  - Method: `use`\n",
+        "- We do not need more context.\n\n- Bug locations:\n  - File: `pkg/core.py`\n  - Method: `use`\n",
+    ] {
+        assert!(acted_on(no, 2, CORE), "{no}");
+    }
+    // Calls written as calls next to locations are read as calls.
+    let both =
+        "- do we need more context: `search_class(\"Plot\")`\n- where are bug locations:\n  - File: `pkg/core.py`\n";
+    assert_eq!(extract(both).source, Source::ProseCalls);
+}
+
+#[test]
+fn locations_from_prose_need_an_index() {
+    let answer = "- where are bug locations:\n  - File: `pkg/core.py`\n  - Method: `use`\n";
+    let read = extract(answer);
+    let direct = validate(&read.result);
+    assert!(proxy::trusted(&read, 2));
+    assert!(!proxy::stands(&read, 2, &direct, None));
+}

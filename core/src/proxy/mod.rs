@@ -16,5 +16,5 @@ pub mod trust;
 pub mod validate;
 
 pub use order::{Names, reorder};
-pub use trust::trusted;
+pub use trust::{stands, trusted};
 pub use validate::{LocationRequest, MAX_RETRIES, Problem, Validated, validate};

@@ -13,7 +13,9 @@
 
 use crate::api::ParamKind;
 use crate::call::{ArgValue, SearchCall};
-use crate::index::Index;
+use crate::index::{DefKind, Index};
+use crate::locate::Query;
+use crate::paths::{self, Rule};
 
 /// What the index knows about names.
 pub trait Names {
@@ -23,6 +25,10 @@ pub trait Names {
     fn is_callable(&self, name: &str) -> bool;
     /// Whether the class defines a method of this name.
     fn class_has(&self, class: &str, method: &str) -> bool;
+    /// Whether a bug location names real code, each of its parts in one place: the file is one indexed file, the
+    /// class is defined (in that file, when one is given), the method is defined (in that class and file, when they
+    /// are given). A name the index does not hold, or a file name that fits several files, is not confirmed.
+    fn confirms(&self, location: &Query) -> bool;
 }
 
 impl Names for Index {
@@ -36,6 +42,46 @@ impl Names for Index {
 
     fn class_has(&self, class: &str, method: &str) -> bool {
         self.class_key(class).and_then(|key| self.class_methods.get(key)).is_some_and(|m| m.contains_key(method))
+    }
+
+    fn confirms(&self, location: &Query) -> bool {
+        let file = match location.file.as_deref() {
+            None => None,
+            Some(name) => {
+                let all: Vec<&str> = self.files.iter().map(|f| f.path.as_str()).collect();
+                match paths::find(&all, name) {
+                    Ok(m) if m.rule != Rule::PartOfName && m.positions.len() == 1 => Some(&self.files[m.positions[0]]),
+                    _ => return false,
+                }
+            }
+        };
+        let class = match location.class.as_deref() {
+            None => None,
+            Some(name) => match self.class_key(name) {
+                Some(key) => Some(&**key),
+                None => return false,
+            },
+        };
+        let own = |key: &str| key.rsplit('.').next().unwrap_or(key).to_string();
+        if let (Some(file), Some(key)) = (file, class)
+            && !file.defs.iter().any(|d| d.kind == DefKind::Class && *d.name == *own(key))
+        {
+            return false;
+        }
+        let Some(method) = location.method.as_deref() else { return true };
+        match (file, class) {
+            (Some(file), class) => file.defs.iter().any(|d| {
+                &*d.name == method
+                    && match class {
+                        Some(key) => {
+                            d.kind == DefKind::Method && d.class.as_deref().is_some_and(|c| own(c) == own(key))
+                        }
+                        None => d.kind != DefKind::Class,
+                    }
+            }),
+            (None, Some(key)) => self.class_has(key, method),
+            (None, None) => self.is_callable(method),
+        }
     }
 }
 
@@ -91,5 +137,25 @@ mod tests {
         assert_eq!(reorder(&swapped, None), None, "without the index nothing is guessed");
         let unknown = call("search_method_in_class(\"Other\", \"_plot\")");
         assert_eq!(reorder(&unknown, Some(&index)), None);
+    }
+
+    #[test]
+    fn a_location_is_confirmed_only_when_every_part_is_in_one_place() {
+        let repo = Repo::from_files([
+            ("pkg/core.py", "class Plot:\n    def use(self):\n        pass\n\ndef helper():\n    pass\n"),
+            ("pkg/other/core.py", "class Other:\n    pass\n"),
+            ("pkg/plots.py", "class Chart:\n    def use(self):\n        pass\n"),
+        ]);
+        let index = Index::build(&repo);
+        let q = |f: Option<&str>, c: Option<&str>, m: Option<&str>| Query::new(f, c, m);
+        assert!(index.confirms(&q(Some("pkg/core.py"), Some("Plot"), Some("use"))));
+        assert!(index.confirms(&q(Some("plots.py"), None, Some("use"))));
+        assert!(index.confirms(&q(None, Some("Plot"), Some("use"))));
+        assert!(index.confirms(&q(Some("pkg/core.py"), None, Some("helper"))));
+        assert!(!index.confirms(&q(Some("core.py"), None, None)), "two files are called core.py");
+        assert!(!index.confirms(&q(Some("pkg/core.py"), Some("Chart"), None)), "Chart is in another file");
+        assert!(!index.confirms(&q(None, Some("Plot"), Some("helper"))), "helper is no method of Plot");
+        assert!(!index.confirms(&q(None, Some("py"), Some("use"))), "no class py");
+        assert!(!index.confirms(&q(Some("pkg/plots.py"), None, Some("init"))));
     }
 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::order::{Names, reorder};
 use crate::answers::ProxyResult;
+use crate::api::ParamKind;
 use crate::call::{CallError, SearchCall};
 use crate::locate::Query;
 
@@ -86,6 +87,42 @@ impl Validated {
     }
 }
 
+/// The call with quotes or backticks taken off its names and paths (`search_class("'Foo'")`,
+/// ``search_method("`run`")``): a name never holds them, so they are the model's quoting, written twice. Code
+/// arguments are left as written. `None` when nothing was quoted.
+fn unquoted(call: &SearchCall) -> Option<SearchCall> {
+    let spec = call.spec();
+    let mut changed = false;
+    let texts: Vec<String> = call
+        .values()
+        .iter()
+        .zip(spec.params)
+        .map(|(value, param)| {
+            let text = value.to_string();
+            if !matches!(param.kind, ParamKind::Name | ParamKind::Path) {
+                return text;
+            }
+            let t = text.trim();
+            let inner = ['\'', '"', '`']
+                .iter()
+                .find_map(|&q| t.strip_prefix(q).and_then(|r| r.strip_suffix(q)))
+                .map(str::trim)
+                .filter(|inner| !inner.is_empty() && !inner.contains(['\'', '"', '`']));
+            match inner {
+                Some(inner) => {
+                    changed = true;
+                    inner.to_string()
+                }
+                None => text,
+            }
+        })
+        .collect();
+    if !changed {
+        return None;
+    }
+    SearchCall::from_texts(call.name(), &texts).ok()
+}
+
 /// Checks every call and location of an answer; with `names` (the index), calls whose arguments are in the wrong
 /// order are put right.
 pub fn validate(result: &ProxyResult, names: Option<&dyn Names>) -> Validated {
@@ -95,6 +132,13 @@ pub fn validate(result: &ProxyResult, names: Option<&dyn Names>) -> Validated {
     for (i, text) in result.api_calls.iter().enumerate() {
         match SearchCall::parse(text) {
             Ok(call) => {
+                let call = match unquoted(&call) {
+                    Some(fixed) => {
+                        reordered.push(format!("read `{call}` as `{fixed}`"));
+                        fixed
+                    }
+                    None => call,
+                };
                 let call = match reorder(&call, names) {
                     Some(fixed) => {
                         reordered.push(format!("read `{call}` as `{fixed}`"));
@@ -171,6 +215,27 @@ mod tests {
         );
         assert_eq!(v.calls.len(), 1);
         assert_eq!(v.problems.len(), 4);
+    }
+
+    #[test]
+    fn names_quoted_twice_are_unquoted_and_code_is_left_as_written() {
+        let v = validate(
+            &result(
+                &[
+                    "search_class(\"'Foo'\")",
+                    "search_method_in_file('`run`', '\"app.py\"')",
+                    "search_code(\"x = 'a'\")",
+                ],
+                vec![],
+            ),
+            None,
+        );
+        let calls: Vec<String> = v.calls.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            calls,
+            ["search_class(\"Foo\")", "search_method_in_file(\"run\", \"app.py\")", "search_code(\"x = 'a'\")"]
+        );
+        assert_eq!(v.reordered.len(), 2);
     }
 
     #[test]
