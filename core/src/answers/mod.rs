@@ -15,12 +15,14 @@
 //! | the choice among patches | [`choice`] | a 1-based candidate number |
 
 pub mod json;
+mod location;
 mod prose;
 pub mod search;
 mod text;
 mod verdict;
 
 pub use crate::patch::{Edit, parse_edits as edits};
-pub use search::{LocationSpec, ProxyResult, SearchAnswer, Source};
+pub use location::LocationSpec;
+pub use search::{ProxyResult, SearchAnswer, Source};
 pub use text::{choice, code_block, rating, reflection, yes_no};
 pub use verdict::{ReviewVerdict, review};

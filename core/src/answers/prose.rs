@@ -29,8 +29,7 @@ use std::sync::LazyLock;
 
 use regex_lite::Regex;
 
-use super::search::LocationSpec;
-use crate::language::Language;
+use super::location::{LocationSpec, is_path};
 
 fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("the patterns in this module are valid")
@@ -210,13 +209,6 @@ struct Value<'a> {
 /// Drops `()` and an argument list from a name: `write()` and `write(self, x)` are `write`.
 fn clean_name(name: &str) -> String {
     name.split('(').next().unwrap_or(name).trim().to_string()
-}
-
-/// Whether a name is a file path: it has a folder, or ends with the extension of a language the index reads
-/// (`core.py` is a file, never class `core` and method `py`).
-pub(crate) fn is_path(name: &str) -> bool {
-    let name = name.trim();
-    name.contains('/') || Language::of_path(name).is_some()
 }
 
 /// Whether two paths can name the same file: equal, or one ends the other on a `/`.
