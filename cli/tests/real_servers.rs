@@ -193,7 +193,7 @@ fn log_times(log: &str, needle: &str) -> Vec<f64> {
 #[test]
 fn llama_server_answers_end_with_an_outcome() {
     let Some(llama) = Server::start(&["llama"]) else { return };
-    let run = acr_run(&llama, &llama.model, None, &["--max-calls", "8", "--max-seconds", "45", "--timeout", "120"]);
+    let run = acr_run(&llama, &llama.model, None, &["--max-calls", "8", "--max-seconds", "25", "--timeout", "120"]);
     assert_ended_with_outcome(&run, &["budget"]);
     assert!(!of_kind(&run.events, "model").is_empty(), "the model was asked\n{}", run.why());
 }
@@ -205,7 +205,7 @@ fn llama_server_streamed_answers_go_on_after_a_cut() {
         &llama,
         &llama.model,
         None,
-        &["--stream", "--timeout", "20", "--max-calls", "6", "--max-seconds", "45"],
+        &["--stream", "--timeout", "20", "--max-calls", "6", "--max-seconds", "25"],
     );
     assert_ended_with_outcome(&run, &["budget"]);
     let models = of_kind(&run.events, "model");
@@ -226,7 +226,7 @@ fn a_server_that_refuses_tools_is_asked_in_text_at_once() {
         &llama,
         &llama.model,
         None,
-        &["--tools", "--max-calls", "4", "--max-seconds", "40", "--timeout", "120"],
+        &["--tools", "--max-calls", "4", "--max-seconds", "20", "--timeout", "120"],
     );
     assert_ended_with_outcome(&run, &["budget"]);
     let log = llama.log();
@@ -254,7 +254,7 @@ fn the_context_window_is_learned_from_the_server() {
     let Some(llama) = Server::start(&["llama", "--ctx", "1024"]) else { return };
     // No --context-window: the first request is too long for 1024 tokens, and llama-server says so (400
     // exceed_context_size_error with n_ctx).
-    let run = acr_run(&llama, &llama.model, None, &["--max-calls", "5", "--max-seconds", "40", "--timeout", "120"]);
+    let run = acr_run(&llama, &llama.model, None, &["--max-calls", "5", "--max-seconds", "20", "--timeout", "120"]);
     assert_ended_with_outcome(&run, &["budget", "context_too_small"]);
     let notes = run.notes();
     assert!(
@@ -267,7 +267,7 @@ fn the_context_window_is_learned_from_the_server() {
         &llama,
         &llama.model,
         None,
-        &["--context-window", "1024", "--max-calls", "4", "--max-seconds", "30", "--timeout", "120"],
+        &["--context-window", "1024", "--max-calls", "4", "--max-seconds", "15", "--timeout", "120"],
     );
     assert_ended_with_outcome(&given, &["budget", "context_too_small"]);
     let log = llama.log();
@@ -300,7 +300,7 @@ fn litellm_mock_and_routed_models_and_a_wrong_key() {
         &proxy,
         "smollm2",
         Some("sk-acr-real"),
-        &["--stream", "--timeout", "20", "--max-calls", "4", "--max-seconds", "30"],
+        &["--stream", "--timeout", "20", "--max-calls", "4", "--max-seconds", "20"],
     );
     assert_ended_with_outcome(&routed, &["budget", "context_too_small"]);
     let notes = routed.notes();
