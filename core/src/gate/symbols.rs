@@ -126,7 +126,7 @@ pub(super) fn check(view: &View<'_>, body: &[StmtId]) -> Res {
     let mut t =
         Table { view, scopes: vec![Scope::new(Block::Module)], stack: vec![0], private: None, budget: Stack::new() };
     t.stmts(body)?;
-    t.analyze(0, None)
+    t.analyze(0, None, &HashSet::new())
 }
 
 fn error(msg: impl Into<String>, (line, col): (u32, u32)) -> SyntaxProblem {
@@ -779,10 +779,12 @@ impl Table<'_> {
     // ------------------------------------------------------------------ name resolution
 
     /// `analyze_block`: `nonlocal` and `global` conflicts, scope by scope. `bound` holds the names bound in
-    /// enclosing functions (`None` at module level).
-    fn analyze(&self, sid: usize, bound: Option<&HashSet<Rc<str>>>) -> Res {
+    /// enclosing functions (`None` at module level); `type_params` the type parameters of enclosing scopes that no
+    /// scope in between binds again, which `nonlocal` may not name.
+    fn analyze(&self, sid: usize, bound: Option<&HashSet<Rc<str>>>, type_params: &HashSet<Rc<str>>) -> Res {
         let s = &self.scopes[sid];
         let mut local = HashSet::new();
+        let mut inner_type_params = type_params.clone();
         for (name, flags) in &s.names {
             if flags & DEF_GLOBAL != 0 {
                 if flags & DEF_NONLOCAL != 0 {
@@ -797,11 +799,22 @@ impl Table<'_> {
                 if !bound.contains(name) {
                     return Err(error(format!("no binding for nonlocal '{name}' found"), directive(s, name)));
                 }
+                if type_params.contains(name) {
+                    let message = format!("nonlocal binding not allowed for type parameter '{name}'");
+                    return Err(error(message, directive(s, name)));
+                }
                 continue;
             }
-            // What this scope binds matters only to the scopes nested in it.
-            if flags & DEF_BOUND != 0 && !s.children.is_empty() {
-                local.insert(Rc::clone(name));
+            if flags & DEF_BOUND != 0 {
+                if flags & DEF_TYPE_PARAM != 0 {
+                    inner_type_params.insert(Rc::clone(name));
+                } else {
+                    inner_type_params.remove(name);
+                }
+                // What this scope binds matters only to the scopes nested in it.
+                if !s.children.is_empty() {
+                    local.insert(Rc::clone(name));
+                }
             }
         }
         if s.children.is_empty() {
@@ -812,6 +825,8 @@ impl Table<'_> {
             if let Some(b) = bound {
                 newbound.extend(b.iter().cloned());
             }
+            // The methods of a class can name its implicit cells (`super()` uses `__class__`).
+            newbound.extend(["__class__", "__classdict__"].map(Rc::from));
         } else {
             if s.is_function_like() {
                 newbound.extend(local);
@@ -821,7 +836,7 @@ impl Table<'_> {
             }
         }
         for &child in &s.children {
-            self.analyze(child, Some(&newbound))?;
+            self.analyze(child, Some(&newbound), &inner_type_params)?;
         }
         Ok(())
     }

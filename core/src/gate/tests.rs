@@ -131,6 +131,26 @@ fn compiler_stage_errors_are_reported_with_cpython_messages() {
     ]);
 }
 
+/// The two last disagreements with CPython 3.12's symbol table: a method may name the class's implicit cell
+/// (`nonlocal __class__`, as Lib/test/test_super.py does), and `nonlocal` may not name a type parameter.
+#[test]
+fn nonlocal_follows_cpython_on_class_cells_and_type_parameters() {
+    for src in [
+        "class A:\n    def f(self):\n        nonlocal __class__\n",
+        "class A:\n    def f(self):\n        def g():\n            nonlocal __class__\n            __class__ = 1\n        return g\n",
+        "def f[T]():\n    T = 1\n    def g():\n        nonlocal T\n",
+    ] {
+        assert_eq!(problem(src), None, "{src}");
+    }
+    assert_cases(&[(
+        "def f[T]():\n    def g():\n        nonlocal T\n",
+        3,
+        9,
+        ProblemKind::Compile,
+        "nonlocal binding not allowed for type parameter 'T'",
+    )]);
+}
+
 #[test]
 fn symbol_table_errors_are_reported() {
     use ProblemKind::Compile;
