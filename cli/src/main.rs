@@ -9,6 +9,7 @@ mod index;
 mod load;
 mod locate;
 mod output;
+mod repair_options;
 mod run;
 mod search;
 mod serve_model;
@@ -18,7 +19,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use acr_core::llm::budget::Budget;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -39,79 +39,11 @@ enum Command {
         /// File holding the issue text.
         #[arg(long)]
         issue: PathBuf,
-        /// OpenAI-compatible base URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1.
-        #[arg(long)]
-        endpoint: Option<String>,
-        /// Model name.
-        #[arg(long, default_value = "gpt-4o")]
-        model: String,
-        /// Environment variable holding the API key.
-        #[arg(long, value_name = "VAR")]
-        api_key_env: Option<String>,
-        /// Answer from a model script instead of an endpoint (see `acr serve-model`).
-        #[arg(long, value_name = "FILE.json")]
-        script: Option<PathBuf>,
-        /// Repair strategy.
-        #[arg(long, value_enum, default_value = "acr")]
-        mode: ModeArg,
-        /// Execute reproducers: `local` (sandboxed processes) or a runner server's URL.
-        #[arg(long)]
-        runner: Option<String>,
-        /// Environment variable holding the runner server's token.
-        #[arg(long, value_name = "VAR", default_value = "ACR_RUNNER_TOKEN")]
-        runner_token_env: String,
-        /// With `--runner local`: run reproducers WITHOUT the bubblewrap sandbox (they can read and change your
-        /// files). Only for machines where bubblewrap cannot run.
-        #[arg(long)]
-        unsafe_no_sandbox: bool,
-        /// With `--runner local`: the Python interpreter `python3` means in reproducers (default: python3 on PATH).
-        #[arg(long, value_name = "PYTHON")]
-        python: Option<String>,
         /// Folder for the transcript and artefacts.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Search rounds before patching without locations.
-        #[arg(long, default_value_t = 15)]
-        max_rounds: usize,
-        /// Whole-workflow tries (a new conversation each) while no acceptable patch comes out.
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=20))]
-        overall_retries: u16,
-        /// Seconds to wait for each model answer.
-        #[arg(long, default_value_t = 300)]
-        timeout: u64,
-        /// Ask for streamed answers (server-sent events) and show them on stderr as they arrive.
-        #[arg(long)]
-        stream: bool,
-        /// Most model calls in the run (0: no limit).
-        #[arg(long, value_name = "N", default_value_t = Budget::default().max_calls.unwrap_or(0))]
-        max_calls: u64,
-        /// Most tokens in and out over the run, checked before each call (0: no limit).
-        #[arg(long, value_name = "N", default_value_t = Budget::default().max_tokens.unwrap_or(0))]
-        max_tokens: u64,
-        /// Most seconds of wall time for the run's model calls (0: no limit).
-        #[arg(long, value_name = "S", default_value_t = Budget::default().max_seconds.unwrap_or(0.0))]
-        max_seconds: f64,
-        /// Most US dollars spent, at the model's price (needs a price for the model; default: no limit).
-        #[arg(long, value_name = "USD")]
-        max_cost: Option<f64>,
-        /// A model's price, dollars per million tokens in and out, e.g. `--price gpt-4o=2.5/10` (repeatable; common
-        /// OpenAI models are priced already).
-        #[arg(long, value_name = "MODEL=IN/OUT")]
-        price: Vec<String>,
-        /// The model's context window in tokens: older search results are left out (with a note the model reads)
-        /// so that no request is longer. Default: none (requests are sent whole). Set it for local servers: Ollama
-        /// cuts an over-long prompt silently.
-        #[arg(long, value_name = "TOKENS")]
-        context_window: Option<u64>,
-        /// Offer the search APIs to the model as tools (function calling) instead of asking for calls in the text.
-        /// A server that refuses tools is asked again without them, and the run goes on in text.
-        #[arg(long)]
-        tools: bool,
-        /// The edit format the patch prompts ask for: AutoCodeRover's tags, SEARCH/REPLACE blocks, a unified diff,
-        /// whole files, or `auto` (by model name, from a table; small local models get whole files for short
-        /// files). Answers are read in every format whatever this says.
-        #[arg(long, value_enum, default_value = "acr")]
-        edit_format: EditFormatArg,
+        #[command(flatten)]
+        repair: repair_options::RepairOptions,
     },
     /// Repair a list of SWE-bench tasks into SWE-bench predictions: workers, a shared budget, resume, shards (and
     /// `acr batch merge` to join the shards' predictions).
@@ -255,62 +187,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Run {
-            dir,
-            issue,
-            endpoint,
-            model,
-            api_key_env,
-            script,
-            mode,
-            runner,
-            runner_token_env,
-            unsafe_no_sandbox,
-            python,
-            out,
-            max_rounds,
-            overall_retries,
-            timeout,
-            stream,
-            max_calls,
-            max_tokens,
-            max_seconds,
-            max_cost,
-            price,
-            context_window,
-            tools,
-            edit_format,
-        } => run::run(run::RunArgs {
-            edit_format: edit_format.choice(&model),
-            dir,
-            issue,
-            endpoint,
-            model,
-            api_key_env,
-            script,
-            mode: match mode {
-                ModeArg::Acr => acr_core::agent::Mode::Acr,
-                ModeArg::Mcts => acr_core::agent::Mode::Mcts,
-            },
-            runner,
-            runner_token_env,
-            unsafe_no_sandbox,
-            python,
-            out,
-            max_rounds,
-            overall_retries: usize::from(overall_retries),
-            timeout,
-            stream,
-            budget: Budget {
-                max_calls: Some(max_calls).filter(|&n| n > 0),
-                max_tokens: Some(max_tokens).filter(|&n| n > 0),
-                max_seconds: Some(max_seconds).filter(|&s| s > 0.0),
-                max_cost,
-            },
-            prices: price,
-            context_window,
-            tools,
-        }),
+        Command::Run { dir, issue, out, repair } => run::run(repair.run_args(dir, issue, out)),
         Command::Batch(command) => batch::run(command),
         Command::ServeModel { script, port, host, event_gap_ms, dialect, context_window } => {
             let manner =

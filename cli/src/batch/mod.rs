@@ -105,105 +105,16 @@ struct BatchOptions {
     #[arg(long, value_name = "USD")]
     batch_max_cost: Option<f64>,
 
-    /// OpenAI-compatible base URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1.
-    #[arg(long)]
-    endpoint: Option<String>,
-    /// Model name.
-    #[arg(long, default_value = "gpt-4o")]
-    model: String,
-    /// Environment variable holding the API key.
-    #[arg(long, value_name = "VAR")]
-    api_key_env: Option<String>,
-    /// Answer from a model script instead of an endpoint (each task plays it from its start).
-    #[arg(long, value_name = "FILE.json")]
-    script: Option<PathBuf>,
-    /// Repair strategy.
-    #[arg(long, value_enum, default_value = "acr")]
-    mode: crate::ModeArg,
-    /// Execute reproducers: `local` (sandboxed processes) or a runner server's URL.
-    #[arg(long)]
-    runner: Option<String>,
-    /// Environment variable holding the runner server's token.
-    #[arg(long, value_name = "VAR", default_value = "ACR_RUNNER_TOKEN")]
-    runner_token_env: String,
-    /// With `--runner local`: run reproducers WITHOUT the bubblewrap sandbox.
-    #[arg(long)]
-    unsafe_no_sandbox: bool,
-    /// With `--runner local`: the Python interpreter `python3` means in reproducers.
-    #[arg(long, value_name = "PYTHON")]
-    python: Option<String>,
-    /// Search rounds before patching without locations.
-    #[arg(long, default_value_t = 15)]
-    max_rounds: usize,
-    /// Whole-workflow tries per task.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=20))]
-    overall_retries: u16,
-    /// Seconds to wait for each model answer.
-    #[arg(long, default_value_t = 300)]
-    timeout: u64,
-    /// Ask for streamed answers (server-sent events; they are not shown): Ctrl-C cuts an answer at once.
-    #[arg(long)]
-    stream: bool,
-    /// Most model calls of each task (0: no limit).
-    #[arg(long, value_name = "N", default_value_t = Budget::default().max_calls.unwrap_or(0))]
-    max_calls: u64,
-    /// Most tokens in and out of each task (0: no limit).
-    #[arg(long, value_name = "N", default_value_t = Budget::default().max_tokens.unwrap_or(0))]
-    max_tokens: u64,
-    /// Most seconds of wall time for each task's model calls (0: no limit).
-    #[arg(long, value_name = "S", default_value_t = Budget::default().max_seconds.unwrap_or(0.0))]
-    max_seconds: f64,
-    /// Most US dollars for each task, at the model's price.
-    #[arg(long, value_name = "USD")]
-    max_cost: Option<f64>,
-    /// A model's price, dollars per million tokens in and out, e.g. `--price gpt-4o=2.5/10` (repeatable).
-    #[arg(long, value_name = "MODEL=IN/OUT")]
-    price: Vec<String>,
-    /// The model's context window in tokens.
-    #[arg(long, value_name = "TOKENS")]
-    context_window: Option<u64>,
-    /// Offer the search APIs to the model as tools (function calling).
-    #[arg(long)]
-    tools: bool,
-    /// The edit format the patch prompts ask for.
-    #[arg(long, value_enum, default_value = "acr")]
-    edit_format: crate::EditFormatArg,
+    /// The options of `acr run`, for each task (its budget is each task's own).
+    #[command(flatten)]
+    repair: crate::repair_options::RepairOptions,
 }
 
 impl BatchOptions {
     /// `acr run`'s options for each task (the repository, issue and output folder are the task's).
     fn run_args(&self) -> RunArgs {
-        RunArgs {
-            dir: PathBuf::new(),
-            issue: PathBuf::new(),
-            endpoint: self.endpoint.clone(),
-            model: self.model.clone(),
-            api_key_env: self.api_key_env.clone(),
-            script: self.script.clone(),
-            mode: match self.mode {
-                crate::ModeArg::Acr => acr_core::agent::Mode::Acr,
-                crate::ModeArg::Mcts => acr_core::agent::Mode::Mcts,
-            },
-            runner: self.runner.clone(),
-            runner_token_env: self.runner_token_env.clone(),
-            unsafe_no_sandbox: self.unsafe_no_sandbox,
-            python: self.python.clone(),
-            out: None,
-            max_rounds: self.max_rounds,
-            overall_retries: usize::from(self.overall_retries),
-            timeout: self.timeout,
-            stream: false,
-            budget: Budget {
-                max_calls: Some(self.max_calls).filter(|&n| n > 0),
-                max_tokens: Some(self.max_tokens).filter(|&n| n > 0),
-                max_seconds: Some(self.max_seconds).filter(|&s| s > 0.0),
-                max_cost: self.max_cost,
-            },
-            prices: self.price.clone(),
-            context_window: self.context_window,
-            tools: self.tools,
-            edit_format: self.edit_format.choice(&self.model),
-        }
+        // Each task's answers are not shown: the transport streams, the echo is left out.
+        RunArgs { stream: false, ..self.repair.run_args(PathBuf::new(), PathBuf::new(), None) }
     }
 
     fn batch_budget(&self) -> Budget {
@@ -501,7 +412,7 @@ impl Batch<'_> {
         };
         let refused = Rc::new(Cell::new(None));
         let model = Gate {
-            inner: run::model_from(&self.run_args, &self.stop, self.options.stream.then_some(|_: &Partial| {}))?,
+            inner: run::model_from(&self.run_args, &self.stop, self.options.repair.stream.then_some(|_: &Partial| {}))?,
             budget: self.budget.clone(),
             refused: refused.clone(),
         };
