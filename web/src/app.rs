@@ -6,11 +6,12 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::diff_view::DiffView;
+use crate::event_view::location_view;
 use crate::explorer::ExplorerView;
 use crate::load_view::LoadView;
 use crate::mcts_view::TreeView;
 use crate::run::{RunState, RunStatus};
-use crate::run_view::{RunControls, TranscriptView, location_view};
+use crate::run_view::{RunControls, TranscriptView};
 use crate::settings::Settings;
 use crate::settings_view::SettingsView;
 use crate::state::{AppState, Tab};

@@ -1,22 +1,17 @@
 //! The run panel and the live transcript: the issue, the mode, run and stop buttons, token and time counters, and
-//! one row per agent event as it happens — model calls, proxy results (as JSON), search calls with collapsible
-//! outputs that open in the explorer, bug locations with their code, patch attempts with per-edit messages,
-//! executions, reviews and MCTS iterations.
+//! one row per agent event as it happens ([`crate::event_view`]), with the answer arriving now.
 
 use acr_core::agent::{AgentConfig, Event, Mode};
+use acr_core::llm::Usage;
 use acr_core::llm::stream::Partial;
-use acr_core::llm::{Cut, ToolCall, Usage};
-use acr_core::locate::BugLocation;
 use leptos::prelude::*;
-use serde_json::json;
 
 use crate::browser;
-use crate::code_view::code_lines;
-use crate::diff_view::DiffView;
+use crate::event_view::{event_view, reasoning_view};
 use crate::model;
 use crate::run::RunStatus;
 use crate::run::{Asking, partial_tokens};
-use crate::state::{AppState, ExploreRequest, Tab};
+use crate::state::{AppState, Tab};
 
 /// The issue box, mode switch, run/stop buttons, counters and status line.
 #[component]
@@ -323,14 +318,7 @@ pub fn TranscriptView() -> impl IntoView {
 
 /// The answer a streaming model is writing now: its text so far, and its thinking so far, collapsed.
 fn live_view(partial: Partial) -> impl IntoView {
-    let reasoning = (!partial.reasoning.is_empty()).then(|| {
-        view! {
-            <details class="reasoning">
-                <summary>{format!("Reasoning so far ({} characters, not acted on)", partial.reasoning.chars().count())}</summary>
-                <pre class="text">{partial.reasoning}</pre>
-            </details>
-        }
-    });
+    let reasoning = (!partial.reasoning.is_empty()).then(|| reasoning_view("Reasoning so far", partial.reasoning));
     view! {
         <li id="live-answer" class="ev model live" aria-live="polite">
             <span class="badge">"answering"</span>
@@ -366,239 +354,4 @@ fn tries_of(events: &[Event]) -> Vec<Option<usize>> {
             current
         })
         .collect()
-}
-
-fn event_view(event: Event, app: AppState) -> impl IntoView {
-    match event {
-        Event::Phase { name } => view! { <li class="ev phase"><h3>{name.title()}</h3></li> }.into_any(),
-        Event::Model { stage, prompt, messages, answer, reasoning, tool_calls, usage, usage_estimated, ms, cut, .. } => {
-            let calls: Vec<String> = tool_calls.iter().map(ToolCall::as_text).collect();
-            let failed = matches!(cut, Some(Cut::Failed(_)));
-            let first = if answer.trim().is_empty() && !calls.is_empty() {
-                one_line(&calls.join(", "), 140)
-            } else if answer.trim().is_empty() && failed {
-                "(no answer)".to_string()
-            } else {
-                one_line(&answer, 140)
-            };
-            let is_cut = cut.is_some();
-            let cut = cut.map(|c| {
-                view! { <p class="cut-why" class:error=failed>{format!("{}: {c}", if failed { "failed" } else { "cut" })}</p> }
-            });
-            let tool_calls = (!calls.is_empty()).then(|| {
-                view! {
-                    <h4>{format!("Tool calls ({})", calls.len())}</h4>
-                    <ul class="tool-calls">{calls.into_iter().map(|c| view! { <li><code class="call">{c}</code></li> }).collect_view()}</ul>
-                }
-            });
-            let about = if usage_estimated { "~" } else { "" };
-            let reasoning = reasoning.map(|r| {
-                view! {
-                    <details class="reasoning">
-                        <summary>{format!("Reasoning ({} characters, not acted on)", r.chars().count())}</summary>
-                        <pre class="text">{r}</pre>
-                    </details>
-                }
-            });
-            view! {
-                <li class="ev model" class:cut=is_cut class:failed=failed>
-                    <details>
-                        <summary>
-                            <span class="badge">{stage.name()}</span>
-                            " " <span class="answer-line">{first}</span>
-                            <span class="meta">{format!("{messages} msgs · {about}{}+{about}{} tokens · {ms:.0} ms", usage.prompt_tokens, usage.completion_tokens)}</span>
-                        </summary>
-                        <h4>"Sent (last message)"</h4>
-                        <pre class="text">{prompt}</pre>
-                        {reasoning}
-                        <h4>"Answer"</h4>
-                        <pre class="text">{answer}</pre>
-                        {tool_calls}
-                    </details>
-                    {cut}
-                </li>
-            }
-            .into_any()
-        }
-        Event::Proxy { round, source, calls, locations, problems, notes } => {
-            let calls: Vec<String> = calls.iter().map(ToString::to_string).collect();
-            let locations: Vec<String> = locations.iter().map(ToString::to_string).collect();
-            let value = json!({ "API_calls": calls, "bug_locations": locations, "problems": problems, "notes": notes });
-            let text = serde_json::to_string_pretty(&value).unwrap_or_default();
-            view! {
-                <li class="ev proxy">
-                    <details>
-                        <summary>
-                            <span class="badge">"proxy"</span>
-                            {format!(" round {round}, {source}: {} calls, {} locations{}", calls.len(), locations.len(),
-                                if problems.is_empty() { String::new() } else { format!(", {} problems", problems.len()) })}
-                        </summary>
-                        <pre class="json">{text}</pre>
-                    </details>
-                </li>
-            }
-            .into_any()
-        }
-        Event::Search { round, call, output, ok, results } => {
-            let shown = call.to_string();
-            let request = ExploreRequest::Call(call);
-            let open = view! {
-                <button class="link small explore-link" on:click=move |_| app.explore(request.clone())>
-                    "open in explorer"
-                </button>
-            };
-            view! {
-                <li class="ev search" class:miss=!ok>
-                    <details>
-                        <summary>
-                            <span class="badge">{format!("round {round}")}</span>
-                            " " <code class="call">{shown}</code>
-                            <span class="meta">{if ok { format!("{} found", results.len()) } else { "nothing found".into() }}</span>
-                        </summary>
-                        <pre class="text">{output}</pre>
-                    </details>
-                    {open}
-                </li>
-            }
-            .into_any()
-        }
-        Event::Locations { round, found, not_found } => view! {
-            <li class="ev locations">
-                <h4>{format!("Bug locations (round {round})")}</h4>
-                {found.into_iter().map(location_view).collect_view()}
-                {(!not_found.is_empty()).then(|| view! {
-                    <ul class="not-found">{not_found.into_iter().map(|m| view! { <li>{m}</li> }).collect_view()}</ul>
-                })}
-            </li>
-        }
-        .into_any(),
-        Event::Patch { attempt, status, diff, reason, edits } => {
-            let ok = status.is_applicable();
-            view! {
-                <li class="ev patch">
-                    <h4>
-                        {format!("Patch attempt {attempt} ")}
-                        <span class="status" class:good=ok class:bad=!ok>{status.as_str()}</span>
-                    </h4>
-                    <ul class="edits">{edits.into_iter().map(|m| view! { <li>{m}</li> }).collect_view()}</ul>
-                    {(!reason.is_empty()).then(|| view! { <p class="reason">{reason}</p> })}
-                    {(!diff.is_empty()).then(|| view! { <DiffView diff=diff toolbar=false /> })}
-                </li>
-            }
-            .into_any()
-        }
-        Event::Run { purpose, outcome } => {
-            let exit = outcome.exit_code.map_or_else(|| "killed".to_string(), |c| format!("exit {c}"));
-            let place = app.run.meta.with_untracked(|m| m.runner.clone());
-            view! {
-                <li class="ev run">
-                    <details>
-                        <summary>
-                            <span class="badge">"run"</span>
-                            {format!(" {purpose}: {exit}{} in {} ms", if outcome.timed_out { " (timed out)" } else { "" }, outcome.duration_ms)}
-                            <span class="meta place">{place}</span>
-                        </summary>
-                        <h4>"stdout"</h4><pre class="text">{outcome.stdout}</pre>
-                        <h4>"stderr"</h4><pre class="text">{outcome.stderr}</pre>
-                    </details>
-                </li>
-            }
-            .into_any()
-        }
-        Event::Review { round, patch_correct, test_correct, patch_analysis, patch_advice, test_advice } => view! {
-            <li class="ev review">
-                <h4>{format!("Review {round}: patch {}, test {}", yes_no(patch_correct), yes_no(test_correct))}</h4>
-                <p>{patch_analysis}</p>
-                {(!patch_advice.is_empty()).then(|| view! { <p class="muted">"Patch advice: " {patch_advice}</p> })}
-                {(!test_advice.is_empty()).then(|| view! { <p class="muted">"Test advice: " {test_advice}</p> })}
-            </li>
-        }
-        .into_any(),
-        Event::Mcts { iteration, node, children, .. } => {
-            let kids = if children.is_empty() {
-                "no new candidates".to_string()
-            } else {
-                children.iter().map(|(id, r)| format!("#{id} ({r:+.2})")).collect::<Vec<_>>().join(", ")
-            };
-            view! {
-                <li class="ev mcts">
-                    <span class="badge">"mcts"</span>
-                    {format!(" iteration {iteration}: expanded #{node} → {kids} ")}
-                    <button class="link small" on:click=move |_| app.tab.set(Tab::Tree)>"see the tree"</button>
-                </li>
-            }
-            .into_any()
-        }
-        Event::Try { number, of } => {
-            view! { <li class="ev try"><h3>{format!("Try {number} of at most {of}")}</h3></li> }.into_any()
-        }
-        Event::Shown { units } => view! {
-            <li class="ev shown">
-                <details>
-                    <summary>
-                        <span class="badge">"shown"</span>
-                        {format!(" the patch writer saw {} code units", units.len())}
-                    </summary>
-                    <table class="shown-units">
-                        <thead><tr><th>"file"</th><th>"class"</th><th>"method"</th><th>"lines"</th><th>"why"</th></tr></thead>
-                        <tbody>
-                            {units.into_iter().map(|u| view! {
-                                <tr>
-                                    <td><code>{u.file}</code></td>
-                                    <td>{u.class.unwrap_or_default()}</td>
-                                    <td>{u.method.unwrap_or_default()}</td>
-                                    <td>{format!("{}-{}", u.start, u.end)}</td>
-                                    <td>{u.why}</td>
-                                </tr>
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                </details>
-            </li>
-        }
-        .into_any(),
-        Event::Selection { chosen, reason, tries } => view! {
-            <li class="ev selection">
-                <h4>{match chosen {
-                    Some(n) => format!("Chosen: try {n} of {tries}"),
-                    None => format!("No patch chosen ({tries} tries)"),
-                }}</h4>
-                <p>{reason}</p>
-            </li>
-        }
-        .into_any(),
-        Event::Note { text } => view! { <li class="ev note">{text}</li> }.into_any(),
-    }
-}
-
-/// The first non-empty line of a text, cut to `max` characters.
-fn one_line(text: &str, max: usize) -> String {
-    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
-    match line.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &line[..i]),
-        None => line.to_string(),
-    }
-}
-
-fn yes_no(b: bool) -> &'static str {
-    if b { "accepted" } else { "rejected" }
-}
-
-/// A bug location: where, what it should do, and its code.
-pub fn location_view(l: BugLocation) -> impl IntoView {
-    let mut title = l.file.clone();
-    if let Some(c) = &l.class {
-        title.push_str(&format!(" · {c}"));
-    }
-    if let Some(m) = &l.method {
-        title.push_str(&format!(" · {m}"));
-    }
-    title.push_str(&format!(" · lines {}-{}", l.start, l.end));
-    view! {
-        <div class="location">
-            <div class="loc-title"><code>{title}</code></div>
-            {(!l.intended_behavior.is_empty()).then(|| view! { <p class="intended">"Intended: " {l.intended_behavior.clone()}</p> })}
-            {code_lines(&l.code, l.start, &|_| false, None)}
-        </div>
-    }
 }
