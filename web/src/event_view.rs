@@ -150,17 +150,7 @@ fn ProxyEvent(
     let line = proxy_line(round, source, calls.len(), locations.len(), problems.len());
     let value = json!({ "API_calls": calls, "bug_locations": locations, "problems": problems, "notes": notes });
     let text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    view! {
-        <li class="ev proxy">
-            <details>
-                <summary>
-                    <span class="badge">"proxy"</span>
-                    {line}
-                </summary>
-                <pre class="json">{text}</pre>
-            </details>
-        </li>
-    }
+    view! { <FoldedRow kind="proxy" line=line><pre class="json">{text}</pre></FoldedRow> }
 }
 
 /// A search call, what the model read, and a link that opens it in the explorer.
@@ -235,17 +225,10 @@ fn RunEvent(app: AppState, purpose: RunPurpose, outcome: RunOutcome) -> impl Int
     let place = app.run.meta.with_untracked(|m| m.runner.clone());
     let line = run_line(purpose, &outcome);
     view! {
-        <li class="ev run">
-            <details>
-                <summary>
-                    <span class="badge">"run"</span>
-                    {line}
-                    <span class="meta place">{place}</span>
-                </summary>
-                <h4>"stdout"</h4><pre class="text">{outcome.stdout}</pre>
-                <h4>"stderr"</h4><pre class="text">{outcome.stderr}</pre>
-            </details>
-        </li>
+        <FoldedRow kind="run" line=line place=place>
+            <h4>"stdout"</h4><pre class="text">{outcome.stdout}</pre>
+            <h4>"stderr"</h4><pre class="text">{outcome.stderr}</pre>
+        </FoldedRow>
     }
 }
 
@@ -291,27 +274,45 @@ fn TryEvent(number: usize, of: usize) -> impl IntoView {
 /// The code units shown to the patch writer, and why each was.
 #[component]
 fn ShownEvent(units: Vec<ShownUnit>) -> impl IntoView {
+    let line = format!(" the patch writer saw {} code units", units.len());
     view! {
-        <li class="ev shown">
+        <FoldedRow kind="shown" line=line>
+            <table class="shown-units">
+                <thead><tr><th>"file"</th><th>"class"</th><th>"method"</th><th>"lines"</th><th>"why"</th></tr></thead>
+                <tbody>
+                    {units.into_iter().map(|u| view! {
+                        <tr>
+                            <td><code>{u.file}</code></td>
+                            <td>{u.class.unwrap_or_default()}</td>
+                            <td>{u.method.unwrap_or_default()}</td>
+                            <td>{format!("{}-{}", u.start, u.end)}</td>
+                            <td>{u.why}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </FoldedRow>
+    }
+}
+
+/// A row that folds: its kind (its class `ev <kind>` and its badge), its line, where it ran if it ran, and what it
+/// unfolds to.
+#[component]
+fn FoldedRow(
+    kind: &'static str,
+    line: String,
+    #[prop(optional)] place: Option<String>,
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <li class=format!("ev {kind}")>
             <details>
                 <summary>
-                    <span class="badge">"shown"</span>
-                    {format!(" the patch writer saw {} code units", units.len())}
+                    <span class="badge">{kind}</span>
+                    {line}
+                    {place.map(|place| view! { <span class="meta place">{place}</span> })}
                 </summary>
-                <table class="shown-units">
-                    <thead><tr><th>"file"</th><th>"class"</th><th>"method"</th><th>"lines"</th><th>"why"</th></tr></thead>
-                    <tbody>
-                        {units.into_iter().map(|u| view! {
-                            <tr>
-                                <td><code>{u.file}</code></td>
-                                <td>{u.class.unwrap_or_default()}</td>
-                                <td>{u.method.unwrap_or_default()}</td>
-                                <td>{format!("{}-{}", u.start, u.end)}</td>
-                                <td>{u.why}</td>
-                            </tr>
-                        }).collect_view()}
-                    </tbody>
-                </table>
+                {children()}
             </details>
         </li>
     }

@@ -113,26 +113,30 @@ fn StatsList(stats: IndexStats) -> impl IntoView {
 /// The files left out of the repository, and why (nothing when none was).
 #[component]
 fn SkippedList(skipped: Vec<SkippedFile>) -> impl IntoView {
-    (!skipped.is_empty()).then(|| {
-        view! {
-            <details class="skipped" id="skipped">
-                <summary>{skipped.len()} " files skipped"</summary>
-                <ul>
-                    {skipped.into_iter().map(|s| view! { <li><code>{visible(&s.path)}</code> ": " {s.reason.to_string()}</li> }).collect_view()}
-                </ul>
-            </details>
-        }
-    })
+    let items =
+        skipped.into_iter().map(|s| view! { <li><code>{visible(&s.path)}</code> ": " {s.reason.to_string()}</li> });
+    file_list("skipped", " files skipped", items.map(IntoAny::into_any).collect())
 }
 
 /// The files with syntax errors (nothing when none has).
 #[component]
 fn ParseErrors(broken: Vec<String>) -> impl IntoView {
-    (!broken.is_empty()).then(|| {
+    let items = broken.into_iter().map(|p| view! { <li><code>{p}</code></li> });
+    file_list(
+        "parse-errors",
+        " with syntax errors (what parsed is still indexed)",
+        items.map(IntoAny::into_any).collect(),
+    )
+}
+
+/// A folded list of files, with the element id `id`, saying how many there are and `what` they are (nothing when
+/// there is none).
+fn file_list(id: &'static str, what: &'static str, items: Vec<AnyView>) -> impl IntoView + use<> {
+    (!items.is_empty()).then(|| {
         view! {
-            <details class="skipped" id="parse-errors">
-                <summary>{broken.len()} " with syntax errors (what parsed is still indexed)"</summary>
-                <ul>{broken.into_iter().map(|p| view! { <li><code>{p}</code></li> }).collect_view()}</ul>
+            <details class="skipped" id=id>
+                <summary>{items.len()} {what}</summary>
+                <ul>{items}</ul>
             </details>
         }
     })

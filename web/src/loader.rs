@@ -324,10 +324,7 @@ impl Job {
     /// Unpacks the files of a ready zip that are not sources and adds them; then remembers the archive for the next
     /// session.
     async fn absorb_rest(&self, mut unpacker: ZipUnpacker<Vec<u8>>, key: Option<String>) {
-        let Some(rest) = load::unpack_rest(&mut unpacker, &|| self.cancelled()).await else { return };
-        if self.cancelled() {
-            return;
-        }
+        let Some(rest) = self.unpack_rest(&mut unpacker).await else { return };
         self.complete(Completion::Absorb(rest));
         // Remembered only once loaded: an archive that crashes the tab is not loaded again by the next reload.
         if let (Some(key), Ok(sources)) = (key, unpacker.sources_archive()) {
@@ -357,12 +354,15 @@ impl Job {
         if !same {
             return self.forget("the stored copies of the archive and of its sources differ");
         }
-        let Some(rest) = load::unpack_rest(&mut unpacker, &|| self.cancelled()).await else { return };
-        if self.cancelled() {
-            return;
-        }
+        let Some(rest) = self.unpack_rest(&mut unpacker).await else { return };
         whole.absorb(rest);
         self.complete(Completion::Replace(whole));
+    }
+
+    /// Unpacks the archive's files that are not sources; `None` when the load was cancelled meanwhile.
+    async fn unpack_rest(&self, unpacker: &mut ZipUnpacker<Vec<u8>>) -> Option<Repo> {
+        let rest = load::unpack_rest(unpacker, &|| self.cancelled()).await?;
+        (!self.cancelled()).then_some(rest)
     }
 
     /// The loaded repository becomes complete.
