@@ -28,7 +28,8 @@ fn main() {
     // One thread, so that the gate's speed compares with CPython's single process.
     let judged = harness::judge(&cases, 1);
     let gate_time = t.elapsed();
-    let report = harness::compare(&cases, &verdicts, judged);
+    println!("edit checks that differ from whole checks: {:?}", judged.incremental_differs);
+    let report = harness::compare(&cases, &verdicts, judged.verdicts);
     let bytes: usize = cases.iter().map(|c| c.source.len()).sum();
     report.print(std::env::var("ACR_GATE_EXAMPLES").ok().and_then(|n| n.parse().ok()).unwrap_or(40));
     println!(

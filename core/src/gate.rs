@@ -19,12 +19,14 @@
 mod ast;
 mod compile;
 mod expr;
+mod incremental;
 #[cfg(feature = "java")]
 pub mod java;
 mod memo;
 mod outline;
 mod params;
 mod parser;
+mod parts;
 mod patterns;
 mod source;
 mod stmt;
@@ -112,11 +114,13 @@ pub struct TextEdit {
 }
 
 /// A reusable syntax gate. It remembers the verdict on the last "old" text of [`Gate::check_edit`], so trying
-/// several candidates against one file checks the file once.
+/// several candidates against one file checks the file once; and the last Python text it saw pass, so that an edit
+/// of it is judged by re-checking only the top-level statements the edit touched (the `incremental` module).
 #[derive(Debug, Default)]
 pub struct Gate {
     last_old: Option<(u64, usize, Result<(), SyntaxProblem>)>,
     language: Language,
+    passed: Option<incremental::Checked>,
 }
 
 impl Gate {
@@ -131,6 +135,7 @@ impl Gate {
         if self.language != language {
             self.language = language;
             self.last_old = None;
+            self.passed = None;
         }
     }
 
@@ -152,7 +157,14 @@ impl Gate {
     /// had: `new` passes when its first problem is the old one (same message, on the same line once the lines the
     /// edit added or removed are counted). CPython reports one problem, so an edit after that problem is not seen.
     pub fn check_edit(&mut self, old: &str, new: &str, edit: TextEdit) -> Result<(), SyntaxProblem> {
-        let problem = match self.judge(new) {
+        if let Some(passed) = self.passed.as_ref().filter(|p| p.is(old)) {
+            match passed.recheck(new) {
+                Some(next) => self.passed = Some(next),
+                None => self.remember(new)?,
+            }
+            return Ok(());
+        }
+        let problem = match self.remember(new) {
             Ok(()) => return Ok(()),
             Err(p) => p,
         };
@@ -174,9 +186,20 @@ impl Gate {
         {
             return verdict.clone();
         }
-        let verdict = self.judge(old);
+        let verdict = self.remember(old);
         self.last_old = Some((key, old.len(), verdict.clone()));
         verdict
+    }
+
+    /// The verdict on `text`; a Python text that passes is remembered for [`Gate::check_edit`].
+    fn remember(&mut self, text: &str) -> Result<(), SyntaxProblem> {
+        if self.language != Language::Python {
+            return self.judge(text);
+        }
+        if let Some(checked) = incremental::Checked::check(text)? {
+            self.passed = Some(checked);
+        }
+        Ok(())
     }
 }
 
@@ -239,12 +262,17 @@ impl Stack {
 pub fn check(source: &str) -> Result<(), SyntaxProblem> {
     let text = source::prepare(source)?;
     let tokens = tokens::tokenize(&text);
-    let (ast, body) = parser::Parser::new(&text, &tokens).run()?;
-    let view =
-        compile::View { src: text.as_bytes(), toks: &tokens.tokens, line_starts: &tokens.line_starts, ast: &ast };
-    let future = compile::future(&view, &body)?;
-    symbols::check(&view, &body)?;
-    compile::check(&view, &body, future)
+    check_tokens(&text, &tokens).map(|_| ())
+}
+
+/// Parses and compiles a tokenised source: natively, a large one first in parts on several threads (when they all
+/// pass, so does the source), and otherwise whole, which gives CPython's first problem.
+fn check_tokens(text: &str, tokens: &tokens::Tokens) -> Result<parts::Passed, SyntaxProblem> {
+    #[cfg(not(target_family = "wasm"))]
+    if let Some(passed) = parts::parallel::check_in_parallel(text, tokens) {
+        return Ok(passed);
+    }
+    parts::check(text, tokens, true)
 }
 
 #[cfg(test)]

@@ -27,7 +27,12 @@ fn gate_agrees_with_cpython() {
         println!("SKIP: the reference interpreter did not judge the corpus");
         return;
     };
-    let report = harness::compare(&cases, &verdicts, judged);
+    assert!(
+        judged.incremental_differs.is_empty(),
+        "edit checks differ from whole checks: {:?}",
+        judged.incremental_differs
+    );
+    let report = harness::compare(&cases, &verdicts, judged.verdicts);
     report.print(std::env::var("ACR_GATE_EXAMPLES").ok().and_then(|n| n.parse().ok()).unwrap_or(30));
     let r = &report;
     assert!(r.file_false_rejects.is_empty(), "valid files refused");

@@ -65,11 +65,20 @@ const FEATURES: &[&str] = &[
 ];
 
 /// What `future.c` finds: the line of the last leading `from __future__` import, and whether annotations are
-/// postponed.
+/// postponed. The default (no future import) is what a part of a module after its first statements is checked
+/// with ([`super::parts`]): any `from __future__` import in it is then out of place, and annotations are checked.
+#[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Future {
     /// Line and column of the last leading future import (`(0, 0)` when there is none).
     at: (u32, u32),
     annotations: bool,
+}
+
+impl Future {
+    /// The line of the last leading future import, 0 when there is none.
+    pub(super) fn line(&self) -> u32 {
+        self.at.0
+    }
 }
 
 fn is_future_import(view: &View<'_>, s: StmtId) -> bool {

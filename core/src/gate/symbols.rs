@@ -117,16 +117,27 @@ struct Table<'a> {
     /// The class whose name mangles `__private` names.
     private: Option<String>,
     budget: Stack,
+    /// A `global` statement was met in the module's own scope.
+    module_global: bool,
 }
 
 type Res = Result<(), SyntaxProblem>;
 
-/// Builds the symbol table of a module and resolves its names: the first error, if any.
-pub(super) fn check(view: &View<'_>, body: &[StmtId]) -> Res {
-    let mut t =
-        Table { view, scopes: vec![Scope::new(Block::Module)], stack: vec![0], private: None, budget: Stack::new() };
+/// Builds the symbol table of a module and resolves its names: the first error, if any. On success, whether the
+/// module's own scope has a `global` statement: the only way one module-level statement's names can make another
+/// one an error (`name 'x' is assigned to before global declaration`), which [`super::parts`] must know.
+pub(super) fn check(view: &View<'_>, body: &[StmtId]) -> Result<bool, SyntaxProblem> {
+    let mut t = Table {
+        view,
+        scopes: vec![Scope::new(Block::Module)],
+        stack: vec![0],
+        private: None,
+        budget: Stack::new(),
+        module_global: false,
+    };
     t.stmts(body)?;
-    t.analyze(0, None, &HashSet::new())
+    t.analyze(0, None, &HashSet::new())?;
+    Ok(t.module_global)
 }
 
 fn error(msg: impl Into<String>, (line, col): (u32, u32)) -> SyntaxProblem {
@@ -422,6 +433,7 @@ impl Table<'_> {
             }
             StmtKind::Global(names) | StmtKind::Nonlocal(names) => {
                 let global = matches!(s.kind, StmtKind::Global(_));
+                self.module_global |= global && self.cur() == 0;
                 for &n in names {
                     let name = self.name_text(n);
                     let cur = self.lookup(&name);

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use acr_core::gate::{Gate, ProblemKind, SyntaxProblem};
+use acr_core::gate::{Gate, ProblemKind, SyntaxProblem, TextEdit};
 
 /// What the Python side prints for one source.
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -31,6 +31,8 @@ pub struct Case {
     /// Where it comes from (file name and mutation, or test file).
     pub origin: String,
     pub source: String,
+    /// For a mutant: the index of the file it was made from.
+    pub base: Option<usize>,
 }
 
 const JUDGE: &str = include_str!("judge.py");
@@ -112,6 +114,7 @@ pub fn snippets(python: &Path) -> Vec<Case> {
                 group: "snippet",
                 origin: s["origin"].as_str()?.to_string(),
                 source: s["source"].as_str()?.to_string(),
+                base: None,
             })
         })
         .collect()
@@ -290,21 +293,73 @@ fn short(s: &str) -> String {
 
 /// The gate's verdict on every case, in order, judged on `threads` threads: the cases are dealt out like cards (whole
 /// files come first, mutants and snippets after), each thread with its own gate.
-pub fn judge(cases: &[Case], threads: usize) -> Vec<Result<(), SyntaxProblem>> {
+pub fn judge(cases: &[Case], threads: usize) -> Judged {
     let threads = threads.max(1);
-    let hands: Vec<Vec<Result<(), SyntaxProblem>>> = std::thread::scope(|scope| {
+    let hands: Vec<Vec<(Result<(), SyntaxProblem>, bool)>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|first| {
                 scope.spawn(move || {
                     let mut gate = Gate::new();
-                    cases.iter().skip(first).step_by(threads).map(|case| gate.check(&case.source)).collect()
+                    let mut base_passes = (usize::MAX, false);
+                    cases
+                        .iter()
+                        .skip(first)
+                        .step_by(threads)
+                        .map(|case| judge_one(cases, case, &mut gate, &mut base_passes))
+                        .collect()
                 })
             })
             .collect();
         workers.into_iter().map(|w| w.join().expect("a judging thread")).collect()
     });
     let mut hands: Vec<_> = hands.into_iter().map(Vec::into_iter).collect();
-    (0..cases.len()).map(|i| hands[i % threads].next().expect("a verdict for every case")).collect()
+    let mut judged = Judged::default();
+    for (i, case) in cases.iter().enumerate() {
+        let (verdict, same) = hands[i % threads].next().expect("a verdict for every case");
+        if !same {
+            judged.incremental_differs.push(case.origin.clone());
+        }
+        judged.verdicts.push(verdict);
+    }
+    judged
+}
+
+/// The gate's verdicts on a corpus.
+#[derive(Debug, Default)]
+pub struct Judged {
+    /// One per case: [`Gate::check`] for files and snippets; for a mutant of a file the gate passes,
+    /// [`Gate::check_edit`] from that file, which re-checks only the statements the mutation touched.
+    pub verdicts: Vec<Result<(), SyntaxProblem>>,
+    /// The mutants whose [`Gate::check_edit`] verdict is not exactly [`Gate::check`]'s (there must be none).
+    pub incremental_differs: Vec<String>,
+}
+
+/// One case's verdict, and whether the edit check and the whole check agree on it. `base_passes` remembers whether
+/// the gate passes the last base file seen.
+fn judge_one(
+    cases: &[Case],
+    case: &Case,
+    gate: &mut Gate,
+    base_passes: &mut (usize, bool),
+) -> (Result<(), SyntaxProblem>, bool) {
+    let whole = gate.check(&case.source);
+    let Some(b) = case.base else {
+        return (whole, true);
+    };
+    let base = &cases[b].source;
+    if base_passes.0 != b {
+        *base_passes = (b, gate.check(base).is_ok());
+    }
+    if !base_passes.1 {
+        return (whole, true);
+    }
+    // The gate is told the base first (it then remembers it), as the patch layer does before trying edits of it.
+    let unchanged = TextEdit { start: 0, old_end: base.len(), new_end: base.len() };
+    assert_eq!(gate.check_edit(base, base, unchanged), Ok(()), "{}", cases[b].origin);
+    let edit = TextEdit { start: 0, old_end: base.len(), new_end: case.source.len() };
+    let by_edit = gate.check_edit(base, &case.source, edit);
+    let same = by_edit == whole;
+    (by_edit, same)
 }
 
 /// Compares the gate's verdicts ([`judge`]) with CPython's, case by case.
@@ -491,10 +546,12 @@ pub fn corpus(python: &Path, every: usize, max_files: usize, max_bytes: u64) -> 
         };
         let name = path.strip_prefix(&stdlib).or_else(|_| path.strip_prefix(&purelib)).unwrap_or(path);
         let name = name.to_string_lossy().into_owned();
-        for (label, m) in mutants(&src, &mut rng) {
-            cases.push(Case { group: "mutant", origin: format!("{name} ({label})"), source: m });
+        let base = cases.len();
+        let made = mutants(&src, &mut rng);
+        cases.push(Case { group: "file", origin: name.clone(), source: src, base: None });
+        for (label, m) in made {
+            cases.push(Case { group: "mutant", origin: format!("{name} ({label})"), source: m, base: Some(base) });
         }
-        cases.push(Case { group: "file", origin: name, source: src });
     }
     cases.extend(snippets(python));
     cases
