@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use acr_core::call::SearchCall;
-use acr_core::index::{Index, IndexBuilder};
+use acr_core::index::{Index, IndexBuilder, Language};
 use acr_core::search::{SearchOutput, Searcher};
 use anyhow::Context;
 use serde_json::{Value, json};
@@ -32,7 +32,7 @@ pub fn run(args: &SearchArgs<'_>) -> anyhow::Result<ExitCode> {
     let repo = load::repo_from_dir(args.dir)?;
     let index = if args.include_tests {
         let mut b = IndexBuilder::new();
-        for (path, text) in repo.files().filter(|(p, _)| p.ends_with(".py")) {
+        for (path, text) in repo.files().filter(|(p, _)| Language::of_path(p).is_some()) {
             b.add_file(path, text);
         }
         b.finish()

@@ -145,11 +145,7 @@ impl Gate {
     }
 
     fn judge(&self, source: &str) -> Result<(), SyntaxProblem> {
-        match self.language {
-            Language::Python => check(source),
-            #[cfg(feature = "java")]
-            Language::Java => java::check(source),
-        }
+        (self.language.row().check)(source)
     }
 
     /// Whether the edit that turned `old` into `new` breaks the source: for an `old` that passes, exactly

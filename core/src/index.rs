@@ -336,18 +336,17 @@ impl IndexBuilder {
     /// Web Worker) and be entered later with [`IndexBuilder::insert`]. The language comes from the path
     /// ([`Language::of_path`]; Python when the extension names none).
     ///
-    /// A Python source of at most [`OUTLINE_MAX_BYTES`] that the syntax gate's parser accepts is read from that
-    /// parse ([`crate::gate`]'s outline: about twice as fast as tree-sitter natively, three times in wasm); any other
-    /// source, and every source of another language, is parsed with tree-sitter ([`IndexBuilder::parse_tree`]).
+    /// A source whose language's row has an outline is read from it first: Python's ([`gate_outline`]) reads a
+    /// source of at most [`OUTLINE_MAX_BYTES`] that the syntax gate's parser accepts from that parse (about twice as
+    /// fast as tree-sitter natively, three times in wasm); any other source, and every source of a language with no
+    /// outline, is parsed with tree-sitter ([`IndexBuilder::parse_tree`]).
     /// Both give the same [`ParsedFile`] for a source both accept (`core/tests/index_outline.rs` checks every file
     /// of the replay trees, and the `syntax_gate` fuzz target arbitrary sources).
     pub fn parse(&mut self, path: &str, text: &str) -> ParsedFile {
-        let language = Language::of_path(path).unwrap_or(Language::Python);
-        if language == Language::Python
-            && text.len() <= OUTLINE_MAX_BYTES
-            && let Some(outline) = crate::gate::outline(text)
+        if let Some(outline) = Language::for_path(path).row().outline
+            && let Some(parsed) = outline(path, text)
         {
-            return from_outline(path, text, &outline);
+            return parsed;
         }
         self.parse_tree(path, text)
     }
@@ -355,7 +354,7 @@ impl IndexBuilder {
     /// [`IndexBuilder::parse`] with tree-sitter whatever the source: the reference the gate's outline is measured
     /// against, and the only reader of sources with syntax errors (tree-sitter recovers their definitions).
     pub fn parse_tree(&mut self, path: &str, text: &str) -> ParsedFile {
-        let language = Language::of_path(path).unwrap_or(Language::Python);
+        let language = Language::for_path(path);
         let (parser, kinds) = self.parser_for(language);
         let tree = language.parse(parser, text);
         let mut defs = Vec::new();
@@ -388,6 +387,16 @@ impl IndexBuilder {
 /// 35 MiB (an indexing worker's wasm memory never shrinks); larger files, which are rare and mostly generated, go to
 /// tree-sitter.
 pub const OUTLINE_MAX_BYTES: usize = 1 << 20;
+
+/// A Python source's [`ParsedFile`] read from the syntax gate's outline (the Python row's
+/// [`crate::language::LanguageRow::outline`]): `None` for a source larger than [`OUTLINE_MAX_BYTES`] or one the
+/// gate's parser refuses.
+pub fn gate_outline(path: &str, text: &str) -> Option<ParsedFile> {
+    if text.len() > OUTLINE_MAX_BYTES {
+        return None;
+    }
+    crate::gate::outline(text).map(|outline| from_outline(path, text, &outline))
+}
 
 /// A [`ParsedFile`] from its definitions (in any order) and bases.
 fn parsed_file(

@@ -332,7 +332,7 @@ fn summarize<R: std::io::Read + std::io::Seek>(archive: &zip::ZipArchive<R>) -> 
 /// language the index reads, by AutoCodeRover's (a component equal to `test` or `tests`, or a file name that starts
 /// with `test_` or ends with `_test.py`).
 pub fn is_test_file(path: &str) -> bool {
-    Language::of_path(path).unwrap_or(Language::Python).is_test_file(path)
+    Language::for_path(path).is_test_file(path)
 }
 
 /// Whether a clean repository path is one [`Repo::source_files`] lists: a language the index reads, not a test.

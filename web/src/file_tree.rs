@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use acr_core::index::Language;
 use leptos::prelude::*;
 
 use crate::state::{AppState, ExploreRequest};
@@ -89,10 +90,10 @@ fn folder_items(folder: Folder, app: AppState) -> AnyView {
         .into_iter()
         .take(MAX_SHOWN)
         .map(|(name, path, size)| {
-            let py = name.ends_with(".py");
+            let source = Language::of_path(&name).is_some();
             view! {
                 <li role="treeitem">
-                    <button class="tree-file" class:py=py title=format!("{path} · {size} bytes")
+                    <button class="tree-file" class:source=source title=format!("{path} · {size} bytes")
                         on:click=move |_| app.explore(ExploreRequest::File { path: path.clone() })>{name}</button>
                 </li>
             }

@@ -330,16 +330,24 @@ impl Default for RunState {
     }
 }
 
-/// The runner a run really uses: Python in this tab cannot run another language's code, so such a run goes without
-/// execution, with a note saying so and what to choose instead.
+/// The names of the languages this tab runs (`Python`).
+fn tab_languages() -> String {
+    let names: Vec<&str> = Language::ALL.iter().filter(|l| l.row().runs_in_tab).map(|l| l.name()).collect();
+    names.join(" and ")
+}
+
+/// The runner a run really uses: this tab runs only the languages whose rows say so
+/// ([`acr_core::language::LanguageRow::runs_in_tab`]), so a run of another language goes without execution, with a
+/// note saying so and what to choose instead.
 fn tab_runs_the_language(runner: Option<PageRunner>, language: Language) -> (Option<PageRunner>, Option<String>) {
     match runner {
-        Some(PageRunner::Tab(_)) if language != Language::Python => (
+        Some(PageRunner::Tab(_)) if !language.row().runs_in_tab => (
             None,
             Some(format!(
-                "This is a {} repository, and execution in this tab runs Python only: its patches are checked by the \
+                "This is a {} repository, and execution in this tab runs {} only: its patches are checked by the \
                  syntax gate alone. Choose the runner server in the settings to compile it and run its tests.",
-                language.name()
+                language.name(),
+                tab_languages()
             )),
         ),
         runner => (runner, None),

@@ -1,8 +1,9 @@
 //! The regression check of validation: the repository's own tests that touch the changed files, run on the original
 //! and on the patched program; a test that passed before and fails after is a regression.
 //!
-//! Which tests: test files ([`crate::repo::is_test_file`]) that import a changed module or one of its packages. How:
-//! a small runner script ([`RUNNER`]) that needs nothing installed: it imports each test file, calls its `test*`
+//! A language's row says whether it has such a check ([`crate::language::LanguageRow::regression`]); Python's is this
+//! module's. Which tests: test files of the row's language ([`crate::repo::is_test_file`]) that import a changed
+//! module or one of its packages. How: a small runner script ([`RUNNER`]) that needs nothing installed: it imports each test file, calls its `test*`
 //! functions that take no arguments and runs its `unittest.TestCase` classes, and prints one `PASS`, `FAIL` or `SKIP`
 //! line per test (tests that need pytest fixtures are skipped, not guessed).
 
@@ -12,11 +13,9 @@ use std::sync::LazyLock;
 
 use regex_lite::Regex;
 
+use crate::language::{LanguageRow, TestRunner};
 use crate::repo::{Repo, is_test_file};
 use crate::runner::RunOutcome;
-
-/// The runner script's file name in the run's folder.
-pub const RUNNER_FILE: &str = "acr_run_tests.py";
 
 /// Most test files run for one check.
 const MAX_TEST_FILES: usize = 10;
@@ -59,11 +58,12 @@ for n, path in enumerate(sys.argv[1:]):
 sys.exit(1 if failed else 0)
 "#;
 
-/// The test files that import a changed file's module or one of its packages, in path order (at most ten).
-pub fn tests_touching<'a>(repo: &Repo, changed: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+/// The test files of `row`'s language that import a changed file's module or one of its packages, in path order (at
+/// most ten).
+pub fn tests_touching<'a>(repo: &Repo, row: &LanguageRow, changed: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut modules: Vec<String> = Vec::new();
     for path in changed {
-        let Some(stem) = path.strip_suffix(".py") else { continue };
+        let Some(stem) = row.stem(path) else { continue };
         let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
         let parts: Vec<&str> = stem.split('/').filter(|p| !p.is_empty()).collect();
         for n in 1..=parts.len() {
@@ -76,7 +76,7 @@ pub fn tests_touching<'a>(repo: &Repo, changed: impl IntoIterator<Item = &'a str
         return Vec::new();
     }
     repo.files()
-        .filter(|(p, _)| p.ends_with(".py") && is_test_file(p))
+        .filter(|(p, _)| row.owns(p) && is_test_file(p))
         .filter(|(_, text)| text.lines().any(|line| imports_one_of(line, &modules)))
         .map(|(p, _)| p.to_string())
         .take(MAX_TEST_FILES)
@@ -96,9 +96,9 @@ fn imports_one_of(line: &str, modules: &[String]) -> bool {
     modules.iter().any(|m| named.strip_prefix(m.as_str()).is_some_and(|after| !after.starts_with(word)))
 }
 
-/// The command that runs the tests.
-pub fn command(tests: &[String]) -> String {
-    let mut c = format!("python3 {RUNNER_FILE}");
+/// The command that runs the tests with `runner`.
+pub fn command(runner: &TestRunner, tests: &[String]) -> String {
+    let mut c = runner.command.to_string();
     for t in tests {
         let _ = write!(c, " {t}");
     }
@@ -121,6 +121,7 @@ pub fn regressions(before: &RunOutcome, after: &RunOutcome) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::language::Language;
 
     #[test]
     fn tests_that_import_a_changed_module_are_chosen() {
@@ -134,11 +135,13 @@ mod tests {
             ("tests/test_nested.py", "def test_late():\n    from\tinventory.cart import Cart\n"),
         ]);
         assert_eq!(
-            tests_touching(&repo, ["inventory/cart.py"]),
+            tests_touching(&repo, Language::Python.row(), ["inventory/cart.py"]),
             ["tests/test_cart.py", "tests/test_nested.py", "tests/test_pricing.py"]
         );
-        assert!(tests_touching(&repo, ["setup.cfg"]).is_empty());
-        assert_eq!(command(&["a.py".into()]), "python3 acr_run_tests.py a.py");
+        assert!(tests_touching(&repo, Language::Python.row(), ["setup.cfg"]).is_empty());
+        let runner = Language::Python.row().regression.as_ref().unwrap();
+        assert_eq!(command(runner, &["a.py".into()]), "python3 acr_run_tests.py a.py");
+        assert_eq!(runner.source, RUNNER);
     }
 
     #[test]

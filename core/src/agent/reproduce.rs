@@ -3,21 +3,18 @@
 //! printed. Its standard error (the stack trace) goes into the first search request as a clue; the script validates
 //! patches later (the reviewer's runs, MCTS rewards).
 //!
-//! A Java repository is reproduced by its own JUnit tests first ([`super::junit`]): the tests that fail on the
-//! original program are the bug, as in APR-MCTS, and no test is written. When they all pass, the model is asked for a
-//! JUnit test class (`AcrReproducerTest.java`) that fails, run with them by the same harness.
+//! What the reproducer is, how it is asked for and how it runs is the repository's language's row
+//! ([`crate::language::Reproducer`]). A language whose row runs the repository's own tests first (Java, by
+//! [`super::junit`]) is reproduced by them: the tests that fail on the original program are the bug, as in APR-MCTS,
+//! and no test is written. When they all pass, the model is asked for a test (Java: a JUnit class,
+//! `AcrReproducerTest.java`) that fails, run with them by the same harness.
 
 use super::{Agent, AgentError, Event, Phase, RunPurpose};
 use crate::answers;
-use crate::language::Language;
+use crate::language::{Language, ProjectTests};
 use crate::llm::{Llm, Message};
 use crate::prompt::Prompt;
 use crate::runner::{RunOutcome, Runner};
-
-/// The file name of the reproducer.
-pub const REPRODUCER: &str = "reproducer.py";
-/// The command that runs the reproducer.
-pub const COMMAND: &str = "python3 reproducer.py";
 
 /// How a reproducer runs: the files it adds to the repository and the command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,25 +26,18 @@ pub struct Check {
 }
 
 impl Check {
-    /// A reproducer script: `reproducer.py`, run with `python3`.
-    pub fn script(test: &str) -> Check {
-        Check { files: vec![(REPRODUCER.to_string(), test.to_string())], command: COMMAND.to_string() }
+    /// The language's harness alone: the repository's own tests, as its row runs them.
+    pub fn project_tests(language: Language) -> Check {
+        let reproducer = &language.row().reproducer;
+        let files = reproducer.harness.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
+        Check { files, command: reproducer.command.to_string() }
     }
 
-    /// The repository's JUnit tests, run by the Java harness.
-    pub fn java_tests() -> Check {
-        let files = vec![(super::junit::HARNESS_FILE.to_string(), super::junit::HARNESS.to_string())];
-        Check { files, command: super::junit::COMMAND.to_string() }
-    }
-
-    /// A reproducer the model wrote, in the repository's language: `reproducer.py`, or a JUnit test class run with
-    /// the repository's tests by the Java harness.
+    /// A reproducer the model wrote, in the repository's language: saved as its row says (`reproducer.py`, or a
+    /// JUnit test class run with the repository's tests by the Java harness) beside the row's harness.
     pub fn written(language: Language, test: &str) -> Check {
-        if language == Language::Python {
-            return Check::script(test);
-        }
-        let mut check = Check::java_tests();
-        check.files.push((crate::prompt::text::JAVA_REPRODUCER_FILE.to_string(), test.to_string()));
+        let mut check = Check::project_tests(language);
+        check.files.push((language.row().reproducer.file.to_string(), test.to_string()));
         check
     }
 
@@ -94,9 +84,8 @@ pub async fn run<L: Llm, R: Runner>(
     }
     agent.emit(Event::Phase { name: Phase::Reproduce });
     let language = agent.repo.language();
-    #[cfg(feature = "java")]
-    if language == Language::Java {
-        match project_tests(agent).await? {
+    if let Some(tests) = &language.row().reproducer.project_tests {
+        match project_tests(agent, language, tests).await? {
             Tests::Fail(reproduction) => return Ok(Some(*reproduction)),
             Tests::Broken => return Ok(None),
             Tests::Pass => {}
@@ -127,7 +116,6 @@ pub async fn run<L: Llm, R: Runner>(
 }
 
 /// What the repository's own tests say on the original program.
-#[cfg(feature = "java")]
 enum Tests {
     /// Some fail: they reproduce the issue.
     Fail(Box<Reproduction>),
@@ -137,26 +125,29 @@ enum Tests {
     Broken,
 }
 
-/// Runs the repository's JUnit tests on the original program: a reproduction when some fail, else a note saying why
-/// not.
-#[cfg(feature = "java")]
-async fn project_tests<L: Llm, R: Runner>(agent: &mut Agent<L, R>) -> Result<Tests, AgentError> {
-    let check = Check::java_tests();
+/// Runs the repository's own tests on the original program, as the language's row does: a reproduction when some
+/// fail, else a note saying why not.
+async fn project_tests<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    language: Language,
+    tests: &ProjectTests,
+) -> Result<Tests, AgentError> {
+    let check = Check::project_tests(language);
     let Some(before) =
         agent.execute(super::RunPurpose::ReproducerOnOriginal, "", &check.file_refs(), &check.command).await?
     else {
         return Ok(Tests::Broken);
     };
     if before.reproduces_bug() {
-        let test = super::junit::failing_tests_source(&agent.repo, &before);
-        let failing = super::junit::failures(&before).len();
+        let test = (tests.failing_source)(&agent.repo, &before);
+        let failing = (tests.failures)(&before).len();
         agent.note(format!(
             "{failing} of the repository's tests fail on the original program: they reproduce the issue and validate \
              patches"
         ));
         return Ok(Tests::Fail(Box::new(Reproduction {
             test,
-            language: Language::Java,
+            language,
             before,
             conversation: Vec::new(),
             check,
@@ -201,7 +192,7 @@ pub(super) async fn write<L: Llm, R: Runner>(
         };
         let answer = agent.converse(messages, &prompt).await?;
         failed = None;
-        let Some(script) = answers::code_block(&answer) else {
+        let Some(script) = answers::code_block(&answer, language) else {
             no_script = true;
             continue;
         };

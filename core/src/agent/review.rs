@@ -19,6 +19,7 @@ use super::reproduce::{self, Check, Reproduction};
 use super::search_loop::Found;
 use super::{Agent, AgentError, Event, Phase, RunPurpose};
 use crate::answers::{self, ReviewVerdict};
+use crate::language::Language;
 use crate::llm::Llm;
 use crate::patch::Extraction;
 use crate::prompt::Prompt;
@@ -162,31 +163,39 @@ async fn validate<L: Llm, R: Runner>(
         )));
     }
     // The repository's own tests already ran whole as the reproducer: nothing more to check.
-    let tests = regression::tests_touching(&agent.repo, patch.files.keys().map(String::as_str));
-    if tests.is_empty() || !written {
+    if !written {
         return Ok(Validation::Passed);
     }
-    let command = regression::command(&tests);
-    let runner = [(regression::RUNNER_FILE, regression::RUNNER)];
-    let Some(original) = agent.execute(RunPurpose::TestsOnOriginal, "", &runner, &command).await? else {
-        return Ok(Validation::Passed);
-    };
-    let Some(patched) = agent.execute(RunPurpose::TestsOnPatch, &patch.diff, &runner, &command).await? else {
-        return Ok(Validation::Passed);
-    };
-    let broken = regression::regressions(&original, &patched);
-    if broken.is_empty() {
-        return Ok(Validation::Passed);
+    // Each language with a regression runner checks the changed files of its own.
+    for row in Language::ALL.iter().map(|l| l.row()) {
+        let Some(runner) = &row.regression else { continue };
+        let tests = regression::tests_touching(&agent.repo, row, patch.files.keys().map(String::as_str));
+        if tests.is_empty() {
+            continue;
+        }
+        let command = regression::command(runner, &tests);
+        let files = [(runner.file, runner.source)];
+        let Some(original) = agent.execute(RunPurpose::TestsOnOriginal, "", &files, &command).await? else {
+            return Ok(Validation::Passed);
+        };
+        let Some(patched) = agent.execute(RunPurpose::TestsOnPatch, &patch.diff, &files, &command).await? else {
+            return Ok(Validation::Passed);
+        };
+        let broken = regression::regressions(&original, &patched);
+        if broken.is_empty() {
+            continue;
+        }
+        let failing: Vec<&str> = patched
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("FAIL") && broken.iter().any(|b| l.contains(b.as_str())))
+            .collect();
+        return Ok(Validation::Failed(format!(
+            "The reproducer passes, but tests of the repository that passed before now fail:\n{}",
+            failing.join("\n")
+        )));
     }
-    let failing: Vec<&str> = patched
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("FAIL") && broken.iter().any(|b| l.contains(b.as_str())))
-        .collect();
-    Ok(Validation::Failed(format!(
-        "The reproducer passes, but tests of the repository that passed before now fail:\n{}",
-        failing.join("\n")
-    )))
+    Ok(Validation::Passed)
 }
 
 fn emit_review<L: Llm, R: Runner>(agent: &mut Agent<L, R>, round: usize, verdict: &ReviewVerdict) {

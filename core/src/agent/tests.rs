@@ -4,6 +4,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::*;
+use crate::language::Language;
 use crate::llm::Stage;
 use crate::llm::scripted::{Script, ScriptedModel};
 use crate::runner::RunOutcome;
@@ -392,7 +393,7 @@ struct OverrideRunner;
 impl Runner for OverrideRunner {
     async fn run(&self, request: &crate::runner::RunRequest) -> Result<RunOutcome, crate::runner::RunError> {
         let patch = &request.patch;
-        if request.command.contains(regression::RUNNER_FILE) {
+        if request.command.contains(Language::Python.row().regression.as_ref().unwrap().file) {
             let ok = !patch.contains("+ 1");
             let line = if ok { "PASS" } else { "FAIL" };
             return Ok(RunOutcome {

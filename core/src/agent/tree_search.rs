@@ -20,6 +20,7 @@ use super::transcript::TreeNode;
 use super::{Agent, AgentError, Event, Phase, RunPurpose, Verdict};
 use crate::answers;
 use crate::index::DefKind;
+use crate::language::Language;
 use crate::llm::{Llm, Message};
 use crate::mcts::{BugType, Tree, TreePolicy, classify};
 use crate::patch::diff::FileDiff;
@@ -271,7 +272,7 @@ fn extract_for<L: Llm, R: Runner>(
         Mode::Infill { file, start, end, .. } | Mode::Function { file, start, end } => (file, *start, *end),
     };
     // Masked and whole-function answers carry only code: the lines they replace are known.
-    let code = answers::code_block(answer).unwrap_or_default();
+    let code = answers::code_block(answer, Language::for_path(file)).unwrap_or_default();
     let original = original_lines(&agent.repo, file, start, end).join("\n");
     let edit = Edit {
         index: 1,

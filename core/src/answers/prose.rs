@@ -30,9 +30,15 @@ use std::sync::LazyLock;
 use regex_lite::Regex;
 
 use super::location::{LocationSpec, is_path};
+use crate::language::Language;
 
 fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("the patterns in this module are valid")
+}
+
+/// `pattern` with each `{ext}` standing for the extension of any language of the build ([`Language::ALL`]).
+fn re_ext(pattern: &str) -> Regex {
+    re(&pattern.replace("{ext}", &Language::extension_pattern()))
 }
 
 /// The heading of the locations section.
@@ -65,7 +71,7 @@ static OWNER: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 /// A bare value: a path, or a dotted name, optionally followed by `()`.
-static BARE: LazyLock<Regex> = LazyLock::new(|| re(r"^(?P<v>[\w./-]+\.py|[A-Za-z_][\w.]*)(?:\(\))?"));
+static BARE: LazyLock<Regex> = LazyLock::new(|| re_ext(r"^(?P<v>[\w./-]+\.{ext}|[A-Za-z_][\w.]*)(?:\(\))?"));
 /// How an explanation after a value may start.
 static EXPLANATION_START: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -117,11 +123,12 @@ static BUG_IS: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^(?:the\s+)?(?:bugs?|issues?|problem|bug\s+locations?|buggy\s+location)\s+(?:is|are|lies|lie|resides|reside|has\s+been\s+identified\s+as)\s+(?:likely\s+|most\s+likely\s+|specifically\s+)?(?:located\s+|found\s+)?(?:with)?in\s+",
     )
 });
-/// An item that starts with a path: `` - `pkg/mod.py`: ... ``.
+/// An item that starts with a path: `` - `pkg/mod.py`: ... `` (of any language the index reads).
 static PATH_ITEM: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^\s*(?:[-*+•]|\d+[.)])\s+(?:\*\*)?`?(?P<path>[\w./-]+\.py)`?(?:\*\*)?\s*(?::|\s[-–—]\s)(?P<rest>.*)$")
+    re_ext(r"^\s*(?:[-*+•]|\d+[.)])\s+(?:\*\*)?`?(?P<path>[\w./-]+\.{ext})`?(?:\*\*)?\s*(?::|\s[-–—]\s)(?P<rest>.*)$")
 });
-static PATH: LazyLock<Regex> = LazyLock::new(|| re(r"\w\.py\b"));
+/// A file name of a language the index reads.
+static PATH: LazyLock<Regex> = LazyLock::new(|| re_ext(r"\w\.{ext}\b"));
 /// Words a bare value is never.
 const NOT_NAMES: &[&str] = &[
     "the",
@@ -732,7 +739,7 @@ fn section_start(text: &str) -> usize {
 /// A reading that misses one of them is incomplete: "the `save` method of the `Model` class" under a file that was
 /// read alone, or a second method in an explanation, would be acted on without the place the answer meant.
 pub(crate) fn unnamed(text: &str, found: &[LocationSpec]) -> Vec<String> {
-    static FILE_NAME: LazyLock<Regex> = LazyLock::new(|| re(r"[\w./-]*\w\.(?:py|java)\b"));
+    static FILE_NAME: LazyLock<Regex> = LazyLock::new(|| re_ext(r"[\w./-]*\w\.{ext}\b"));
     static KINDED: LazyLock<Regex> = LazyLock::new(|| {
         re(
             r"(?i)`(?P<a>[^`\n]+)`\s+(?P<akind>method|function|class|constructor)\b|\b(?P<bkind>method|function|class|constructor)\s+`(?P<b>[^`\n]+)`",
@@ -977,5 +984,21 @@ mod tests {
         assert!(!is_plain("The autodetector in Cart.total is wrong."));
         assert!(!is_plain("Look at `x`."));
         assert!(!is_plain("It is in setup.py."));
+    }
+
+    #[cfg(feature = "java")]
+    #[test]
+    fn java_file_names_are_paths_too() {
+        assert!(!is_plain("It is in library.java."));
+        let text = "- where are bug locations:\n  - `src/main/java/shop/Cart.java`: total\n";
+        assert_eq!(read(text), vec![loc("src/main/java/shop/Cart.java", "", "total")]);
+        let text = "- where are bug locations:\n  - File: Cart.java, Method: total\n";
+        assert_eq!(read(text), vec![loc("Cart.java", "", "total")], "as before, by is_path");
+        // A file named in a sentence under the heading: read as the sentence, not as an outline.
+        let text = "- where are bug locations: The bug is located in the file Cart.java.";
+        assert!(locations(text).unwrap().is_err(), "{text}");
+        // A second file named in an explanation is not passed over.
+        let text = "- where are bug locations:\n  - File: `Cart.java`\n    - It calls into Pricing.java as well.\n";
+        assert!(locations(text).unwrap().is_err(), "{text}");
     }
 }

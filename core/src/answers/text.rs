@@ -3,6 +3,7 @@
 use serde_json::Value as Json;
 
 use super::json;
+use crate::language::Language;
 
 /// Reads a yes/no value: a JSON boolean, or text such as `yes`, `No.`, `true`, `Y`.
 fn truth(value: &Json) -> Option<bool> {
@@ -54,8 +55,10 @@ pub fn choice(answer: &str, count: usize) -> Option<usize> {
     (1..=count).contains(&n).then_some(n)
 }
 
-/// The first fenced code block of an answer (preferring a `python` block), without the fences.
-pub fn code_block(answer: &str) -> Option<String> {
+/// The first fenced code block of an answer, preferring one tagged as `language` (its row's fence or an extension:
+/// `python` or `py`), without the fences.
+pub fn code_block(answer: &str, language: Language) -> Option<String> {
+    let row = language.row();
     let mut lines = answer.lines();
     let mut found: Option<String> = None;
     while let Some(line) = lines.next() {
@@ -69,8 +72,8 @@ pub fn code_block(answer: &str) -> Option<String> {
                 body.push_str(inner);
                 body.push('\n');
             }
-            let is_python = lang.trim().eq_ignore_ascii_case("python") || lang.trim().eq_ignore_ascii_case("py");
-            if is_python {
+            let tag = lang.trim();
+            if tag.eq_ignore_ascii_case(row.fence) || row.extensions.iter().any(|e| tag.eq_ignore_ascii_case(e)) {
                 return Some(body);
             }
             found.get_or_insert(body);
@@ -99,8 +102,10 @@ mod tests {
     fn reflections_stop_at_the_first_code_or_edit_and_drop_headings() {
         assert_eq!(reflection("It adds once.\n\n# modification 1\n```\n<file>a.py</file>```"), "It adds once.");
         assert_eq!(reflection("Reason.\n<file>a.py</file>"), "Reason.");
-        assert_eq!(code_block("x\n```diff\n-a\n```\n```python\nb = 1\n```").as_deref(), Some("b = 1\n"));
-        assert_eq!(code_block("no code"), None);
+        let python = Language::default();
+        assert_eq!(code_block("x\n```diff\n-a\n```\n```python\nb = 1\n```", python).as_deref(), Some("b = 1\n"));
+        assert_eq!(code_block("x\n```diff\n-a\n```\n```PY\nb = 1\n```", python).as_deref(), Some("b = 1\n"));
+        assert_eq!(code_block("no code", python), None);
     }
 
     #[test]

@@ -421,6 +421,8 @@ impl Prompt<'_> {
 pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
     use crate::locate::ContextKind;
     let issue = "Cart.total() ignores the number of units of each item.";
+    // The sample's language is its file's.
+    let language = Language::for_path("shop/cart.py");
     let location = |class: Option<&str>, method: &str, start: u32, code: &str, why: &str| BugLocation {
         file: "shop/cart.py".into(),
         class: class.map(str::to_string),
@@ -471,7 +473,7 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
     let candidates = [diff, diff];
     let prompt = |kind: PromptKind| -> Prompt<'_> {
         match kind {
-            PromptKind::Search => Prompt::Search { issue, language: Language::Python, trace: Some(&failed.stderr) },
+            PromptKind::Search => Prompt::Search { issue, language, trace: Some(&failed.stderr) },
             PromptKind::Analyse => Prompt::Analyse { results: &results },
             PromptKind::Decide => Prompt::Decide,
             PromptKind::DecideAfterUnusable => {
@@ -514,15 +516,15 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
                 feedback: "the model rated it 40/100",
             },
             PromptKind::Reproducible => Prompt::Reproducible { issue },
-            PromptKind::Reproducer => Prompt::Reproducer { issue, language: Language::Python },
-            PromptKind::ReproducerNoScript => Prompt::ReproducerNoScript { language: Language::Python },
-            PromptKind::ReproducerFailed => Prompt::ReproducerFailed { outcome: &passed, language: Language::Python },
+            PromptKind::Reproducer => Prompt::Reproducer { issue, language },
+            PromptKind::ReproducerNoScript => Prompt::ReproducerNoScript { language },
+            PromptKind::ReproducerFailed => Prompt::ReproducerFailed { outcome: &passed, language },
             PromptKind::ReproducerFeedback => {
                 let (analysis, advice) = ("It never calls total().", "Call it.");
-                Prompt::ReproducerFeedback { analysis, advice, language: Language::Python }
+                Prompt::ReproducerFeedback { analysis, advice, language }
             }
             PromptKind::Review => {
-                Prompt::Review { issue, test, language: Language::Python, before: &failed, patch: diff, after: &passed }
+                Prompt::Review { issue, test, language, before: &failed, patch: diff, after: &passed }
             }
             PromptKind::ReviewRetry => Prompt::ReviewRetry,
             PromptKind::Rate => Prompt::Rate { issue, patch: diff, evidence: "No execution was available." },

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use crate::api::APIS;
 use crate::call::SearchCall;
-use crate::language::Language;
+use crate::language::{Language, Reproducer};
 use crate::locate::{BugLocation, Context, ContextKind};
 use crate::patch::EditFormat;
 use crate::proxy::Problem;
@@ -442,40 +442,46 @@ pub const PRINT_STACKTRACE: &str = r#"def print_stacktrace(e: BaseException) -> 
         print(f"    {(frame.line or '').strip()}", file=sys.stderr)
     print(f"{type(e).__name__}: {e}", file=sys.stderr)"#;
 
-/// The file a Java reproducer is written to (at the repository's root: the compiler reads a class's package from
-/// the file, not its folder).
-pub const JAVA_REPRODUCER_FILE: &str = "AcrReproducerTest.java";
-
-/// Asks for a standalone reproducer: a Python script, or for Java a JUnit 5 test class run with the repository's
-/// tests.
+/// Asks for a standalone reproducer, in the words of the language's row ([`crate::language::Reproducer::request`]).
 pub fn reproducer(issue: &str, language: Language) -> String {
-    if language != Language::Python {
-        return format!(
-            "<issue>\n{}\n</issue>\n\nWrite a JUnit 5 test class `AcrReproducerTest` that reproduces this issue. While \
-             the bug is present it must fail, with an assertion whose message explains what went wrong; once the bug \
-             is fixed it must pass. It is saved as `{JAVA_REPRODUCER_FILE}` and compiled and run with the \
-             repository's own code and tests: declare the package of the code it tests (so it can reach what that \
-             package shares) and import `org.junit.jupiter.api.Test` and `org.junit.jupiter.api.Assertions`.\n\n\
-             Reply with the whole class in a single ```{} code block.",
-            issue.trim(),
-            language.fence()
-        );
-    }
+    let reproducer = &language.row().reproducer;
+    (reproducer.request)(issue, reproducer)
+}
+
+/// Asks for a JUnit 5 test class that reproduces the issue, run with the repository's tests (Java's request).
+pub fn junit_reproducer(issue: &str, reproducer: &Reproducer) -> String {
     format!(
-        "<issue>\n{}\n</issue>\n\nWrite a standalone Python script `reproducer.py`, run from the repository root \
-         with `python3 reproducer.py`, that reproduces this issue. While the bug is present it must fail with an \
+        "<issue>\n{}\n</issue>\n\nWrite a JUnit 5 test class `AcrReproducerTest` that reproduces this issue. While \
+         the bug is present it must fail, with an assertion whose message explains what went wrong; once the bug \
+         is fixed it must pass. It is saved as `{}` and compiled and run with the repository's own code and \
+         tests: declare the package of the code it tests (so it can reach what that package shares) and import \
+         `org.junit.jupiter.api.Test` and `org.junit.jupiter.api.Assertions`.\n\n\
+         Reply with the whole class in a single ```java code block.",
+        issue.trim(),
+        reproducer.file
+    )
+}
+
+/// Asks for a standalone Python script (`reproducer.py`) that fails with an `AssertionError` while the bug is
+/// present (Python's request).
+pub fn script_reproducer(issue: &str, reproducer: &Reproducer) -> String {
+    format!(
+        "<issue>\n{}\n</issue>\n\nWrite a standalone Python script `{}`, run from the repository root with `{}`, \
+         that reproduces this issue. While the bug is present it must fail with an \
          `AssertionError` that explains what went wrong; once the bug is fixed it must exit with code 0.\n\n\
          Put this helper in the script and call it on the exception that shows the bug before raising the \
          `AssertionError`, so that the trace names the files and line numbers involved:\n```python\n{}\n```\n\n\
          Reply with the script in a single ```python code block.",
         issue.trim(),
+        reproducer.file,
+        reproducer.command,
         PRINT_STACKTRACE
     )
 }
 
 /// Asks again for the reproducer when the answer had no code block.
 pub fn reproducer_no_script(language: Language) -> String {
-    let file = if language == Language::Python { "reproducer.py" } else { JAVA_REPRODUCER_FILE };
+    let file = language.row().reproducer.file;
     format!(
         "Your reply has no script in it. Reply with the whole of `{file}` in a single ```{} code block.",
         language.fence()
@@ -484,11 +490,7 @@ pub fn reproducer_no_script(language: Language) -> String {
 
 /// Feedback to the reproducer writer after a run that did not show the bug.
 pub fn reproducer_failed(outcome: &RunOutcome, language: Language) -> String {
-    let must = if language == Language::Python {
-        "it must exit non-zero with an AssertionError"
-    } else {
-        "its test must fail, and the code must compile"
-    };
+    let must = language.row().reproducer.must;
     format!(
         "Running your script on the unpatched repository did not reproduce the issue ({must}). Exit code: {}.\n\
          stdout:\n{}\nstderr:\n{}\nWrite the script again.",

@@ -14,6 +14,7 @@
 use crate::api::ParamKind;
 use crate::call::{ArgValue, SearchCall};
 use crate::index::{DefKind, Index};
+use crate::language::Language;
 use crate::locate::Query;
 use crate::paths::{self, Rule};
 
@@ -87,7 +88,7 @@ impl Names for Index {
 
 fn looks_like_path(text: &str) -> bool {
     let t = text.trim();
-    t.ends_with(".py") || (t.contains('/') && !t.contains(char::is_whitespace))
+    Language::of_path(t).is_some() || (t.contains('/') && !t.contains(char::is_whitespace))
 }
 
 /// The call with its first two arguments swapped, when they were clearly written in the wrong order.

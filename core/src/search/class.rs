@@ -9,6 +9,7 @@ use super::source::LineTable;
 use super::tree::find_at;
 use super::{FULL_SNIPPET_LIMIT, RESULT_SHOW_LIMIT, SearchHit, SearchOutput, Searcher};
 use crate::index::{FileId, Span, python_parser};
+use crate::language::Language;
 
 impl<'a> Searcher<'a> {
     fn class_spans(&self, class_name: &str) -> Option<&'a [Span]> {
@@ -38,13 +39,8 @@ impl<'a> Searcher<'a> {
         } else {
             let blocks = spans.iter().map(|s| {
                 let src = self.text(s.file);
-                let lines = match crate::language::Language::of_path(self.path(s.file)) {
-                    #[cfg(feature = "java")]
-                    Some(crate::language::Language::Java) => {
-                        super::java_class::signature_lines(src, self.lines(s.file), s.start)
-                    }
-                    _ => class_signature_lines(src, self.lines(s.file), s.start, s.end),
-                };
+                let signature = Language::for_path(self.path(s.file)).row().class_signature;
+                let lines = signature(src, self.lines(s.file), s.start, s.end);
                 let lines = lines.unwrap_or_else(|| (s.start..=s.start).collect());
                 let code = numbered_lines(self.lines(s.file), src, lines);
                 tagged(self.path(s.file), Some(class_name), None, &code)

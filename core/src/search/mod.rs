@@ -44,6 +44,11 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+pub(crate) use class::class_signature_lines as python_class_signature;
+#[cfg(feature = "java")]
+pub(crate) use java_class::signature_lines as java_class_signature;
+pub(crate) use source::LineTable;
+
 pub use crate::api::DEFAULT_WINDOW;
 pub use crate::call::{CallError, SearchCall};
 pub use code::CODE_CONTEXT_LINES;
@@ -51,7 +56,6 @@ pub use code::CODE_CONTEXT_LINES;
 use crate::index::{DefKind, FileId, Index};
 use crate::paths::{self, PathError};
 use crate::repo::Repo;
-use source::LineTable;
 
 /// Results shown in full before a listing collapses to file names and counts (ACR's `RESULT_SHOW_LIMIT`).
 pub const RESULT_SHOW_LIMIT: usize = 3;
