@@ -25,7 +25,7 @@ pub(super) struct View<'a> {
     pub(super) ast: &'a Ast,
 }
 
-impl View<'_> {
+impl<'a> View<'a> {
     /// 1-based line and character column of a token's start.
     pub(super) fn position(&self, tok: TokId) -> (u32, u32) {
         let Some(t) = self.toks.get(tok as usize) else {
@@ -35,11 +35,11 @@ impl View<'_> {
         (t.line, char_count(&self.src[line_start..t.start as usize]) as u32 + 1)
     }
 
-    /// A name token's text.
-    pub(super) fn name(&self, tok: TokId) -> String {
+    /// A name token's text (borrowed from the source, which is UTF-8 and split between characters).
+    pub(super) fn name(&self, tok: TokId) -> &'a str {
         self.toks
             .get(tok as usize)
-            .map(|t| String::from_utf8_lossy(&self.src[t.start as usize..t.end as usize]).into_owned())
+            .and_then(|t| std::str::from_utf8(&self.src[t.start as usize..t.end as usize]).ok())
             .unwrap_or_default()
     }
 }
@@ -112,7 +112,7 @@ pub(super) fn future(view: &View<'_>, body: &[StmtId]) -> Result<Future, SyntaxP
                 if feature == "braces" {
                     return Err(error("not a chance", at));
                 }
-                if !FEATURES.contains(&feature.as_str()) {
+                if !FEATURES.contains(&feature) {
                     return Err(error(format!("future feature {feature} is not defined"), at));
                 }
                 if feature == "annotations" {
@@ -162,6 +162,11 @@ pub(super) fn check(view: &View<'_>, body: &[StmtId], future: Future) -> Res {
 }
 
 impl Compiler<'_> {
+    /// A compiler error at a token (its line and column are worked out only for an error).
+    fn error(&self, msg: impl Into<String>, at: TokId) -> SyntaxProblem {
+        error(msg, self.view.position(at))
+    }
+
     fn unit(&self) -> Unit {
         self.units.last().map_or(Unit::Module, |u| u.0)
     }
@@ -170,9 +175,9 @@ impl Compiler<'_> {
         &mut self.units.last_mut().expect("the module unit stays").1
     }
 
-    fn push_block(&mut self, b: Block, at: (u32, u32)) -> Res {
+    fn push_block(&mut self, b: Block, at: TokId) -> Res {
         if self.blocks().len() >= MAX_BLOCKS {
-            return Err(error("too many statically nested blocks", at));
+            return Err(self.error("too many statically nested blocks", at));
         }
         self.blocks().push(b);
         Ok(())
@@ -182,12 +187,8 @@ impl Compiler<'_> {
         self.blocks().pop();
     }
 
-    fn at_tok(&self, t: TokId) -> (u32, u32) {
-        self.view.position(t)
-    }
-
-    fn at_expr(&self, e: ExprId) -> (u32, u32) {
-        self.view.position(self.view.ast.expr(e).first)
+    fn at_expr(&self, e: ExprId) -> TokId {
+        self.view.ast.expr(e).first
     }
 
     fn function_like(&self) -> bool {
@@ -202,20 +203,20 @@ impl Compiler<'_> {
     }
 
     /// `forbidden_name`: `__debug__` cannot be assigned or deleted.
-    fn forbidden(&self, name: &str, ctx: Ctx, at: (u32, u32)) -> Res {
+    fn forbidden(&self, name: &str, ctx: Ctx, at: TokId) -> Res {
         if name != "__debug__" {
             return Ok(());
         }
         match ctx {
-            Ctx::Store => Err(error("cannot assign to __debug__", at)),
-            Ctx::Del => Err(error("cannot delete __debug__", at)),
+            Ctx::Store => Err(self.error("cannot assign to __debug__", at)),
+            Ctx::Del => Err(self.error("cannot delete __debug__", at)),
             Ctx::Load => Ok(()),
         }
     }
 
     fn check_debug_args<'p>(&self, args: impl Iterator<Item = &'p Arg>) -> Res {
         for a in args {
-            self.forbidden(&self.view.name(a.name), Ctx::Store, self.at_tok(a.name))?;
+            self.forbidden(self.view.name(a.name), Ctx::Store, a.name)?;
         }
         Ok(())
     }
@@ -238,7 +239,7 @@ impl Compiler<'_> {
     fn stmt_inner(&mut self, id: StmtId) -> Res {
         let view = self.view;
         let s = view.ast.stmt(id);
-        let at = self.at_tok(s.first);
+        let at = s.first;
         match &s.kind {
             StmtKind::FunctionDef(node) => {
                 let FunctionDef { is_async, name, type_params, params, returns, body, decorators } = &**node;
@@ -267,7 +268,7 @@ impl Compiler<'_> {
                 self.units.push((Unit::Function { is_async: *is_async, generator }, Vec::new()));
                 self.stmts(body)?;
                 self.units.pop();
-                self.forbidden(&view.name(*name), Ctx::Store, at)?;
+                self.forbidden(view.name(*name), Ctx::Store, at)?;
             }
             StmtKind::ClassDef(node) => {
                 let ClassDef { name, type_params, bases, keywords, body, decorators } = &**node;
@@ -281,21 +282,21 @@ impl Compiler<'_> {
                 self.stmts(body)?;
                 self.units.pop();
                 self.call_args(bases, keywords)?;
-                self.forbidden(&view.name(*name), Ctx::Store, at)?;
+                self.forbidden(view.name(*name), Ctx::Store, at)?;
             }
             StmtKind::TypeAlias(alias) => self.expr(alias.value)?,
             StmtKind::Return(value) => {
                 if !self.function_like() {
-                    return Err(error("'return' outside function", at));
+                    return Err(self.error("'return' outside function", at));
                 }
                 if value.is_some() && self.unit() == (Unit::Function { is_async: true, generator: true }) {
-                    return Err(error("'return' with value in async generator", at));
+                    return Err(self.error("'return' with value in async generator", at));
                 }
                 if let Some(v) = value {
                     self.expr(*v)?;
                 }
                 if self.units.last().is_some_and(|u| u.1.contains(&Block::ExceptStar)) {
-                    return Err(error("'break', 'continue' and 'return' cannot appear in an except* block", at));
+                    return Err(self.error("'break', 'continue' and 'return' cannot appear in an except* block", at));
                 }
             }
             StmtKind::Delete(targets) => self.exprs(targets)?,
@@ -306,10 +307,10 @@ impl Compiler<'_> {
             StmtKind::AugAssign { target, value } => {
                 let t = view.ast.expr(*target);
                 match &t.kind {
-                    ExprKind::Name => self.forbidden(&view.name(t.first), Ctx::Store, self.at_expr(*target))?,
+                    ExprKind::Name => self.forbidden(view.name(t.first), Ctx::Store, self.at_expr(*target))?,
                     ExprKind::Attribute(v, attr) => {
                         self.expr(*v)?;
-                        self.forbidden(&view.name(*attr), Ctx::Store, self.at_expr(*target))?;
+                        self.forbidden(view.name(*attr), Ctx::Store, self.at_expr(*target))?;
                     }
                     ExprKind::Subscript(v, sl) => {
                         self.expr(*v)?;
@@ -327,13 +328,13 @@ impl Compiler<'_> {
                 let t = view.ast.expr(*target);
                 match &t.kind {
                     ExprKind::Name => {
-                        self.forbidden(&view.name(t.first), Ctx::Store, at)?;
+                        self.forbidden(view.name(t.first), Ctx::Store, at)?;
                         if *simple && matches!(self.unit(), Unit::Module | Unit::Class) {
                             self.annotation(*annotation)?;
                         }
                     }
                     ExprKind::Attribute(v, attr) => {
-                        self.forbidden(&view.name(*attr), Ctx::Store, at)?;
+                        self.forbidden(view.name(*attr), Ctx::Store, at)?;
                         if value.is_none() {
                             self.expr(*v)?;
                         }
@@ -351,7 +352,7 @@ impl Compiler<'_> {
             StmtKind::For(node) => {
                 let ForLoop { is_async, target, iter, body, orelse } = &**node;
                 if *is_async && !matches!(self.unit(), Unit::Function { is_async: true, .. }) {
-                    return Err(error("'async for' outside async function", at));
+                    return Err(self.error("'async for' outside async function", at));
                 }
                 self.expr(*iter)?;
                 self.push_block(Block::Loop, at)?;
@@ -377,7 +378,7 @@ impl Compiler<'_> {
             StmtKind::With(node) => {
                 let WithBlock { is_async, items, body } = &**node;
                 if *is_async && !matches!(self.unit(), Unit::Function { is_async: true, .. }) {
-                    return Err(error("'async with' outside async function", at));
+                    return Err(self.error("'async with' outside async function", at));
                 }
                 let mut pushed = 0;
                 for (e, v) in items {
@@ -431,15 +432,15 @@ impl Compiler<'_> {
                     self.stmts(orelse)?;
                     let n = handlers.len();
                     for (i, h) in handlers.iter().enumerate() {
-                        let hat = self.at_tok(h.kw);
+                        let hat = h.kw;
                         if h.type_.is_none() && i + 1 < n {
-                            return Err(error("default 'except:' must be last", hat));
+                            return Err(self.error("default 'except:' must be last", hat));
                         }
                         if let Some(t) = h.type_ {
                             self.expr(t)?;
                         }
                         if let Some(name) = h.name {
-                            self.forbidden(&view.name(name), Ctx::Store, hat)?;
+                            self.forbidden(view.name(name), Ctx::Store, hat)?;
                         }
                         self.push_block(if *star { Block::ExceptStar } else { Block::Other }, hat)?;
                         self.stmts(&h.body)?;
@@ -464,17 +465,17 @@ impl Compiler<'_> {
             StmtKind::Import(names) => {
                 for a in names {
                     let stored = view.name(a.asname.unwrap_or(a.first));
-                    self.forbidden(&stored, Ctx::Store, self.at_tok(a.first))?;
+                    self.forbidden(stored, Ctx::Store, a.first)?;
                 }
             }
             StmtKind::ImportFrom(node) => {
                 let ImportFrom { names, .. } = &**node;
-                if is_future_import(view, id) && at > self.future.at {
-                    return Err(error("from __future__ imports must occur at the beginning of the file", at));
+                if is_future_import(view, id) && view.position(at) > self.future.at {
+                    return Err(self.error("from __future__ imports must occur at the beginning of the file", at));
                 }
                 for a in names {
                     let stored = view.name(a.asname.unwrap_or(a.first));
-                    self.forbidden(&stored, Ctx::Store, at)?;
+                    self.forbidden(stored, Ctx::Store, at)?;
                 }
             }
             StmtKind::Break | StmtKind::Continue => {
@@ -484,10 +485,9 @@ impl Compiler<'_> {
                 for b in blocks.iter().rev() {
                     match b {
                         Block::ExceptStar => {
-                            return Err(error(
-                                "'break', 'continue' and 'return' cannot appear in an except* block",
-                                at,
-                            ));
+                            return Err(
+                                self.error("'break', 'continue' and 'return' cannot appear in an except* block", at)
+                            );
                         }
                         Block::Loop => {
                             found = true;
@@ -498,7 +498,7 @@ impl Compiler<'_> {
                 }
                 if !found {
                     let msg = if is_break { "'break' outside loop" } else { "'continue' not properly in loop" };
-                    return Err(error(msg, at));
+                    return Err(self.error(msg, at));
                 }
             }
             StmtKind::Expr(e) => self.expr(*e)?,
@@ -525,12 +525,12 @@ impl Compiler<'_> {
                 continue;
             };
             let name = self.view.name(name);
-            self.forbidden(&name, Ctx::Store, self.at_tok(k.first))?;
+            self.forbidden(name, Ctx::Store, k.first)?;
             for other in &keywords[i + 1..] {
                 if let Some(o) = other.name
                     && self.view.name(o) == name
                 {
-                    return Err(error(format!("keyword argument repeated: {name}"), self.at_tok(other.first)));
+                    return Err(self.error(format!("keyword argument repeated: {name}"), other.first));
                 }
             }
         }
@@ -555,9 +555,9 @@ impl Compiler<'_> {
     fn expr_inner(&mut self, id: ExprId) -> Res {
         let view = self.view;
         let e = view.ast.expr(id);
-        let at = self.at_tok(e.first);
+        let at = e.first;
         match &e.kind {
-            ExprKind::Name => self.forbidden(&view.name(e.first), e.ctx, at)?,
+            ExprKind::Name => self.forbidden(view.name(e.first), e.ctx, at)?,
             ExprKind::Constant(_) => {}
             ExprKind::NamedExpr(target, value) => {
                 self.expr(*value)?;
@@ -602,16 +602,16 @@ impl Compiler<'_> {
             ExprKind::GeneratorExp(elt, gens) => self.comprehension(id, gens, &[*elt], true)?,
             ExprKind::Await(v) => {
                 if !self.function_like() {
-                    return Err(error("'await' outside function", at));
+                    return Err(self.error("'await' outside function", at));
                 }
                 if !matches!(self.unit(), Unit::Function { is_async: true, .. } | Unit::Genexp) {
-                    return Err(error("'await' outside async function", at));
+                    return Err(self.error("'await' outside async function", at));
                 }
                 self.expr(*v)?;
             }
             ExprKind::Yield(v) => {
                 if !self.function_like() {
-                    return Err(error("'yield' outside function", at));
+                    return Err(self.error("'yield' outside function", at));
                 }
                 if let Some(v) = v {
                     self.expr(*v)?;
@@ -619,10 +619,10 @@ impl Compiler<'_> {
             }
             ExprKind::YieldFrom(v) => {
                 if !self.function_like() {
-                    return Err(error("'yield' outside function", at));
+                    return Err(self.error("'yield' outside function", at));
                 }
                 if matches!(self.unit(), Unit::Function { is_async: true, .. }) {
-                    return Err(error("'yield from' inside async function", at));
+                    return Err(self.error("'yield from' inside async function", at));
                 }
                 self.expr(*v)?;
             }
@@ -644,7 +644,7 @@ impl Compiler<'_> {
             }
             ExprKind::Attribute(v, attr) => {
                 self.expr(*v)?;
-                self.forbidden(&view.name(*attr), e.ctx, at)?;
+                self.forbidden(view.name(*attr), e.ctx, at)?;
             }
             ExprKind::Subscript(v, s) => {
                 self.expr(*v)?;
@@ -656,18 +656,18 @@ impl Compiler<'_> {
                 } else {
                     "can't use starred expression here"
                 };
-                return Err(error(msg, at));
+                return Err(self.error(msg, at));
             }
             ExprKind::List(elts) | ExprKind::Tuple(elts) => {
                 if e.ctx == Ctx::Store {
                     let stars = elts.iter().filter(|&&x| matches!(view.ast.expr(x).kind, ExprKind::Starred(_))).count();
                     if stars > 1 {
-                        return Err(error("multiple starred expressions in assignment", at));
+                        return Err(self.error("multiple starred expressions in assignment", at));
                     }
                     let before =
                         elts.iter().take_while(|&&x| !matches!(view.ast.expr(x).kind, ExprKind::Starred(_))).count();
                     if stars == 1 && before >= 256 {
-                        return Err(error("too many expressions in star-unpacking assignment", at));
+                        return Err(self.error("too many expressions in star-unpacking assignment", at));
                     }
                 }
                 self.elements(elts)?;
@@ -697,7 +697,7 @@ impl Compiler<'_> {
             let is_async = comprehension_is_async(view.ast, id);
             let allowed = matches!(self.unit(), Unit::Function { is_async: true, .. } | Unit::Genexp);
             if is_async && !allowed {
-                return Err(error("asynchronous comprehension outside of an asynchronous function", at));
+                return Err(self.error("asynchronous comprehension outside of an asynchronous function", at));
             }
         }
         for (i, g) in gens.iter().enumerate() {
@@ -730,12 +730,12 @@ impl Compiler<'_> {
 
     fn store_name(&self, name: TokId, stores: &mut Vec<String>) -> Res {
         let n = self.view.name(name);
-        let at = self.at_tok(name);
-        self.forbidden(&n, Ctx::Store, at)?;
-        if stores.contains(&n) {
-            return Err(error(format!("multiple assignments to name '{n}' in pattern"), at));
+        let at = name;
+        self.forbidden(n, Ctx::Store, at)?;
+        if stores.iter().any(|s| s == n) {
+            return Err(self.error(format!("multiple assignments to name '{n}' in pattern"), at));
         }
-        stores.push(n);
+        stores.push(n.to_string());
         Ok(())
     }
 
@@ -747,14 +747,14 @@ impl Compiler<'_> {
     fn pattern_inner(&mut self, id: PatId, allow_irrefutable: bool, stores: &mut Vec<String>) -> Res {
         let view = self.view;
         let p = view.ast.pattern(id);
-        let at = self.at_tok(p.first);
+        let at = p.first;
         match &p.kind {
             PatKind::Value(e) => {
                 if !matches!(
                     view.ast.expr(*e).kind,
                     ExprKind::Constant(_) | ExprKind::Attribute(..) | ExprKind::UnaryOp { .. } | ExprKind::BinOp(..)
                 ) {
-                    return Err(error("patterns may only match literals and attribute lookups", at));
+                    return Err(self.error("patterns may only match literals and attribute lookups", at));
                 }
                 self.expr(*e)
             }
@@ -762,7 +762,7 @@ impl Compiler<'_> {
             PatKind::Sequence(ps) => {
                 let stars = ps.iter().filter(|&&q| matches!(view.ast.pattern(q).kind, PatKind::Star(_))).count();
                 if stars > 1 {
-                    return Err(error("multiple starred names in sequence pattern", at));
+                    return Err(self.error("multiple starred names in sequence pattern", at));
                 }
                 ps.iter().try_for_each(|&q| self.pattern(q, true, stores))
             }
@@ -773,16 +773,17 @@ impl Compiler<'_> {
                     match literal(view, k) {
                         Some(lit) => {
                             if seen.iter().any(|s| s.same(&lit)) {
-                                return Err(error(format!("mapping pattern checks duplicate key ({})", lit.repr), at));
+                                return Err(
+                                    self.error(format!("mapping pattern checks duplicate key ({})", lit.repr), at)
+                                );
                             }
                             seen.push(lit);
                         }
                         None if matches!(key.kind, ExprKind::Attribute(..)) => {}
                         None => {
-                            return Err(error(
-                                "mapping pattern keys may only match literals and attribute lookups",
-                                at,
-                            ));
+                            return Err(
+                                self.error("mapping pattern keys may only match literals and attribute lookups", at)
+                            );
                         }
                     }
                     self.expr(k)?;
@@ -796,13 +797,10 @@ impl Compiler<'_> {
             PatKind::Class { cls, patterns, kwd_attrs, kwd_patterns } => {
                 for (i, &a) in kwd_attrs.iter().enumerate() {
                     let name = view.name(a);
-                    self.forbidden(&name, Ctx::Store, self.at_tok(a))?;
+                    self.forbidden(name, Ctx::Store, a)?;
                     if kwd_attrs[i + 1..].iter().any(|&b| view.name(b) == name) {
                         let later = kwd_attrs[i + 1..].iter().find(|&&b| view.name(b) == name).copied().unwrap_or(a);
-                        return Err(error(
-                            format!("attribute name repeated in class pattern: {name}"),
-                            self.at_tok(later),
-                        ));
+                        return Err(self.error(format!("attribute name repeated in class pattern: {name}"), later));
                     }
                 }
                 self.expr(*cls)?;
@@ -817,8 +815,8 @@ impl Compiler<'_> {
                     None => {
                         if !allow_irrefutable {
                             return Err(match name {
-                                None => error("wildcard makes remaining patterns unreachable", at),
-                                Some(n) => error(
+                                None => self.error("wildcard makes remaining patterns unreachable", at),
+                                Some(n) => self.error(
                                     format!("name capture '{}' makes remaining patterns unreachable", view.name(*n)),
                                     at,
                                 ),
@@ -845,7 +843,7 @@ impl Compiler<'_> {
                             let a: HashSet<&String> = f.iter().collect();
                             let b: HashSet<&String> = bound.iter().collect();
                             if a != b {
-                                return Err(error("alternative patterns bind different names", at));
+                                return Err(self.error("alternative patterns bind different names", at));
                             }
                         }
                     }

@@ -97,14 +97,19 @@ impl MemoTable {
     }
 
     /// Keeps only the results for which `keep(rule, pos)` holds.
+    /// The entries are filtered in place, so the pool keeps its allocation from one pruning to the next.
     pub(super) fn retain(&mut self, keep: impl Fn(Memo, usize) -> bool) {
-        let old = std::mem::take(&mut self.entries);
-        for e in &old {
+        let mut entries = std::mem::take(&mut self.entries);
+        for e in &entries {
             self.heads[e.pos as usize] = NIL;
         }
-        for e in old.into_iter().filter(|e| keep(e.rule, e.pos as usize)) {
-            self.link(e);
+        entries.retain(|e| keep(e.rule, e.pos as usize));
+        for (i, e) in entries.iter_mut().enumerate() {
+            let head = &mut self.heads[e.pos as usize];
+            e.next = *head;
+            *head = i as u32;
         }
+        self.entries = entries;
     }
 
     /// Forgets every result.

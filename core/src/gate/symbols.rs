@@ -7,8 +7,11 @@
 //! As in CPython, the construction errors come in the order the tree is visited, and the errors found when the
 //! names are resolved (`nonlocal`) come after all of them.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
+
+use foldhash::fast::RandomState;
 use std::rc::Rc;
 
 use super::ast::{
@@ -58,7 +61,7 @@ struct Scope {
     index: hashbrown::HashTable<u32>,
     hasher: RandomState,
     /// `global`/`nonlocal` directives (and assignment expressions in comprehensions): name and position.
-    directives: Vec<(String, (u32, u32))>,
+    directives: Vec<(String, TokId)>,
     children: Vec<usize>,
     comp_iter_target: bool,
     comp_iter_expr: u32,
@@ -72,7 +75,7 @@ impl Scope {
             comprehension: None,
             names: Vec::new(),
             index: hashbrown::HashTable::new(),
-            hasher: RandomState::new(),
+            hasher: RandomState::default(),
             directives: Vec::new(),
             children: Vec::new(),
             comp_iter_target: false,
@@ -115,13 +118,16 @@ struct Table<'a> {
     /// The stack of scopes being built (indices into `scopes`).
     stack: Vec<usize>,
     /// The class whose name mangles `__private` names.
-    private: Option<String>,
+    private: Option<&'a str>,
     budget: Stack,
     /// A `global` statement was met in the module's own scope.
     module_global: bool,
 }
 
 type Res = Result<(), SyntaxProblem>;
+
+/// A set of names (bound names, type parameters) for the analysis of scopes.
+type NameSet = HashSet<Rc<str>, RandomState>;
 
 /// Builds the symbol table of a module and resolves its names: the first error, if any. On success, whether the
 /// module's own scope has a `global` statement: the only way one module-level statement's names can make another
@@ -136,7 +142,7 @@ pub(super) fn check(view: &View<'_>, body: &[StmtId]) -> Result<bool, SyntaxProb
         module_global: false,
     };
     t.stmts(body)?;
-    t.analyze(0, None, &HashSet::new())?;
+    t.analyze(0, None, &NameSet::default())?;
     Ok(t.module_global)
 }
 
@@ -144,7 +150,7 @@ fn error(msg: impl Into<String>, (line, col): (u32, u32)) -> SyntaxProblem {
     SyntaxProblem::new(ProblemKind::Compile, msg, line, col)
 }
 
-impl Table<'_> {
+impl<'a> Table<'a> {
     fn cur(&self) -> usize {
         *self.stack.last().expect("the module scope stays")
     }
@@ -154,31 +160,32 @@ impl Table<'_> {
         &mut self.scopes[c]
     }
 
-    fn at_tok(&self, tok: TokId) -> (u32, u32) {
-        self.view.position(tok)
+    fn at_expr(&self, e: ExprId) -> TokId {
+        self.view.ast.expr(e).first
     }
 
-    fn at_expr(&self, e: ExprId) -> (u32, u32) {
-        self.view.position(self.view.ast.expr(e).first)
+    /// A symbol-table error at a token.
+    fn error(&self, msg: impl Into<String>, at: TokId) -> SyntaxProblem {
+        error(msg, self.view.position(at))
     }
 
-    fn name_text(&self, tok: TokId) -> String {
+    fn name_text(&self, tok: TokId) -> &'a str {
         self.view.name(tok)
     }
 
     /// CPython's `_Py_Mangle`.
-    fn mangle(&self, name: &str) -> String {
-        let Some(class) = &self.private else {
-            return name.to_string();
+    fn mangle<'n>(&self, name: &'n str) -> Cow<'n, str> {
+        let Some(class) = self.private else {
+            return Cow::Borrowed(name);
         };
         if !name.starts_with("__") || name.ends_with("__") || name.contains('.') {
-            return name.to_string();
+            return Cow::Borrowed(name);
         }
         let stripped = class.trim_start_matches('_');
         if stripped.is_empty() {
-            return name.to_string();
+            return Cow::Borrowed(name);
         }
-        format!("_{stripped}{name}")
+        Cow::Owned(format!("_{stripped}{name}"))
     }
 
     fn enter(&mut self, block: Block) -> usize {
@@ -195,25 +202,25 @@ impl Table<'_> {
     }
 
     /// `symtable_add_def`.
-    fn add_def(&mut self, name: &str, flag: u32, at: (u32, u32)) -> Res {
+    fn add_def(&mut self, name: &str, flag: u32, at: TokId) -> Res {
         let cur = self.cur();
         self.add_def_in(cur, name, flag, at)
     }
 
-    fn add_def_in(&mut self, scope: usize, name: &str, flag: u32, at: (u32, u32)) -> Res {
+    fn add_def_in(&mut self, scope: usize, name: &str, flag: u32, at: TokId) -> Res {
         let mangled = self.mangle(name);
         let s = &mut self.scopes[scope];
         let mut val = s.flags(&mangled);
         if flag & DEF_PARAM != 0 && val & DEF_PARAM != 0 {
-            return Err(error(format!("duplicate argument '{name}' in function definition"), at));
+            return Err(self.error(format!("duplicate argument '{name}' in function definition"), at));
         }
         if flag & DEF_TYPE_PARAM != 0 && val & DEF_TYPE_PARAM != 0 {
-            return Err(error(format!("duplicate type parameter '{name}'"), at));
+            return Err(self.error(format!("duplicate type parameter '{name}'"), at));
         }
         val |= flag;
         if s.comp_iter_target {
             if val & (DEF_GLOBAL | DEF_NONLOCAL) != 0 {
-                return Err(error(
+                return Err(self.error(
                     format!("comprehension inner loop cannot rebind assignment expression target '{name}'"),
                     at,
                 ));
@@ -249,12 +256,12 @@ impl Table<'_> {
     fn stmt_inner(&mut self, id: StmtId) -> Res {
         let view = self.view;
         let s = view.ast.stmt(id);
-        let at = self.at_tok(s.first);
+        let at = s.first;
         match &s.kind {
             StmtKind::FunctionDef(node) => {
                 let FunctionDef { name, type_params, params, returns, body, decorators, .. } = &**node;
                 let fname = self.name_text(*name);
-                self.add_def(&fname, DEF_LOCAL, at)?;
+                self.add_def(fname, DEF_LOCAL, at)?;
                 self.exprs(&params.defaults)?;
                 self.exprs(&params.kw_defaults)?;
                 self.exprs(decorators)?;
@@ -281,12 +288,12 @@ impl Table<'_> {
             StmtKind::ClassDef(node) => {
                 let ClassDef { name, type_params, bases, keywords, body, decorators } = &**node;
                 let cname = self.name_text(*name);
-                self.add_def(&cname, DEF_LOCAL, at)?;
+                self.add_def(cname, DEF_LOCAL, at)?;
                 self.exprs(decorators)?;
-                let saved = self.private.clone();
+                let saved = self.private;
                 if !type_params.is_empty() {
                     self.enter(Block::TypeParams);
-                    self.private = Some(cname.clone());
+                    self.private = Some(cname);
                     self.type_params(type_params)?;
                 }
                 self.exprs(bases)?;
@@ -330,16 +337,16 @@ impl Table<'_> {
                 let t = view.ast.expr(*target);
                 if t.kind == ExprKind::Name {
                     let name = self.name_text(t.first);
-                    let cur = self.lookup(&name);
+                    let cur = self.lookup(name);
                     if cur & (DEF_GLOBAL | DEF_NONLOCAL) != 0 && self.cur() != 0 && *simple {
                         let what = if cur & DEF_GLOBAL != 0 { "global" } else { "nonlocal" };
-                        return Err(error(format!("annotated name '{name}' can't be {what}"), at));
+                        return Err(self.error(format!("annotated name '{name}' can't be {what}"), at));
                     }
                     let name_at = self.at_expr(*target);
                     if *simple {
-                        self.add_def(&name, DEF_ANNOT | DEF_LOCAL, name_at)?;
+                        self.add_def(name, DEF_ANNOT | DEF_LOCAL, name_at)?;
                     } else if value.is_some() {
-                        self.add_def(&name, DEF_LOCAL, name_at)?;
+                        self.add_def(name, DEF_LOCAL, name_at)?;
                     }
                 } else {
                     self.expr(*target)?;
@@ -416,19 +423,19 @@ impl Table<'_> {
                         Some(n) => self.name_text(n),
                         None => self.name_text(a.first),
                     };
-                    self.add_def(&bound, DEF_IMPORT, self.at_tok(a.first))?;
+                    self.add_def(bound, DEF_IMPORT, a.first)?;
                 }
             }
             StmtKind::ImportFrom(node) => {
                 let ImportFrom { names, star, .. } = &**node;
                 for a in names {
                     let bound = self.name_text(a.asname.unwrap_or(a.first));
-                    self.add_def(&bound, DEF_IMPORT, self.at_tok(a.first))?;
+                    self.add_def(bound, DEF_IMPORT, a.first)?;
                 }
                 if let Some(t) = star
                     && self.scopes[self.cur()].block != Block::Module
                 {
-                    return Err(error("import * only allowed at module level", self.at_tok(*t)));
+                    return Err(self.error("import * only allowed at module level", *t));
                 }
             }
             StmtKind::Global(names) | StmtKind::Nonlocal(names) => {
@@ -436,7 +443,7 @@ impl Table<'_> {
                 self.module_global |= global && self.cur() == 0;
                 for &n in names {
                     let name = self.name_text(n);
-                    let cur = self.lookup(&name);
+                    let cur = self.lookup(name);
                     if cur & (DEF_PARAM | DEF_LOCAL | USE | DEF_ANNOT) != 0 {
                         let what = if global { "global" } else { "nonlocal" };
                         let msg = if cur & DEF_PARAM != 0 {
@@ -448,11 +455,11 @@ impl Table<'_> {
                         } else {
                             format!("name '{name}' is assigned to before {what} declaration")
                         };
-                        return Err(error(msg, at));
+                        return Err(self.error(msg, at));
                     }
-                    self.add_def(&name, if global { DEF_GLOBAL } else { DEF_NONLOCAL }, at)?;
-                    let mangled = self.mangle(&name);
-                    self.scope().directives.push((mangled, at));
+                    self.add_def(name, if global { DEF_GLOBAL } else { DEF_NONLOCAL }, at)?;
+                    let mangled = self.mangle(name);
+                    self.scope().directives.push((mangled.into_owned(), at));
                 }
             }
             StmtKind::Expr(e) => self.expr(*e)?,
@@ -467,7 +474,7 @@ impl Table<'_> {
         }
         if let Some(n) = h.name {
             let name = self.name_text(n);
-            self.add_def(&name, DEF_LOCAL, self.at_tok(h.kw))?;
+            self.add_def(name, DEF_LOCAL, h.kw)?;
         }
         self.stmts(&h.body)
     }
@@ -475,7 +482,7 @@ impl Table<'_> {
     fn params<'p>(&mut self, params: impl Iterator<Item = &'p Arg>) -> Res {
         for a in params {
             let name = self.name_text(a.name);
-            self.add_def(&name, DEF_PARAM, self.at_tok(a.name))?;
+            self.add_def(name, DEF_PARAM, a.name)?;
         }
         Ok(())
     }
@@ -483,7 +490,7 @@ impl Table<'_> {
     fn type_params(&mut self, tps: &[TypeParam]) -> Res {
         for tp in tps {
             let name = self.name_text(tp.name);
-            self.add_def(&name, DEF_TYPE_PARAM | DEF_LOCAL, self.at_tok(tp.name))?;
+            self.add_def(name, DEF_TYPE_PARAM | DEF_LOCAL, tp.name)?;
             if let Some(b) = tp.bound {
                 self.enter(Block::TypeVarBound);
                 self.expr(b)?;
@@ -505,7 +512,7 @@ impl Table<'_> {
                 patterns.iter().try_for_each(|&q| self.pattern(q))?;
                 if let Some(r) = rest {
                     let name = self.name_text(*r);
-                    self.add_def(&name, DEF_LOCAL, self.at_tok(*r))?;
+                    self.add_def(name, DEF_LOCAL, *r)?;
                 }
                 Ok(())
             }
@@ -516,7 +523,7 @@ impl Table<'_> {
             PatKind::Star(name) => match name {
                 Some(n) => {
                     let name = self.name_text(*n);
-                    self.add_def(&name, DEF_LOCAL, self.at_tok(*n))
+                    self.add_def(name, DEF_LOCAL, *n)
                 }
                 None => Ok(()),
             },
@@ -526,7 +533,7 @@ impl Table<'_> {
                 }
                 if let Some(n) = name {
                     let name = self.name_text(*n);
-                    self.add_def(&name, DEF_LOCAL, self.at_tok(*n))?;
+                    self.add_def(name, DEF_LOCAL, *n)?;
                 }
                 Ok(())
             }
@@ -545,34 +552,32 @@ impl Table<'_> {
     }
 
     /// `symtable_raise_if_annotation_block`.
-    fn not_in_type_scope(&self, what: &str, at: (u32, u32)) -> Res {
+    fn not_in_type_scope(&self, what: &str, at: TokId) -> Res {
         let msg = match self.scopes[self.cur()].block {
             Block::TypeVarBound => format!("{what} cannot be used within a TypeVar bound"),
             Block::TypeAlias => format!("{what} cannot be used within a type alias"),
             Block::TypeParams => format!("{what} cannot be used within the definition of a generic"),
             _ => return Ok(()),
         };
-        Err(error(msg, at))
+        Err(self.error(msg, at))
     }
 
     fn expr_inner(&mut self, id: ExprId) -> Res {
         let view = self.view;
         let e = view.ast.expr(id);
-        let at = self.at_tok(e.first);
+        let at = e.first;
         match &e.kind {
             ExprKind::Name => {
                 let name = self.name_text(e.first);
                 let flag = if e.ctx == Ctx::Load { USE } else { DEF_LOCAL };
-                self.add_def(&name, flag, at)?;
+                self.add_def(name, flag, at)?;
             }
             ExprKind::NamedExpr(target, value) => {
                 self.not_in_type_scope("named expression", at)?;
                 if view.ast.expr(*target).kind == ExprKind::Name {
                     if self.scopes[self.cur()].comp_iter_expr > 0 {
-                        return Err(error(
-                            "assignment expression cannot be used in a comprehension iterable expression",
-                            at,
-                        ));
+                        return Err(self
+                            .error("assignment expression cannot be used in a comprehension iterable expression", at));
                     }
                     if self.scopes[self.cur()].comprehension.is_some() {
                         self.extend_namedexpr_scope(*target)?;
@@ -666,7 +671,7 @@ impl Table<'_> {
         Ok(())
     }
 
-    fn yield_here(&mut self, at: (u32, u32)) -> Res {
+    fn yield_here(&mut self, at: TokId) -> Res {
         if let Some(kind) = self.scopes[self.cur()].comprehension {
             let what = match kind {
                 Comp::List => "list comprehension",
@@ -674,7 +679,7 @@ impl Table<'_> {
                 Comp::Dict => "dict comprehension",
                 Comp::Generator => "generator expression",
             };
-            return Err(error(format!("'yield' inside {what}"), at));
+            return Err(self.error(format!("'yield' inside {what}"), at));
         }
         Ok(())
     }
@@ -735,9 +740,9 @@ impl Table<'_> {
             let sid = self.stack[i];
             let s = &self.scopes[sid];
             if s.comprehension.is_some() {
-                let f = s.flags(&self.mangle(&name));
+                let f = s.flags(&self.mangle(name));
                 if f & DEF_COMP_ITER != 0 && f & DEF_LOCAL != 0 {
-                    return Err(error(
+                    return Err(self.error(
                         format!("assignment expression cannot rebind comprehension iteration variable '{name}'"),
                         at,
                     ));
@@ -746,42 +751,38 @@ impl Table<'_> {
             }
             match s.block {
                 Block::Function => {
-                    let f = s.flags(&self.mangle(&name));
+                    let f = s.flags(&self.mangle(name));
                     let flag = if f & DEF_GLOBAL != 0 { DEF_GLOBAL } else { DEF_NONLOCAL };
-                    self.add_def(&name, flag, at)?;
-                    let mangled = self.mangle(&name);
-                    self.scope().directives.push((mangled, at));
-                    return self.add_def_in(sid, &name, DEF_LOCAL, at);
+                    self.add_def(name, flag, at)?;
+                    let mangled = self.mangle(name);
+                    self.scope().directives.push((mangled.into_owned(), at));
+                    return self.add_def_in(sid, name, DEF_LOCAL, at);
                 }
                 Block::Module => {
-                    self.add_def(&name, DEF_GLOBAL, at)?;
-                    let mangled = self.mangle(&name);
-                    self.scope().directives.push((mangled, at));
-                    return self.add_def_in(sid, &name, DEF_GLOBAL, at);
+                    self.add_def(name, DEF_GLOBAL, at)?;
+                    let mangled = self.mangle(name);
+                    self.scope().directives.push((mangled.into_owned(), at));
+                    return self.add_def_in(sid, name, DEF_GLOBAL, at);
                 }
                 Block::Class => {
-                    return Err(error(
-                        "assignment expression within a comprehension cannot be used in a class body",
-                        at,
-                    ));
+                    return Err(
+                        self.error("assignment expression within a comprehension cannot be used in a class body", at)
+                    );
                 }
                 Block::TypeParams => {
-                    return Err(error(
+                    return Err(self.error(
                         "assignment expression within a comprehension cannot be used within the definition of a generic",
                         at,
                     ));
                 }
                 Block::TypeAlias => {
-                    return Err(error(
-                        "assignment expression within a comprehension cannot be used in a type alias",
-                        at,
-                    ));
+                    return Err(
+                        self.error("assignment expression within a comprehension cannot be used in a type alias", at)
+                    );
                 }
                 Block::TypeVarBound => {
-                    return Err(error(
-                        "assignment expression within a comprehension cannot be used in a TypeVar bound",
-                        at,
-                    ));
+                    return Err(self
+                        .error("assignment expression within a comprehension cannot be used in a TypeVar bound", at));
                 }
             }
         }
@@ -793,27 +794,27 @@ impl Table<'_> {
     /// `analyze_block`: `nonlocal` and `global` conflicts, scope by scope. `bound` holds the names bound in
     /// enclosing functions (`None` at module level); `type_params` the type parameters of enclosing scopes that no
     /// scope in between binds again, which `nonlocal` may not name.
-    fn analyze(&self, sid: usize, bound: Option<&HashSet<Rc<str>>>, type_params: &HashSet<Rc<str>>) -> Res {
+    fn analyze(&self, sid: usize, bound: Option<&NameSet>, type_params: &NameSet) -> Res {
         let s = &self.scopes[sid];
-        let mut local = HashSet::new();
+        let mut local = NameSet::default();
         let mut inner_type_params = type_params.clone();
         for (name, flags) in &s.names {
             if flags & DEF_GLOBAL != 0 {
                 if flags & DEF_NONLOCAL != 0 {
-                    return Err(error(format!("name '{name}' is nonlocal and global"), directive(s, name)));
+                    return Err(self.error(format!("name '{name}' is nonlocal and global"), directive(s, name)));
                 }
                 continue;
             }
             if flags & DEF_NONLOCAL != 0 {
                 let Some(bound) = bound else {
-                    return Err(error("nonlocal declaration not allowed at module level", directive(s, name)));
+                    return Err(self.error("nonlocal declaration not allowed at module level", directive(s, name)));
                 };
                 if !bound.contains(name) {
-                    return Err(error(format!("no binding for nonlocal '{name}' found"), directive(s, name)));
+                    return Err(self.error(format!("no binding for nonlocal '{name}' found"), directive(s, name)));
                 }
                 if type_params.contains(name) {
                     let message = format!("nonlocal binding not allowed for type parameter '{name}'");
-                    return Err(error(message, directive(s, name)));
+                    return Err(self.error(message, directive(s, name)));
                 }
                 continue;
             }
@@ -823,8 +824,8 @@ impl Table<'_> {
                 } else {
                     inner_type_params.remove(name);
                 }
-                // What this scope binds matters only to the scopes nested in it.
-                if !s.children.is_empty() {
+                // What a function binds matters only to the scopes nested in it.
+                if s.is_function_like() && !s.children.is_empty() {
                     local.insert(Rc::clone(name));
                 }
             }
@@ -832,7 +833,7 @@ impl Table<'_> {
         if s.children.is_empty() {
             return Ok(());
         }
-        let mut newbound = HashSet::new();
+        let mut newbound = NameSet::default();
         if s.block == Block::Class {
             if let Some(b) = bound {
                 newbound.extend(b.iter().cloned());
@@ -855,6 +856,6 @@ impl Table<'_> {
 }
 
 /// Where the first `global`/`nonlocal` directive for `name` in the scope is.
-fn directive(s: &Scope, name: &str) -> (u32, u32) {
-    s.directives.iter().find(|(n, _)| n == name).map_or((1, 1), |(_, at)| *at)
+fn directive(s: &Scope, name: &str) -> TokId {
+    s.directives.iter().find(|(n, _)| n == name).map_or(TokId::MAX, |(_, at)| *at)
 }
