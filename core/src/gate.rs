@@ -189,7 +189,7 @@ impl Gate {
 
     /// The verdict on `text`; a Python text that passes is remembered for [`Gate::check_edit`].
     fn remember(&mut self, text: &str) -> Result<(), SyntaxProblem> {
-        if self.language != Language::Python {
+        if !self.language.row().rechecks_edits {
             return self.judge(text);
         }
         if let Some(checked) = incremental::Checked::check(text)? {

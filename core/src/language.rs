@@ -129,6 +129,9 @@ pub struct LanguageRow {
     pub is_test_file: fn(&str) -> bool,
     /// The syntax gate's check: `Ok` when the language's compiler would accept the source.
     pub check: fn(&str) -> Result<(), SyntaxProblem>,
+    /// Whether the gate judges an edit of a source that passed by re-checking only the top-level statements the
+    /// edit touched (the Python gate can: its checks of one statement need little of the others).
+    pub rechecks_edits: bool,
     /// `search_class`'s signature view of the class declared from line `start` to `end` (1-based): the lines shown,
     /// or `None` when no class starts there.
     pub(crate) class_signature: fn(&str, &LineTable, u32, u32) -> Option<Vec<u32>>,
@@ -190,6 +193,7 @@ pub static PYTHON_ROW: LanguageRow = LanguageRow {
     outline: Some(crate::index::gate_outline),
     is_test_file: python_test_file,
     check: crate::gate::check,
+    rechecks_edits: true,
     class_signature: crate::search::python_class_signature,
     reproducer: Reproducer {
         file: "reproducer.py",
@@ -219,6 +223,7 @@ pub static JAVA_ROW: LanguageRow = LanguageRow {
     outline: None,
     is_test_file: java_test_file,
     check: crate::gate::java::check,
+    rechecks_edits: false,
     class_signature: |src, table, start, _end| crate::search::java_class_signature(src, table, start),
     reproducer: Reproducer {
         // At the repository's root: the compiler reads a class's package from the file, not its folder.
