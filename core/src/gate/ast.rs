@@ -359,6 +359,7 @@ impl<T> Default for Arena<T> {
 
 impl<T> Arena<T> {
     /// How many nodes it holds.
+    #[inline(always)]
     pub(super) fn len(&self) -> usize {
         self.len
     }
@@ -378,11 +379,15 @@ impl<T> Arena<T> {
         id
     }
 
-    /// Keeps the first `len` nodes.
+    /// Keeps the first `len` nodes (called after every failed alternative, which mostly added none).
+    #[inline(always)]
     pub(super) fn truncate(&mut self, len: usize) {
-        if len >= self.len {
-            return;
+        if len < self.len {
+            self.drop_from(len);
         }
+    }
+
+    fn drop_from(&mut self, len: usize) {
         self.len = len;
         self.chunks.truncate(len.div_ceil(CHUNK));
         if let Some(last) = self.chunks.last_mut() {

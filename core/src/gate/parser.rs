@@ -75,6 +75,7 @@ impl<'a> Parser<'a> {
 
     /// Fetches token `i` (CPython's `_PyPegen_fill_token`): `None` when the tokenizer fails there (the error is
     /// raised) or an error is already set.
+    #[inline(always)]
     pub(super) fn token(&mut self, i: usize) -> Option<Token> {
         if self.err.is_some() {
             return None;
@@ -83,6 +84,12 @@ impl<'a> Parser<'a> {
             self.fill = self.fill.max(i + 1);
             return Some(*t);
         }
+        self.past_the_end()
+    }
+
+    /// A fetch past the last token: the end marker again, or the tokenizer's error at the end.
+    #[cold]
+    fn past_the_end(&mut self) -> Option<Token> {
         match self.end {
             End::Marker => self.toks.last().copied(),
             End::Error { problem, .. } => {
@@ -123,15 +130,18 @@ impl<'a> Parser<'a> {
     }
 
     /// The token at the current position.
+    #[inline(always)]
     pub(super) fn peek(&mut self) -> Option<Token> {
         self.token(self.pos)
     }
 
+    #[inline(always)]
     pub(super) fn peek_kind(&mut self) -> Option<Kind> {
         self.peek().map(|t| t.kind)
     }
 
     /// Consumes the current token when it is of `kind`.
+    #[inline(always)]
     pub(super) fn expect(&mut self, kind: Kind) -> Option<TokId> {
         let t = self.peek()?;
         if t.kind == kind {
@@ -142,14 +152,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline]
     pub(super) fn op(&mut self, op: Op) -> Option<TokId> {
         self.expect(Kind::Op(op))
     }
 
+    #[inline]
     pub(super) fn kw(&mut self, kw: Kw) -> Option<TokId> {
         self.expect(Kind::Kw(kw))
     }
 
+    #[inline]
     pub(super) fn name(&mut self) -> Option<TokId> {
         self.expect(Kind::Name)
     }
@@ -166,6 +179,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Whether the current token is of `kind` (a lookahead: nothing is consumed).
+    #[inline(always)]
     pub(super) fn at(&mut self, kind: Kind) -> bool {
         self.peek_kind() == Some(kind)
     }
@@ -212,6 +226,7 @@ impl<'a> Parser<'a> {
 
     // ---------------------------------------------------------------- control
 
+    #[inline(always)]
     pub(super) fn failed(&self) -> bool {
         self.err.is_some()
     }
@@ -236,12 +251,14 @@ impl<'a> Parser<'a> {
     }
 
     /// A memoised result at the current position: `Some(result)` when known (the position moves to its end).
+    #[inline(always)]
     pub(super) fn memo_get(&mut self, rule: Memo) -> Option<Option<u32>> {
         let (value, end) = self.memo.get(rule, self.pos)?;
         self.pos = end as usize;
         Some((value != NONE).then_some(value))
     }
 
+    #[inline]
     pub(super) fn memo_put(&mut self, rule: Memo, start: usize, value: Option<u32>) {
         self.memo_writes += 1;
         self.memo.insert(rule, start, value.unwrap_or(NONE), self.pos as u32);
@@ -271,6 +288,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Where the arenas and the memo stand, for [`Parser::discard_since`].
+    #[inline(always)]
     fn mark(&self) -> NodeMark {
         NodeMark {
             exprs: self.ast.exprs.len(),
@@ -284,6 +302,7 @@ impl<'a> Parser<'a> {
     /// refer to them). Nothing else refers to the nodes of a failed alternative, and a failing source builds as
     /// many as a passing one (CPython's arena keeps them: `x = 1` alone builds four expressions, two of them for
     /// `t_primary`'s `atom &t_lookahead`, which fails).
+    #[inline(always)]
     fn discard_since(&mut self, mark: NodeMark) {
         if self.memo_writes == mark.memo_writes {
             self.ast.exprs.truncate(mark.exprs);
