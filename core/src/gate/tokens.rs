@@ -468,21 +468,28 @@ impl<'a> Tokenizer<'a> {
         self.modes.len() > 1
     }
 
+    #[inline(always)]
     fn nextc(&mut self) -> i32 {
         if self.cur >= self.src.len() {
             return EOF;
         }
         if self.cur == self.line_end {
-            self.line += 1;
-            self.line_start = self.cur;
-            self.line_starts.push(self.cur as u32);
-            self.line_end = memchr::memchr(b'\n', &self.src[self.cur..]).map_or(self.src.len(), |i| self.cur + i + 1);
+            self.next_line();
         }
         let c = self.src[self.cur];
         self.cur += 1;
         i32::from(c)
     }
 
+    /// Enters the next line (where `cur` stands).
+    fn next_line(&mut self) {
+        self.line += 1;
+        self.line_start = self.cur;
+        self.line_starts.push(self.cur as u32);
+        self.line_end = memchr::memchr(b'\n', &self.src[self.cur..]).map_or(self.src.len(), |i| self.cur + i + 1);
+    }
+
+    #[inline(always)]
     fn backup(&mut self, c: i32) {
         if c != EOF {
             self.cur -= 1;
