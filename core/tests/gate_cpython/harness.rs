@@ -95,6 +95,14 @@ fn run_judge(python: &Path, mode: &str, input: Option<Vec<u8>>) -> Option<Vec<u8
     out.status.success().then_some(out.stdout)
 }
 
+/// The seconds the reference interpreter's `compile()` takes over the sources (the best of three passes), for the
+/// benchmark.
+#[allow(dead_code, reason = "only the benchmark times CPython, and the test shares this file")]
+pub fn compile_seconds(python: &Path, sources: &[&str]) -> Option<f64> {
+    let out = run_judge(python, "timing", Some(serde_json::to_vec(sources).ok()?))?;
+    serde_json::from_slice(&out).ok()
+}
+
 /// The interpreter's standard library folder and site-packages.
 pub fn library_paths(python: &Path) -> Option<(PathBuf, PathBuf)> {
     let out = run_judge(python, "paths", None)?;

@@ -3,6 +3,7 @@
     judge.py paths                  print the standard library folder and site-packages as JSON
     judge.py snippets               print the code snippets of CPython's own syntax tests as JSON
     judge.py verdicts < sources     print compile()'s verdict on each source of a JSON list
+    judge.py timing < sources       print the seconds compile() took over the sources of a JSON list (best of 3)
 
 A verdict is {"ok": true} or {"ok": false, "type", "msg", "line", "col", "stage"}, where stage is "parse" when
 ast.parse already refuses the source and "compile" when only compile() does. Sources are compiled as UTF-8 bytes,
@@ -16,6 +17,7 @@ import os
 import sys
 import sysconfig
 import textwrap
+import time
 import warnings
 
 # Lib/test files holding syntax tests, and the calls whose string arguments are code.
@@ -146,6 +148,18 @@ def main():
     elif mode == "verdicts":
         sources = json.load(sys.stdin)
         json.dump([verdict(s) for s in sources], sys.stdout)
+    elif mode == "timing":
+        sources = [s.encode("utf-8", "surrogatepass") for s in json.load(sys.stdin)]
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            for data in sources:
+                try:
+                    compile(data, "<gate>", "exec")
+                except (SyntaxError, ValueError, MemoryError, RecursionError):
+                    pass
+            best = min(best, time.perf_counter() - start)
+        json.dump(best, sys.stdout)
 
 
 if __name__ == "__main__":
