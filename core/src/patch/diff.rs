@@ -104,6 +104,9 @@ impl Hunk {
     }
 }
 
+/// Lines of context around each change.
+const CONTEXT: usize = 3;
+
 /// The changes to one file: its repository path and its hunks, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileDiff {
@@ -121,15 +124,21 @@ impl FileDiff {
         }
         let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
         let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+        // Only the lines between the common head and tail are diffed, with the three lines of context each side
+        // keeps (an edit of a long file is one short stretch of it).
+        let head = old_lines.iter().zip(&new_lines).take_while(|(a, b)| a == b).count().saturating_sub(CONTEXT);
+        let room = old_lines.len().min(new_lines.len()) - head;
+        let tail = old_lines.iter().rev().zip(new_lines.iter().rev()).take(room).take_while(|(a, b)| a == b).count();
+        let tail = tail.saturating_sub(CONTEXT);
+        let (old_mid, new_mid) = (&old_lines[head..old_lines.len() - tail], &new_lines[head..new_lines.len() - tail]);
         // Myers' algorithm is quadratic on two long, unrelated texts: past the deadline the rest of the difference
         // is written as plain removals and additions (still a correct diff). Natively only: wasm32 has no clock.
-        let diff =
-            TextDiff::configure().timeout(std::time::Duration::from_millis(500)).diff_slices(&old_lines, &new_lines);
+        let diff = TextDiff::configure().timeout(std::time::Duration::from_millis(500)).diff_slices(old_mid, new_mid);
         let mut hunks = Vec::new();
-        for group in diff.grouped_ops(3) {
+        for group in diff.grouped_ops(CONTEXT) {
             let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
-            let old_range = first.old_range().start..last.old_range().end;
-            let new_range = first.new_range().start..last.new_range().end;
+            let old_range = head + first.old_range().start..head + last.old_range().end;
+            let new_range = head + first.new_range().start..head + last.new_range().end;
             let start = |r: &std::ops::Range<usize>| (r.start + usize::from(!r.is_empty())) as u32;
             let lines = group
                 .iter()
