@@ -5,7 +5,7 @@ use acr_core::call::SearchCall;
 use acr_core::search::SearchHit;
 use leptos::prelude::*;
 
-use crate::explorer::{Answer, Explorer, Focus, focus_on};
+use crate::explorer_state::{Answer, Explorer, Focus, focus_on};
 
 /// The last search's answer (nothing before the first).
 #[component]

@@ -3,7 +3,7 @@
 use acr_core::api::APIS;
 use leptos::prelude::*;
 
-use crate::explorer::Explorer;
+use crate::explorer_state::Explorer;
 
 /// The form: the API, its arguments, the typed call, and the problem line.
 #[component]

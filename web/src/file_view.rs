@@ -5,7 +5,7 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::code_view::code_lines;
-use crate::explorer::Focus;
+use crate::explorer_state::Focus;
 use crate::state::AppState;
 
 /// Files longer than this are shown around the highlighted lines only.

@@ -15,7 +15,7 @@
 //! | [`run`], [`run_view`], [`event_view`] | running the agent, its live transcript, one row per event |
 //! | [`diff_view`], [`highlight`], [`code_view`] | diffs and code, numbered and coloured |
 //! | [`mcts_view`] | the MCTS tree |
-//! | [`explorer`], [`explorer_form`], [`explorer_answer`], [`file_view`] | the search explorer: its form, its answer, the file it shows |
+//! | [`explorer`], [`explorer_state`], [`explorer_form`], [`explorer_answer`], [`file_view`] | the search explorer: its shared state and actions, its form, its answer, the file it shows |
 //! | [`browser`] | clock, timers, downloads, clipboard, storage |
 
 mod app;
@@ -27,6 +27,7 @@ mod event_view;
 mod explorer;
 mod explorer_answer;
 mod explorer_form;
+mod explorer_state;
 mod file_tree;
 mod file_view;
 mod highlight;
