@@ -46,11 +46,16 @@ if [ -n "$want" ] && [ "$want" != "$have" ]; then
   cargo install -q wasm-bindgen-cli --version "$want"
 fi
 
-# 4. Fuzzing only (`make fuzz` and the smoke in `make test`): a nightly toolchain and cargo-fuzz. The product
-#    itself builds on stable.
+# 4. A nightly toolchain: cargo-fuzz for fuzzing (`make fuzz` and the smoke in `make test`), and rust-src for the
+#    npm package and the component, whose std is rebuilt for size (`-Zbuild-std`, Makefile's WASM_SIZE). The rest
+#    of the product (the CLI, the runner, the playground, every test build) builds on stable.
 if ! rustup toolchain list | grep -q '^nightly'; then
   say "rustup toolchain install nightly"
   rustup toolchain install nightly --profile minimal
+fi
+if ! rustup component list --toolchain nightly --installed | grep -q '^rust-src'; then
+  say "rustup component add rust-src --toolchain nightly"
+  rustup component add rust-src --toolchain nightly
 fi
 if ! cargo fuzz --version 2>/dev/null | grep -q '0.13.2'; then
   say "cargo install cargo-fuzz 0.13.2"
