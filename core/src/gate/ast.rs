@@ -359,7 +359,7 @@ impl<T> Default for Arena<T> {
 
 impl<T> Arena<T> {
     /// How many nodes it holds.
-    #[inline(always)]
+    #[cfg_attr(not(target_family = "wasm"), inline(always))]
     pub(super) fn len(&self) -> usize {
         self.len
     }
@@ -380,7 +380,7 @@ impl<T> Arena<T> {
     }
 
     /// Keeps the first `len` nodes (called after every failed alternative, which mostly added none).
-    #[inline(always)]
+    #[cfg_attr(not(target_family = "wasm"), inline(always))]
     pub(super) fn truncate(&mut self, len: usize) {
         if len < self.len {
             self.drop_from(len);

@@ -60,7 +60,7 @@ impl MemoTable {
     }
 
     /// The result of `rule` at `pos`: its value and the position after it.
-    #[inline]
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     pub(super) fn get(&self, rule: Memo, pos: usize) -> Option<(u32, u32)> {
         let mut at = *self.heads.get(pos)?;
         while at != NIL {
@@ -75,7 +75,7 @@ impl MemoTable {
 
     /// Records the result of `rule` at `pos`. It is put first in the position's list, so it hides any earlier result
     /// of the rule there ([`MemoTable::get`] finds the first): replacing costs no walk of the list.
-    #[inline]
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     pub(super) fn insert(&mut self, rule: Memo, pos: usize, value: u32, end: u32) {
         if pos >= self.heads.len() {
             self.heads.resize(pos + 1, NIL);

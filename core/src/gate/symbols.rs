@@ -11,7 +11,10 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::hash::BuildHasher;
 
+#[cfg(not(target_family = "wasm"))]
 use foldhash::fast::RandomState;
+#[cfg(target_family = "wasm")]
+use std::hash::RandomState;
 use std::rc::Rc;
 
 use super::ast::{

@@ -468,7 +468,7 @@ impl<'a> Tokenizer<'a> {
         self.modes.len() > 1
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(target_family = "wasm"), inline(always))]
     fn nextc(&mut self) -> i32 {
         if self.cur >= self.src.len() {
             return EOF;
@@ -489,7 +489,7 @@ impl<'a> Tokenizer<'a> {
         self.line_end = memchr::memchr(b'\n', &self.src[self.cur..]).map_or(self.src.len(), |i| self.cur + i + 1);
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(target_family = "wasm"), inline(always))]
     fn backup(&mut self, c: i32) {
         if c != EOF {
             self.cur -= 1;
