@@ -95,13 +95,14 @@ pkg: setup
 	  "$$(gzip -9 -c pkg/dist/acr_wasm_bg.wasm | wc -c) B gzip -9"
 
 ## The WIT component: the guest for wasm32-unknown-unknown (core without zip), built for size (WASM_SIZE), wasm-opt
-## -Oz (it keeps the component-type section), wrapped by `jco new`. No imports.
+## -Oz (it keeps the component-type section), wrapped by `jco new`, without the name and producer sections (tools/strip_names.py). No imports.
 component: setup
 	$(WASM_SIZE) -p acr-component
 	mkdir -p dist
 	$(WASM_OPT) $(WASM_OPT_SIZE) --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	  --enable-mutable-globals $(COMPONENT_CORE) -o $(COMPONENT_CORE:.wasm=.opt.wasm)
 	$(JCO) new $(COMPONENT_CORE:.wasm=.opt.wasm) -o $(COMPONENT)
+	python3 tools/strip_names.py $(COMPONENT)
 	@echo "built $(COMPONENT): $$(stat -c %s $(COMPONENT)) B raw, $$(gzip -9 -c $(COMPONENT) | wc -c) B gzip -9"
 
 test: setup lint component test-native test-wasm test-e2e test-node fuzz-smoke
