@@ -40,12 +40,45 @@ use std::hash::{Hash, Hasher};
 
 use serde::Serialize;
 
-use crate::language::Language;
-
 pub(crate) use outline::{Outline, outline};
 
 /// The Python version whose grammar the gate follows.
 pub const PYTHON_VERSION: (u8, u8) = (3, 12);
+
+/// Which compiler's acceptance a syntax check reproduces: a property of a language's row
+/// ([`crate::language::LanguageRow::syntax`]) that the [`Gate`] and the index act on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum SyntaxCheck {
+    /// CPython 3.12's `compile(source, name, "exec")` ([`check`]).
+    #[default]
+    CPython312,
+    /// `javac`'s parser's (the `gate::java` module), with the `java` feature.
+    #[cfg(feature = "java")]
+    Javac,
+}
+
+impl SyntaxCheck {
+    /// `Ok` when the compiler would accept the source, otherwise the problem it reports.
+    pub fn check(self, source: &str) -> Result<(), SyntaxProblem> {
+        match self {
+            SyntaxCheck::CPython312 => check(source),
+            #[cfg(feature = "java")]
+            SyntaxCheck::Javac => java::check(source),
+        }
+    }
+
+    /// Whether an edit of a source that passed can be judged by re-checking only the top-level statements it
+    /// touched (the CPython check can: its checks of one statement need little of the others).
+    pub fn rechecks_edits(self) -> bool {
+        self == SyntaxCheck::CPython312
+    }
+
+    /// Whether the check's parse also outlines a valid source's definitions, so that the index can read them from
+    /// it instead of from tree-sitter ([`crate::index::gate_outline`]).
+    pub fn outlines(self) -> bool {
+        self == SyntaxCheck::CPython312
+    }
+}
 
 /// Which kind of error CPython would raise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -119,7 +152,7 @@ pub struct TextEdit {
 #[derive(Debug, Default)]
 pub struct Gate {
     last_old: Option<(u64, usize, Result<(), SyntaxProblem>)>,
-    language: Language,
+    syntax: SyntaxCheck,
     passed: Option<incremental::Checked>,
 }
 
@@ -129,11 +162,11 @@ impl Gate {
         Gate::default()
     }
 
-    /// Judges sources of `language` from now on: Python by CPython's rules (the default), Java (with the `java`
-    /// feature) by `javac`'s parser's (the `gate::java` module).
-    pub fn set_language(&mut self, language: Language) {
-        if self.language != language {
-            self.language = language;
+    /// Judges sources by `syntax` from now on (a language's row says which: Python's by CPython's rules, the
+    /// default; Java's, with the `java` feature, by `javac`'s parser's).
+    pub fn set_syntax(&mut self, syntax: SyntaxCheck) {
+        if self.syntax != syntax {
+            self.syntax = syntax;
             self.last_old = None;
             self.passed = None;
         }
@@ -145,7 +178,7 @@ impl Gate {
     }
 
     fn judge(&self, source: &str) -> Result<(), SyntaxProblem> {
-        (self.language.row().check)(source)
+        self.syntax.check(source)
     }
 
     /// Whether the edit that turned `old` into `new` breaks the source: for an `old` that passes, exactly
@@ -189,7 +222,7 @@ impl Gate {
 
     /// The verdict on `text`; a Python text that passes is remembered for [`Gate::check_edit`].
     fn remember(&mut self, text: &str) -> Result<(), SyntaxProblem> {
-        if !self.language.row().rechecks_edits {
+        if !self.syntax.rechecks_edits() {
             return self.judge(text);
         }
         if let Some(checked) = incremental::Checked::check(text)? {

@@ -336,15 +336,16 @@ impl IndexBuilder {
     /// Web Worker) and be entered later with [`IndexBuilder::insert`]. The language comes from the path
     /// ([`Language::of_path`]; Python when the extension names none).
     ///
-    /// A source whose language's row has an outline is read from it first: Python's ([`gate_outline`]) reads a
+    /// A source whose language's syntax check outlines ([`crate::gate::SyntaxCheck::outlines`]: Python's) is read
+    /// from that outline first ([`gate_outline`]), which reads a
     /// source of at most [`OUTLINE_MAX_BYTES`] that the syntax gate's parser accepts from that parse (about twice as
     /// fast as tree-sitter natively, three times in wasm); any other source, and every source of a language with no
     /// outline, is parsed with tree-sitter ([`IndexBuilder::parse_tree`]).
     /// Both give the same [`ParsedFile`] for a source both accept (`core/tests/index_outline.rs` checks every file
     /// of the replay trees, and the `syntax_gate` fuzz target arbitrary sources).
     pub fn parse(&mut self, path: &str, text: &str) -> ParsedFile {
-        if let Some(outline) = Language::for_path(path).row().outline
-            && let Some(parsed) = outline(path, text)
+        if Language::for_path(path).row().syntax.outlines()
+            && let Some(parsed) = gate_outline(path, text)
         {
             return parsed;
         }
@@ -388,8 +389,8 @@ impl IndexBuilder {
 /// tree-sitter.
 pub const OUTLINE_MAX_BYTES: usize = 1 << 20;
 
-/// A Python source's [`ParsedFile`] read from the syntax gate's outline (the Python row's
-/// [`crate::language::LanguageRow::outline`]): `None` for a source larger than [`OUTLINE_MAX_BYTES`] or one the
+/// A Python source's [`ParsedFile`] read from the syntax gate's outline (for the languages whose
+/// [`crate::gate::SyntaxCheck::outlines`]): `None` for a source larger than [`OUTLINE_MAX_BYTES`] or one the
 /// gate's parser refuses.
 pub fn gate_outline(path: &str, text: &str) -> Option<ParsedFile> {
     if text.len() > OUTLINE_MAX_BYTES {

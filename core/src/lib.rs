@@ -28,6 +28,7 @@ pub mod api;
 pub mod byte_buf;
 pub mod call;
 pub mod gate;
+pub mod grammar;
 pub mod index;
 pub mod language;
 pub mod llm;

@@ -13,7 +13,7 @@
 
 pub mod best_so_far;
 pub mod issue;
-pub mod junit;
+
 pub mod patch_writer;
 pub mod regression;
 pub mod reproduce;
@@ -29,6 +29,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::language::junit;
 pub use selection::{Selection, TryRecord};
 pub use transcript::{Event, Phase, ReadBy, RunPurpose, ShownUnit, Transcript, TreeNode, Verdict};
 

@@ -1,9 +1,9 @@
 //! The regression check of validation: the repository's own tests that touch the changed files, run on the original
 //! and on the patched program; a test that passed before and fails after is a regression.
 //!
-//! A language's row says whether it has such a check ([`crate::language::LanguageRow::regression`]); Python's is this
-//! module's. Which tests: test files of the row's language ([`crate::repo::is_test_file`]) that import a changed
-//! module or one of its packages. How: a small runner script ([`RUNNER`]) that needs nothing installed: it imports each test file, calls its `test*`
+//! A language's row says whether it has such a check ([`crate::language::LanguageRow::regression`]); Python's has,
+//! and this module runs it. Which tests: test files of the row's language ([`crate::repo::is_test_file`]) that import a changed
+//! module or one of its packages. How: a small runner script (Python's, [`RUNNER`], which the row holds) that needs nothing installed: it imports each test file, calls its `test*`
 //! functions that take no arguments and runs its `unittest.TestCase` classes, and prints one `PASS`, `FAIL` or `SKIP`
 //! line per test (tests that need pytest fixtures are skipped, not guessed).
 
@@ -17,46 +17,10 @@ use crate::language::{LanguageRow, TestRunner};
 use crate::repo::{Repo, is_test_file};
 use crate::runner::RunOutcome;
 
+pub use crate::language::RUNNER;
+
 /// Most test files run for one check.
 const MAX_TEST_FILES: usize = 10;
-
-/// The runner script: imports each test file given on the command line and runs its tests, one line per test.
-pub const RUNNER: &str = r#"import importlib.util, inspect, os, sys, unittest
-sys.path.insert(0, os.getcwd())
-failed = False
-for n, path in enumerate(sys.argv[1:]):
-    name = "acr_test_module_%d" % n
-    try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    except BaseException as e:
-        print("FAIL %s::<import> %s: %s" % (path, type(e).__name__, e))
-        failed = True
-        continue
-    for attr, obj in sorted(vars(module).items()):
-        if getattr(obj, "__module__", None) != name:
-            continue
-        if attr.startswith("test") and inspect.isfunction(obj):
-            if inspect.signature(obj).parameters:
-                print("SKIP %s::%s (needs fixtures)" % (path, attr))
-                continue
-            try:
-                obj()
-                print("PASS %s::%s" % (path, attr))
-            except BaseException as e:
-                print("FAIL %s::%s %s: %s" % (path, attr, type(e).__name__, e))
-                failed = True
-        elif inspect.isclass(obj) and issubclass(obj, unittest.TestCase):
-            for case in unittest.defaultTestLoader.loadTestsFromTestCase(obj):
-                result = unittest.TestResult()
-                case.run(result)
-                ok = result.wasSuccessful()
-                print("%s %s::%s" % ("PASS" if ok else "FAIL", path, case.id().split(".", 1)[-1]))
-                failed = failed or not ok
-sys.exit(1 if failed else 0)
-"#;
 
 /// The test files of `row`'s language that import a changed file's module or one of its packages, in path order (at
 /// most ten).

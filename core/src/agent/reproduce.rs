@@ -5,7 +5,7 @@
 //!
 //! What the reproducer is, how it is asked for and how it runs is the repository's language's row
 //! ([`crate::language::Reproducer`]). A language whose row runs the repository's own tests first (Java, by
-//! [`super::junit`]) is reproduced by them: the tests that fail on the original program are the bug, as in APR-MCTS,
+//! [`crate::language::junit`]) is reproduced by them: the tests that fail on the original program are the bug, as in APR-MCTS,
 //! and no test is written. When they all pass, the model is asked for a test (Java: a JUnit class,
 //! `AcrReproducerTest.java`) that fails, run with them by the same harness.
 
@@ -139,7 +139,8 @@ async fn project_tests<L: Llm, R: Runner>(
         return Ok(Tests::Broken);
     };
     if before.reproduces_bug() {
-        let test = (tests.failing_source)(&agent.repo, &before);
+        let files: Vec<(&str, &str)> = agent.repo.files().collect();
+        let test = (tests.failing_source)(&files, &before);
         let failing = (tests.failures)(&before).len();
         agent.note(format!(
             "{failing} of the repository's tests fail on the original program: they reproduce the issue and validate \

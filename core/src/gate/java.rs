@@ -1,4 +1,4 @@
-//! The syntax gate's Java row: would `javac`'s parser accept this source?
+//! The syntax gate's Java check: would `javac`'s parser accept this source?
 //!
 //! Python's gate is CPython's front end ported rule by rule ([`crate::gate`]). For Java the gate reads
 //! tree-sitter-java's parse: a source passes when the tree holds no `ERROR` node and no `MISSING` node (a token the
@@ -10,12 +10,12 @@
 use tree_sitter::Node;
 
 use super::{ProblemKind, SyntaxProblem};
-use crate::language::Language;
+use crate::grammar::{self, JAVA};
 
 /// `Ok` when the Java source parses without an error or an invented token, otherwise the first problem.
 pub fn check(source: &str) -> Result<(), SyntaxProblem> {
-    let mut parser = Language::Java.parser();
-    let Some(tree) = Language::Java.parse(&mut parser, source) else {
+    let mut parser = grammar::parser(tree_sitter_java::LANGUAGE.into());
+    let Some(tree) = parser.parse(source, None) else {
         return Err(SyntaxProblem::new(ProblemKind::TooComplex, "the source could not be parsed", 1, 1));
     };
     let root = tree.root_node();
@@ -83,7 +83,7 @@ fn beyond_the_grammar(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem>
                     return Err(problem_at(node, source, "invalid method declaration; return type required"));
                 }
             }
-            kind if crate::language::JAVA.class_kinds.contains(&kind) => {
+            kind if JAVA.class_kinds.contains(&kind) => {
                 if let Some(name) = node.child_by_field_name("name").and_then(|n| n.utf8_text(source.as_bytes()).ok()) {
                     types.push((node.id(), name));
                 }

@@ -14,7 +14,6 @@
 //! The JVM is sized to run inside the runner's per-process address-space limit (1 GiB by default): a small heap,
 //! code cache and class space, one processor's worth of threads.
 
-use crate::repo::Repo;
 use crate::runner::RunOutcome;
 
 /// Where the harness is written in the run's folder (a folder the harness leaves out of what it compiles).
@@ -37,8 +36,8 @@ pub fn failures(run: &RunOutcome) -> Vec<&str> {
 }
 
 /// The source of each failing test's class, for a reviewer to read: the file whose path ends with the class's
-/// package path, found among the repository's files, under a heading that names the failing tests.
-pub fn failing_tests_source(repo: &Repo, run: &RunOutcome) -> String {
+/// package path, found among the repository's files (path, text), under a heading that names the failing tests.
+pub fn failing_tests_source(files: &[(&str, &str)], run: &RunOutcome) -> String {
     let mut shown: Vec<&str> = Vec::new();
     let mut text = String::new();
     for failure in failures(run) {
@@ -46,7 +45,7 @@ pub fn failing_tests_source(repo: &Repo, run: &RunOutcome) -> String {
         let class = name.rsplit_once('.').map_or(name, |(c, _)| c);
         let class = class.split_once('$').map_or(class, |(outer, _)| outer);
         let suffix = format!("{}.java", class.replace('.', "/"));
-        let Some((path, source)) = repo.files().find(|(p, _)| p.ends_with(&suffix)) else { continue };
+        let Some(&(path, source)) = files.iter().find(|(p, _)| p.ends_with(&suffix)) else { continue };
         if shown.contains(&path) {
             continue;
         }
@@ -68,17 +67,17 @@ mod tests {
 
     #[test]
     fn failing_tests_are_found_with_their_sources() {
-        let repo = Repo::from_files([
+        let files = [
             ("src/test/java/shop/CartTest.java", "package shop;\nclass CartTest {}\n"),
             ("src/main/java/shop/Cart.java", "package shop;\nclass Cart {}\n"),
-        ]);
+        ];
         let run = RunOutcome {
             exit_code: Some(1),
             stdout: "PASS shop.CartTest.empty\nFAIL shop.CartTest.total AssertionFailedError: expected: <450> but was: <150>\nFAIL shop.CartTest.units X\n0 passed, 2 failed\n".into(),
             ..RunOutcome::default()
         };
         assert_eq!(failures(&run).len(), 2);
-        let source = failing_tests_source(&repo, &run);
+        let source = failing_tests_source(&files, &run);
         assert!(source.starts_with("// src/test/java/shop/CartTest.java (failing: shop.CartTest.total)\n"), "{source}");
         assert_eq!(source.matches("class CartTest").count(), 1, "each class once");
     }

@@ -356,7 +356,7 @@ pub fn extract_edits(repo: &Repo, edits: &[Edit], options: &ExtractOptions, gate
             let (Some(new), Some(old)) = (combined.get(&path), repo.file(&path)) else {
                 continue;
             };
-            gate.set_language(Language::of_path(&path).unwrap_or_default());
+            gate.set_syntax(Language::of_path(&path).unwrap_or_default().row().syntax);
             let passes = match gate.check(new) {
                 Ok(()) => true,
                 Err(p) => gate.check(old).err() == Some(p),
@@ -534,7 +534,7 @@ fn apply_one(
                 .collect(),
             refuse_ambiguous: options.refuse_ambiguous,
         };
-        gate.set_language(Language::of_path(path).unwrap_or_default());
+        gate.set_syntax(Language::of_path(path).unwrap_or_default().row().syntax);
         let whole;
         let concrete = if edit.format == EditFormat::Whole {
             if let Some(reason) = formats::whole::cut_short(text, &edit.patched) {

@@ -8,7 +8,10 @@ use std::fmt::Write as _;
 
 use crate::api::APIS;
 use crate::call::SearchCall;
-use crate::language::{Language, Reproducer};
+use crate::language::Language;
+#[cfg(feature = "java")]
+pub use crate::language::junit_reproducer;
+pub use crate::language::{PRINT_STACKTRACE, script_reproducer};
 use crate::locate::{BugLocation, Context, ContextKind};
 use crate::patch::EditFormat;
 use crate::proxy::Problem;
@@ -432,51 +435,10 @@ pub fn reproducible(issue: &str) -> String {
     )
 }
 
-/// The helper the reproducer is asked to use, so that tracebacks show clear file names and line numbers.
-pub const PRINT_STACKTRACE: &str = r#"def print_stacktrace(e: BaseException) -> None:
-    import sys
-    import traceback
-    print("Traceback (most recent call last):", file=sys.stderr)
-    for frame in traceback.extract_tb(e.__traceback__):
-        print(f'  File "{frame.filename}", line {frame.lineno}', file=sys.stderr)
-        print(f"    {(frame.line or '').strip()}", file=sys.stderr)
-    print(f"{type(e).__name__}: {e}", file=sys.stderr)"#;
-
 /// Asks for a standalone reproducer, in the words of the language's row ([`crate::language::Reproducer::request`]).
 pub fn reproducer(issue: &str, language: Language) -> String {
     let reproducer = &language.row().reproducer;
     (reproducer.request)(issue, reproducer)
-}
-
-/// Asks for a JUnit 5 test class that reproduces the issue, run with the repository's tests (Java's request).
-pub fn junit_reproducer(issue: &str, reproducer: &Reproducer) -> String {
-    format!(
-        "<issue>\n{}\n</issue>\n\nWrite a JUnit 5 test class `AcrReproducerTest` that reproduces this issue. While \
-         the bug is present it must fail, with an assertion whose message explains what went wrong; once the bug \
-         is fixed it must pass. It is saved as `{}` and compiled and run with the repository's own code and \
-         tests: declare the package of the code it tests (so it can reach what that package shares) and import \
-         `org.junit.jupiter.api.Test` and `org.junit.jupiter.api.Assertions`.\n\n\
-         Reply with the whole class in a single ```java code block.",
-        issue.trim(),
-        reproducer.file
-    )
-}
-
-/// Asks for a standalone Python script (`reproducer.py`) that fails with an `AssertionError` while the bug is
-/// present (Python's request).
-pub fn script_reproducer(issue: &str, reproducer: &Reproducer) -> String {
-    format!(
-        "<issue>\n{}\n</issue>\n\nWrite a standalone Python script `{}`, run from the repository root with `{}`, \
-         that reproduces this issue. While the bug is present it must fail with an \
-         `AssertionError` that explains what went wrong; once the bug is fixed it must exit with code 0.\n\n\
-         Put this helper in the script and call it on the exception that shows the bug before raising the \
-         `AssertionError`, so that the trace names the files and line numbers involved:\n```python\n{}\n```\n\n\
-         Reply with the script in a single ```python code block.",
-        issue.trim(),
-        reproducer.file,
-        reproducer.command,
-        PRINT_STACKTRACE
-    )
 }
 
 /// Asks again for the reproducer when the answer had no code block.

@@ -9,7 +9,7 @@ use super::source::LineTable;
 use super::tree::find_at;
 use super::{FULL_SNIPPET_LIMIT, RESULT_SHOW_LIMIT, SearchHit, SearchOutput, Searcher};
 use crate::index::{FileId, Span, python_parser};
-use crate::language::Language;
+use crate::language::{ClassView, Language};
 
 impl<'a> Searcher<'a> {
     fn class_spans(&self, class_name: &str) -> Option<&'a [Span]> {
@@ -39,8 +39,12 @@ impl<'a> Searcher<'a> {
         } else {
             let blocks = spans.iter().map(|s| {
                 let src = self.text(s.file);
-                let signature = Language::for_path(self.path(s.file)).row().class_signature;
-                let lines = signature(src, self.lines(s.file), s.start, s.end);
+                let table = self.lines(s.file);
+                let lines = match Language::for_path(self.path(s.file)).row().class_view {
+                    ClassView::DefLines => class_signature_lines(src, table, s.start, s.end),
+                    #[cfg(feature = "java")]
+                    ClassView::MemberHeads => super::java_class::signature_lines(src, table, s.start),
+                };
                 let lines = lines.unwrap_or_else(|| (s.start..=s.start).collect());
                 let code = numbered_lines(self.lines(s.file), src, lines);
                 tagged(self.path(s.file), Some(class_name), None, &code)

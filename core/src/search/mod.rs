@@ -44,9 +44,6 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-pub(crate) use class::class_signature_lines as python_class_signature;
-#[cfg(feature = "java")]
-pub(crate) use java_class::signature_lines as java_class_signature;
 pub(crate) use source::LineTable;
 
 pub use crate::api::DEFAULT_WINDOW;

@@ -1,0 +1,101 @@
+//! The Python row ([`PYTHON_ROW`]): AutoCodeRover's conventions. Its reproducer is a standalone script asked for in
+//! [`script_reproducer`]'s words, and its regression check runs the tests that touch a patch's files with
+//! [`RUNNER`].
+
+use super::row::{ClassView, LanguageRow, Reproducer, TestRunner, test_folder_and_name};
+use crate::gate::SyntaxCheck;
+use crate::grammar::PYTHON;
+
+/// The Python row: AutoCodeRover's conventions.
+pub static PYTHON_ROW: LanguageRow = LanguageRow {
+    name: "Python",
+    fence: "python",
+    extensions: &["py"],
+    grammar: &PYTHON,
+    tree_sitter: || tree_sitter_python::LANGUAGE.into(),
+    parse: crate::python::parse,
+    is_test_file: python_test_file,
+    syntax: SyntaxCheck::CPython312,
+    class_view: ClassView::DefLines,
+    reproducer: Reproducer {
+        file: "reproducer.py",
+        harness: &[],
+        command: "python3 reproducer.py",
+        request: script_reproducer,
+        must: "it must exit non-zero with an AssertionError",
+        project_tests: None,
+    },
+    regression: Some(TestRunner { file: "acr_run_tests.py", source: RUNNER, command: "python3 acr_run_tests.py" }),
+    runs_in_tab: true,
+};
+
+/// AutoCodeRover's rule: a `test` or `tests` folder, `test_*` or `*_test.py`.
+fn python_test_file(path: &str) -> bool {
+    let (in_test_folder, name) = test_folder_and_name(path);
+    in_test_folder || name.starts_with("test_") || name.ends_with("_test.py")
+}
+
+/// Asks for a standalone Python script (`reproducer.py`) that fails with an `AssertionError` while the bug is
+/// present (Python's request).
+pub fn script_reproducer(issue: &str, reproducer: &Reproducer) -> String {
+    format!(
+        "<issue>\n{}\n</issue>\n\nWrite a standalone Python script `{}`, run from the repository root with `{}`, \
+         that reproduces this issue. While the bug is present it must fail with an \
+         `AssertionError` that explains what went wrong; once the bug is fixed it must exit with code 0.\n\n\
+         Put this helper in the script and call it on the exception that shows the bug before raising the \
+         `AssertionError`, so that the trace names the files and line numbers involved:\n```python\n{}\n```\n\n\
+         Reply with the script in a single ```python code block.",
+        issue.trim(),
+        reproducer.file,
+        reproducer.command,
+        PRINT_STACKTRACE
+    )
+}
+
+/// The helper the reproducer is asked to use, so that tracebacks show clear file names and line numbers.
+pub const PRINT_STACKTRACE: &str = r#"def print_stacktrace(e: BaseException) -> None:
+    import sys
+    import traceback
+    print("Traceback (most recent call last):", file=sys.stderr)
+    for frame in traceback.extract_tb(e.__traceback__):
+        print(f'  File "{frame.filename}", line {frame.lineno}', file=sys.stderr)
+        print(f"    {(frame.line or '').strip()}", file=sys.stderr)
+    print(f"{type(e).__name__}: {e}", file=sys.stderr)"#;
+
+/// The runner script: imports each test file given on the command line and runs its tests, one line per test.
+pub const RUNNER: &str = r#"import importlib.util, inspect, os, sys, unittest
+sys.path.insert(0, os.getcwd())
+failed = False
+for n, path in enumerate(sys.argv[1:]):
+    name = "acr_test_module_%d" % n
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    except BaseException as e:
+        print("FAIL %s::<import> %s: %s" % (path, type(e).__name__, e))
+        failed = True
+        continue
+    for attr, obj in sorted(vars(module).items()):
+        if getattr(obj, "__module__", None) != name:
+            continue
+        if attr.startswith("test") and inspect.isfunction(obj):
+            if inspect.signature(obj).parameters:
+                print("SKIP %s::%s (needs fixtures)" % (path, attr))
+                continue
+            try:
+                obj()
+                print("PASS %s::%s" % (path, attr))
+            except BaseException as e:
+                print("FAIL %s::%s %s: %s" % (path, attr, type(e).__name__, e))
+                failed = True
+        elif inspect.isclass(obj) and issubclass(obj, unittest.TestCase):
+            for case in unittest.defaultTestLoader.loadTestsFromTestCase(obj):
+                result = unittest.TestResult()
+                case.run(result)
+                ok = result.wasSuccessful()
+                print("%s %s::%s" % ("PASS" if ok else "FAIL", path, case.id().split(".", 1)[-1]))
+                failed = failed or not ok
+sys.exit(1 if failed else 0)
+"#;
