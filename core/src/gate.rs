@@ -19,6 +19,7 @@
 mod ast;
 mod compile;
 mod expr;
+#[cfg(feature = "incremental")]
 mod incremental;
 #[cfg(feature = "java")]
 pub mod java;
@@ -153,6 +154,7 @@ pub struct TextEdit {
 pub struct Gate {
     last_old: Option<(u64, usize, Result<(), SyntaxProblem>)>,
     syntax: SyntaxCheck,
+    #[cfg(feature = "incremental")]
     passed: Option<incremental::Checked>,
 }
 
@@ -168,7 +170,10 @@ impl Gate {
         if self.syntax != syntax {
             self.syntax = syntax;
             self.last_old = None;
-            self.passed = None;
+            #[cfg(feature = "incremental")]
+            {
+                self.passed = None;
+            }
         }
     }
 
@@ -186,6 +191,7 @@ impl Gate {
     /// had: `new` passes when its first problem is the old one (same message, on the same line once the lines the
     /// edit added or removed are counted). CPython reports one problem, so an edit after that problem is not seen.
     pub fn check_edit(&mut self, old: &str, new: &str, edit: TextEdit) -> Result<(), SyntaxProblem> {
+        #[cfg(feature = "incremental")]
         if let Some(passed) = self.passed.as_ref().filter(|p| p.is(old)) {
             match passed.recheck(new) {
                 Some(next) => self.passed = Some(next),
@@ -220,15 +226,17 @@ impl Gate {
         verdict
     }
 
-    /// The verdict on `text`; a Python text that passes is remembered for [`Gate::check_edit`].
+    /// The verdict on `text`; a text that passes, of a language whose check re-checks edits, is remembered for
+    /// [`Gate::check_edit`] (with the `incremental` feature).
     fn remember(&mut self, text: &str) -> Result<(), SyntaxProblem> {
-        if !self.syntax.rechecks_edits() {
-            return self.judge(text);
+        #[cfg(feature = "incremental")]
+        if self.syntax.rechecks_edits() {
+            if let Some(checked) = incremental::Checked::check(text)? {
+                self.passed = Some(checked);
+            }
+            return Ok(());
         }
-        if let Some(checked) = incremental::Checked::check(text)? {
-            self.passed = Some(checked);
-        }
-        Ok(())
+        self.judge(text)
     }
 }
 

@@ -19,11 +19,13 @@
 
 use super::compile::{self, Future, View};
 use super::parser::Parser;
-use super::tokens::{Kind, Kw, Op, Token, Tokens};
+use super::tokens::Tokens;
 use super::{SyntaxProblem, symbols};
 
-/// What a part that passed on its own tells about the module around it.
+/// What a part that passed on its own tells about the module around it (read when a module is checked in parts or
+/// an edit re-checked: without the `incremental` feature, only part of it natively and none of it in wasm).
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "incremental"), allow(dead_code))]
 pub(super) struct Passed {
     /// The part has a module-level `global` statement.
     pub(super) module_global: bool,
@@ -45,7 +47,9 @@ pub(super) fn check(text: &str, tokens: &Tokens, first: bool) -> Result<Passed, 
 /// The indices of the tokens that start a top-level statement which can be checked apart from the one before it:
 /// at indentation 0 at the start of a logical line, not a word that continues a compound statement, and not the
 /// definition a decorator line belongs to. The first token of the module is always one.
-pub(super) fn statement_starts(toks: &[Token]) -> Vec<usize> {
+#[cfg(any(feature = "incremental", not(target_family = "wasm")))]
+pub(super) fn statement_starts(toks: &[super::tokens::Token]) -> Vec<usize> {
+    use super::tokens::{Kind, Kw, Op};
     let mut starts = Vec::new();
     let mut depth = 0u32;
     let mut line_start = true;
