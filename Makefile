@@ -35,13 +35,15 @@ WASM_OPT_SIZE := -Oz --skip-pass=memory-packing
 play: web
 	python3 tools/serve.py dist $(PORT)
 
-## Benchmarks (figures, not tests): index, search, locate and patch natively; index in wasm against native; hostile
+## Benchmarks (figures, not tests): `acr apply` against AutoCodeRover's apply with pylint (set ACR_SRC to a checkout of
+## ACR for its side); index, search, locate and patch natively; index in wasm against native; hostile
 ## sources natively (time, peak heap) and the largest accepted zip in the tab (time, wasm memory); `acr index` against
 ## AutoCodeRover's own indexer on sympy, astropy and Django (set ACR_SRC to a checkout of ACR for the ratio); Python in
 ## the tab (cold start, warm run, pytest, bytes downloaded, second load from the cache); sympy and Django dropped into
 ## the tab (worker pool) and reloaded (index cache), against native; a zip of more than 100 MiB of Python in the tab.
 bench: pkg
 	cargo build -q --release -p acr-cli
+	python3 tools/bench_apply.py
 	python3 tests/bench/small_model.py --stream
 	cargo bench -q -p acr-core
 	ACR_JAVAC_FULL=1 cargo test -q -p acr-core --features java --test gate_javac -- --nocapture
