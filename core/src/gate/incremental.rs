@@ -5,7 +5,7 @@
 //! declaration, carriage returns), the caller checks the whole text, so every verdict is the whole check's.
 
 use super::parts::{self, Passed};
-use super::tokens::{End, Tokens, tokenize};
+use super::tokens::{End, Token, Tokens, tokenize};
 use super::{SyntaxProblem, check_tokens, source};
 
 /// A Python text that passed the gate, with what re-checking an edit of it needs.
@@ -41,15 +41,13 @@ impl Checked {
     /// What is remembered of `text`, whose statements from byte `from` on were tokenised as `tokens` (with offsets
     /// from `from`) and passed.
     fn new(text: String, tokens: &Tokens, from: u32, passed: Passed) -> Checked {
-        let starts: Vec<u32> =
-            parts::statement_starts(&tokens.tokens).into_iter().map(|i| tokens.tokens[i].start + from).collect();
+        let first_tokens: Vec<&Token> =
+            parts::statement_starts(&tokens.tokens).into_iter().map(|i| &tokens.tokens[i]).collect();
         let after_future = match passed.future_line {
             0 => 0,
-            line => parts::statement_starts(&tokens.tokens)
-                .into_iter()
-                .find(|&i| tokens.tokens[i].line > line)
-                .map_or(text.len() as u32, |i| tokens.tokens[i].start + from),
+            line => first_tokens.iter().find(|t| t.line > line).map_or(text.len() as u32, |t| t.start + from),
         };
+        let starts = first_tokens.iter().map(|t| t.start + from).collect();
         Checked { text, starts, after_future, module_global: passed.module_global }
     }
 
