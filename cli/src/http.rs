@@ -13,6 +13,8 @@ const MAX_BODY_BYTES: u64 = 32 << 20;
 /// A `ureq` agent with a whole-request timeout.
 pub struct UreqTransport {
     agent: ureq::Agent,
+    /// The time-out of every request, unless a request is given less.
+    timeout: Duration,
     /// Set when the user stops the run: a streamed answer is cut (its connection closed) at the next chunk.
     stop: Arc<AtomicBool>,
 }
@@ -25,7 +27,7 @@ impl UreqTransport {
             // Error statuses are answers to interpret, not transport failures.
             .http_status_as_error(false)
             .build();
-        UreqTransport { agent: config.into(), stop: Arc::default() }
+        UreqTransport { agent: config.into(), timeout, stop: Arc::default() }
     }
 
     /// The same transport, cutting streamed answers once `stop` is set.
@@ -35,14 +37,19 @@ impl UreqTransport {
 }
 
 impl UreqTransport {
-    /// POSTs and reads the head: the response, its status and its `Retry-After`.
+    /// POSTs and reads the head: the response, its status and its `Retry-After`; the whole request within
+    /// `within` milliseconds when that is less than the transport's time-out.
     fn send(
         &self,
         url: &str,
         headers: &[(String, String)],
         body: &str,
+        within: Option<u64>,
     ) -> Result<(ureq::http::Response<ureq::Body>, u16, Option<f64>), TransportError> {
         let mut request = self.agent.post(url);
+        if let Some(ms) = within.filter(|&ms| Duration::from_millis(ms) < self.timeout) {
+            request = request.config().timeout_global(Some(Duration::from_millis(ms))).build();
+        }
         for (k, v) in headers {
             request = request.header(k, v);
         }
@@ -60,12 +67,20 @@ impl Transport for UreqTransport {
         headers: &[(String, String)],
         body: &str,
     ) -> Result<HttpResponse, TransportError> {
-        let (mut response, status, retry_after) = self.send(url, headers, body)?;
+        self.post_json_within(url, headers, body, None).await
+    }
+
+    async fn post_json_within(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &str,
+        within: Option<u64>,
+    ) -> Result<HttpResponse, TransportError> {
+        let (mut response, status, retry_after) = self.send(url, headers, body, within)?;
         Ok(HttpResponse { status, body: read_whole(&mut response)?, retry_after })
     }
 
-    /// Reads a successful body in pieces as they arrive; dropping the response when the sink has had enough closes
-    /// the connection, so the server stops generating.
     async fn post_stream(
         &self,
         url: &str,
@@ -73,7 +88,20 @@ impl Transport for UreqTransport {
         body: &str,
         sink: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Result<HttpResponse, TransportError> {
-        let (mut response, status, retry_after) = self.send(url, headers, body)?;
+        self.post_stream_within(url, headers, body, None, sink).await
+    }
+
+    /// Reads a successful body in pieces as they arrive; dropping the response when the sink has had enough closes
+    /// the connection, so the server stops generating.
+    async fn post_stream_within(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &str,
+        within: Option<u64>,
+        sink: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<HttpResponse, TransportError> {
+        let (mut response, status, retry_after) = self.send(url, headers, body, within)?;
         if !(200..300).contains(&status) {
             return Ok(HttpResponse { status, body: read_whole(&mut response)?, retry_after });
         }

@@ -68,6 +68,9 @@ enum Command {
         /// A context limit in (estimated) tokens: longer prompts are refused, or cut silently as Ollama does.
         #[arg(long, value_name = "TOKENS")]
         context_window: Option<u64>,
+        /// Bill every answer as long as its cap (usage.completion_tokens = max_tokens): the worst case for budgets.
+        #[arg(long)]
+        answer_to_cap: bool,
     },
     /// Index a repository's Python sources and print counts.
     Index {
@@ -189,9 +192,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run { dir, issue, out, repair } => run::run(repair.run_args(dir, issue, out)),
         Command::Batch(command) => batch::run(command),
-        Command::ServeModel { script, port, host, event_gap_ms, dialect, context_window } => {
-            let manner =
-                serve_model::Manner { dialect, event_gap: Duration::from_millis(event_gap_ms), context_window };
+        Command::ServeModel { script, port, host, event_gap_ms, dialect, context_window, answer_to_cap } => {
+            let manner = serve_model::Manner {
+                dialect,
+                event_gap: Duration::from_millis(event_gap_ms),
+                context_window,
+                answer_to_cap,
+            };
             serve_model::run(&script, &host, port, manner)
         }
         Command::Index { dir, json } => index::run(&dir, json),

@@ -10,6 +10,9 @@
 //! Offered `tools`, it plays a model that uses them: the search calls its scripted answer names come back as
 //! `tool_calls` too (whole, or streamed in fragments by `index`), with `finish_reason: "tool_calls"`.
 //!
+//! `--answer-to-cap` bills every answer as long as its cap (`usage.completion_tokens` is the request's `max_tokens`;
+//! the text is still the script's), as a model that never stops early would: the worst case for a budget.
+//!
 //! `--dialect` plays the edges where real servers differ (where thinking goes, streamed usage, what they refuse;
 //! see [`crate::dialect`]), and `--context-window` gives the server a context limit to refuse (or, as Ollama does,
 //! silently cut) prompts over.
@@ -59,6 +62,9 @@ pub struct Manner {
     pub event_gap: Duration,
     /// The context limit in tokens (estimated as the agent estimates them), if any.
     pub context_window: Option<u64>,
+    /// Bill every answer as long as the cap it was asked with (`usage.completion_tokens` is the request's
+    /// `max_tokens`): a model that never stops before its cap, for testing budgets at their worst.
+    pub answer_to_cap: bool,
 }
 
 /// The script being played, shared by every connection, and the server's manner.
@@ -196,7 +202,12 @@ fn answer(model: &ScriptedModel, manner: Manner, raw: &str) -> Reply {
         },
         None => "ok".to_string(),
     };
-    let usage = json!({"prompt_tokens": prompt_tokens, "completion_tokens": estimate::tokens(&content)});
+    let cap = body.get("max_tokens").or_else(|| body.get("max_completion_tokens")).and_then(Value::as_u64);
+    let completion_tokens = match cap {
+        Some(cap) if manner.answer_to_cap => cap,
+        _ => estimate::tokens(&content),
+    };
+    let usage = json!({"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens});
     let offered = body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty());
     // Calls only from the answer: what a model thought about calling is not a call.
     let tool_calls = if offered { tools::calls_in(&separate(&content).answer) } else { Vec::new() };

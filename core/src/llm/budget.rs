@@ -1,11 +1,19 @@
 //! Budgets, enforced before every call: a decorator over any [`Llm`] that refuses the request which could go over.
 //!
-//! [`Budgeted`] checks each request before it is sent: one more call against [`Budget::max_calls`]; the tokens used
-//! so far plus the request's [estimated](super::estimate) prompt and its whole `max_tokens` against
+//! [`Budget::admit`] decides for each request before it is sent, from what has been used (and, for a budget shared
+//! by several workers, what the requests in flight hold): one more call against [`Budget::max_calls`]; the tokens
+//! used plus the request's [estimated](super::estimate) prompt and the answer cap it is sent with against
 //! [`Budget::max_tokens`]; the same in dollars against [`Budget::max_cost`] when the model has a
-//! [price](super::price); the wall time so far against [`Budget::max_seconds`]. A request that could go over is not
-//! sent: the call fails with [`LlmError::BudgetExhausted`]. A run therefore ends within its budget, except by the
-//! error of the estimate and, for requests without `max_tokens`, by at most one answer.
+//! [price](super::price); the wall time against [`Budget::max_seconds`]. What does not fit is cut rather than
+//! refused while it can be: the answer cap to the tokens (and dollars) left, down to [`window::MIN_ANSWER`], and the
+//! request's time-out to the time left. A request that cannot fit even so is not sent: the call fails with
+//! [`LlmError::BudgetExhausted`].
+//!
+//! **The bound.** A server bills at most the answer cap it was sent, so calls and tokens end within their limits
+//! except by the estimate's error on prompts (the estimate counts four characters a token; a server's tokenizer
+//! may count more), and dollars likewise at the model's price. Wall time ends within its limit except by the time
+//! a call's failed attempts took before they were retried (the client cannot measure them; refusals and failed
+//! connections come back fast), since the time-out sent is what was left.
 //!
 //! Defaults (also in the README): 300 calls, 2,000,000 tokens, 30 minutes, no money limit. A full ACR run with
 //! review takes 20 to 60 calls; an MCTS run up to about 250.
@@ -18,7 +26,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::price::Price;
-use super::{ChatRequest, ChatResponse, Llm, LlmError, Usage, estimate};
+use super::{ChatRequest, ChatResponse, Llm, LlmError, Usage, estimate, window};
 
 /// Milliseconds from some fixed origin; supplied by the host (the core reads no clock).
 pub type Clock = Box<dyn Fn() -> f64>;
@@ -56,6 +64,97 @@ impl Budget {
                 "a money budget needs a price for `{model}`: give one as MODEL=IN/OUT dollars per million tokens"
             )),
             _ => Ok(()),
+        }
+    }
+
+    /// Whether `request` fits what is left after `used`: the grant it may be sent with (its answer cap and
+    /// time-out cut to what is left), or the limit it would pass. One rule for every budget: a run's own
+    /// ([`Budgeted`]) and a batch's, shared by its workers.
+    pub fn admit(&self, price: Option<Price>, used: Used, request: &ChatRequest) -> Result<Grant, Exhausted> {
+        if let Some(limit) = self.max_calls.filter(|&l| used.calls + 1 > l) {
+            return Err(Exhausted { what: Limit::Calls, used: used.calls as f64, needed: 1.0, limit: limit as f64 });
+        }
+        let mut timeout_ms = request.timeout_ms;
+        if let Some(limit) = self.max_seconds {
+            let left = limit - used.seconds;
+            if left <= 0.0 {
+                return Err(Exhausted { what: Limit::Seconds, used: used.seconds, needed: 0.0, limit });
+            }
+            let left_ms = (left * 1000.0).ceil() as u64;
+            timeout_ms = Some(timeout_ms.map_or(left_ms, |t| t.min(left_ms)));
+        }
+        let prompt = estimate::request_tokens(request);
+        let asked = request.answer_cap();
+        // An answer cut below this is not worth its prompt: the request is refused instead.
+        let least = u64::from(asked).min(window::MIN_ANSWER);
+        let mut cap = u64::from(asked);
+        if let Some(limit) = self.max_tokens {
+            let room = limit.saturating_sub(used.tokens + prompt);
+            if room < least {
+                let (used, needed) = (used.tokens as f64, (prompt + least) as f64);
+                return Err(Exhausted { what: Limit::Tokens, used, needed, limit: limit as f64 });
+            }
+            cap = cap.min(room);
+        }
+        if let (Some(limit), Some(price)) = (self.max_cost, price) {
+            let prompt_cost = price.cost(Usage { prompt_tokens: prompt, completion_tokens: 0 });
+            let left = limit - used.cost - prompt_cost;
+            // Tokens of answer the dollars left pay for (all of them when answers cost nothing).
+            let room =
+                if price.output > 0.0 { (left.max(0.0) * 1_000_000.0 / price.output).floor() as u64 } else { cap };
+            if room < least || left < 0.0 {
+                let needed = prompt_cost + price.cost(Usage { prompt_tokens: 0, completion_tokens: least });
+                return Err(Exhausted { what: Limit::Cost, used: used.cost, needed, limit });
+            }
+            cap = cap.min(room);
+        }
+        let most = Usage { prompt_tokens: prompt, completion_tokens: cap };
+        let answer_cap = u32::try_from(cap).unwrap_or(asked);
+        Ok(Grant { most, cost: price.map_or(0.0, |p| p.cost(most)), answer_cap, cut: answer_cap < asked, timeout_ms })
+    }
+}
+
+/// What a budget counts as used when it decides on the next request: what was spent, plus, for a budget shared by
+/// workers calling at once, what the requests in flight hold.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Used {
+    /// Model calls (in flight included).
+    pub calls: u64,
+    /// Tokens in and out.
+    pub tokens: u64,
+    /// Dollars.
+    pub cost: f64,
+    /// Seconds of wall time the limit counts.
+    pub seconds: f64,
+}
+
+/// What an admitted request may take at most, and what it is sent with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grant {
+    /// Its estimated prompt and the answer cap it is sent with: the most it can be billed.
+    pub most: Usage,
+    /// The dollars of `most` at the model's price (zero without one).
+    pub cost: f64,
+    /// The answer cap it is sent with.
+    pub answer_cap: u32,
+    /// Whether the answer cap was cut to what is left.
+    pub cut: bool,
+    /// The time-out it is sent with, cut to the time left (`None`: the client's own).
+    pub timeout_ms: Option<u64>,
+}
+
+impl Grant {
+    /// Tokens in and out at most.
+    pub fn tokens(&self) -> u64 {
+        self.most.prompt_tokens + self.most.completion_tokens
+    }
+
+    /// `request` as it may be sent: with the answer cap and the time-out granted.
+    pub fn apply(&self, request: &ChatRequest) -> ChatRequest {
+        ChatRequest {
+            max_tokens: if self.cut { Some(self.answer_cap) } else { request.max_tokens },
+            timeout_ms: self.timeout_ms,
+            ..request.clone()
         }
     }
 }
@@ -107,7 +206,7 @@ impl fmt::Display for Exhausted {
         let what = self.what;
         write!(f, "budget exhausted: {} used of {}", what.amount(self.used), what.amount(self.limit))?;
         if self.needed > 0.0 && what != Limit::Calls {
-            write!(f, ", and the next request could take up to {} more", what.amount(self.needed))?;
+            write!(f, ", and the next request needs at least {} more", what.amount(self.needed))?;
         }
         Ok(())
     }
@@ -166,37 +265,20 @@ impl<L: Llm> Budgeted<L> {
         self.spent.get()
     }
 
-    /// Whether `request` fits what is left; the limit it would pass otherwise.
-    pub fn admit(&self, request: &ChatRequest) -> Result<(), Exhausted> {
+    /// What `request` may be sent with, or the limit it would pass.
+    pub fn admit(&self, request: &ChatRequest) -> Result<Grant, Exhausted> {
         let spent = self.spent.get();
-        let over = |what, used: f64, needed: f64, limit: Option<f64>| match limit {
-            Some(limit) if used + needed > limit => Err(Exhausted { what, used, needed, limit }),
-            _ => Ok(()),
-        };
-        let b = &self.budget;
-        over(Limit::Calls, spent.calls as f64, 1.0, b.max_calls.map(|l| l as f64))?;
         let seconds = self.started.get().map_or(0.0, |t| ((self.clock)() - t) / 1000.0);
-        if let Some(limit) = b.max_seconds.filter(|&l| seconds >= l) {
-            return Err(Exhausted { what: Limit::Seconds, used: seconds, needed: 0.0, limit });
-        }
-        let most = Usage {
-            prompt_tokens: estimate::request_tokens(request),
-            completion_tokens: request.max_tokens.map_or(0, u64::from),
-        };
-        let tokens = (most.prompt_tokens + most.completion_tokens) as f64;
-        over(Limit::Tokens, spent.tokens() as f64, tokens, b.max_tokens.map(|l| l as f64))?;
-        if let Some(price) = self.price {
-            over(Limit::Cost, spent.cost, price.cost(most), b.max_cost)?;
-        }
-        Ok(())
+        let used = Used { calls: spent.calls, tokens: spent.tokens(), cost: spent.cost, seconds };
+        self.budget.admit(self.price, used, request)
     }
 
     async fn chat_within(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        self.admit(request).map_err(LlmError::BudgetExhausted)?;
+        let grant = self.admit(request).map_err(LlmError::BudgetExhausted)?;
         let now = (self.clock)();
         let started = self.started.get().unwrap_or(now);
         self.started.set(Some(started));
-        let answer = self.inner.chat(request).await;
+        let answer = self.inner.chat(&grant.apply(request)).await;
         let mut spent = self.spent.get();
         spent.seconds = ((self.clock)() - started) / 1000.0;
         match &answer {
@@ -240,6 +322,28 @@ mod tests {
         Budgeted::new(ScriptedModel::new(script), budget, price, Box::new(|| 0.0))
     }
 
+    /// A model that always answers to the cap it is sent (the prompt billed as estimated), and keeps each request.
+    #[derive(Default)]
+    struct ToTheCap {
+        seen: RefCell<Vec<ChatRequest>>,
+    }
+
+    impl Llm for ToTheCap {
+        async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+            self.seen.borrow_mut().push(request.clone());
+            let usage = Usage {
+                prompt_tokens: estimate::request_tokens(request),
+                completion_tokens: u64::from(request.answer_cap()),
+            };
+            Ok(ChatResponse::new("x", usage, None))
+        }
+    }
+
+    fn to_the_cap(budget: Budget, price: Option<Price>) -> Budgeted<ToTheCap> {
+        Budgeted::new(ToTheCap::default(), budget, price, Box::new(|| 0.0))
+    }
+
+    /// 100 tokens of prompt plus 4 for the message (the estimate).
     fn request(max_tokens: Option<u32>) -> ChatRequest {
         ChatRequest { max_tokens, ..ChatRequest::new(Stage::Search, vec![Message::user("y".repeat(400))]) }
     }
@@ -257,39 +361,61 @@ mod tests {
     }
 
     #[test]
-    fn tokens_are_checked_with_the_request_and_its_max_tokens() {
-        // Each exchange: 100 + 4 tokens in, 100 out (the scripted model's estimate).
-        let m = model(Budget { max_tokens: Some(500), ..Budget::unlimited() }, None);
-        assert!(block_on(m.chat(&request(None))).is_ok());
-        assert_eq!(m.spent().tokens(), 204);
-        // 204 used + 104 prompt + 200 max_tokens > 500: refused before sending.
-        let err = block_on(m.chat(&request(Some(200)))).unwrap_err();
-        assert!(matches!(err, LlmError::BudgetExhausted(Exhausted { what: Limit::Tokens, .. })), "{err}");
-        assert_eq!(m.spent().calls, 1, "the refused request was not sent");
-        assert!(block_on(m.chat(&request(None))).is_ok(), "a request that fits is still sent");
-        assert!(m.spent().tokens() <= 500);
+    fn the_answer_cap_is_cut_to_the_tokens_left_and_a_model_answering_to_it_never_passes_the_limit() {
+        let m = to_the_cap(Budget { max_tokens: Some(2_000), ..Budget::unlimited() }, None);
+        let mut refused = None;
+        for _ in 0..10 {
+            match block_on(m.chat(&request(None))) {
+                Ok(_) => assert!(m.spent().tokens() <= 2_000, "{:?}", m.spent()),
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+            }
+        }
+        let caps: Vec<Option<u32>> = m.inner.seen.borrow().iter().map(|r| r.max_tokens).collect();
+        // 104 + 1,536 (the search stage's cap) fit; then 104 + 256 left; then 104 + 128 is more than is left.
+        assert_eq!(caps, [None, Some(256)], "the stage's own cap, then the rest");
+        assert_eq!(m.spent().tokens(), 2_000, "spent to the last token, not past it");
+        let Some(LlmError::BudgetExhausted(e)) = refused else { panic!("{refused:?}") };
+        assert_eq!((e.what, e.used, e.needed), (Limit::Tokens, 2_000.0, 232.0));
+        assert_eq!(
+            e.to_string(),
+            "budget exhausted: 2000 tokens used of 2000 tokens, and the next request needs at least 232 tokens more"
+        );
     }
 
     #[test]
-    fn money_is_checked_at_the_models_price() {
-        let price = Price { input: 1_000.0, output: 1_000.0 }; // $0.001 a token
-        let m = model(Budget { max_cost: Some(0.5), ..Budget::unlimited() }, Some(price));
-        assert!(block_on(m.chat(&request(Some(50)))).is_ok());
-        assert!((m.spent().cost - 0.204).abs() < 1e-9);
-        let err = block_on(m.chat(&request(Some(300)))).unwrap_err();
-        assert!(err.to_string().starts_with("budget exhausted: $0.2040 used of $0.5000"), "{err}");
+    fn a_request_asking_for_less_than_the_least_answer_is_sent_while_it_fits() {
+        let m = to_the_cap(Budget { max_tokens: Some(200), ..Budget::unlimited() }, None);
+        assert!(block_on(m.chat(&request(Some(50)))).is_ok(), "104 + 50 fit in 200");
+        assert_eq!(m.inner.seen.borrow()[0].max_tokens, Some(50));
+        assert!(block_on(m.chat(&request(Some(50)))).is_err(), "154 + 104 + 50 do not");
+    }
+
+    #[test]
+    fn money_cuts_the_answer_cap_to_the_dollars_left() {
+        let price = Price { input: 1_000.0, output: 2_000.0 }; // $0.001 a token in, $0.002 out
+        let m = to_the_cap(Budget { max_cost: Some(1.0), ..Budget::unlimited() }, Some(price));
+        let grant = m.admit(&request(None)).unwrap();
+        // $1 - $0.104 of prompt pays for 448 tokens of answer.
+        assert_eq!((grant.answer_cap, grant.cut), (448, true));
+        assert!((grant.cost - 1.0).abs() < 1e-9, "{grant:?}");
+        assert!(block_on(m.chat(&request(None))).is_ok());
+        assert!(m.spent().cost <= 1.0 + 1e-9, "{:?}", m.spent());
+        let err = block_on(m.chat(&request(None))).unwrap_err();
+        assert!(err.to_string().starts_with("budget exhausted: $1.0000 used of $1.0000"), "{err}");
         assert!(
             Budget { max_cost: Some(1.0), ..Budget::unlimited() }.check("local", None).unwrap_err().contains("price")
         );
     }
 
     #[test]
-    fn wall_time_counts_from_the_first_call() {
+    fn wall_time_counts_from_the_first_call_and_cuts_the_time_out() {
         let now = Rc::new(RefCell::new(5_000.0));
         let clock = now.clone();
-        let script = Script { repeat_last: true, ..Script::default() }.answer(Stage::Search, "ok");
         let m = Budgeted::new(
-            ScriptedModel::new(script),
+            ToTheCap::default(),
             Budget { max_seconds: Some(10.0), ..Budget::unlimited() },
             None,
             Box::new(move || *clock.borrow()),
@@ -297,6 +423,8 @@ mod tests {
         assert!(block_on(m.chat(&request(None))).is_ok());
         *now.borrow_mut() = 14_000.0;
         assert!(block_on(m.chat(&request(None))).is_ok());
+        let sent: Vec<Option<u64>> = m.inner.seen.borrow().iter().map(|r| r.timeout_ms).collect();
+        assert_eq!(sent, [Some(10_000), Some(1_000)], "each request may take only the time left");
         *now.borrow_mut() = 15_000.0;
         let err = block_on(m.chat(&request(None))).unwrap_err();
         assert_eq!(err.to_string(), "budget exhausted: 10 s used of 10 s");

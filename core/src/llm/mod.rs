@@ -179,12 +179,24 @@ pub struct ChatRequest {
     /// Functions the model may call; empty for a plain text answer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool>,
+    /// Longest wait for the answer, in milliseconds, retries included; `None` leaves the client's own time-out. A
+    /// budget with a time limit sets it to the time left ([`budget`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
 }
 
 impl ChatRequest {
     /// A request at a stage with default sampling.
     pub fn new(stage: Stage, messages: Vec<Message>) -> Self {
-        ChatRequest { messages, stage, temperature: None, json_mode: false, max_tokens: None, tools: Vec::new() }
+        ChatRequest {
+            messages,
+            stage,
+            temperature: None,
+            json_mode: false,
+            max_tokens: None,
+            tools: Vec::new(),
+            timeout_ms: None,
+        }
     }
 
     /// The same request in JSON mode.

@@ -6,7 +6,9 @@
 //! for a streamed answer (`stream: true`) and reads it with [`super::stream::StreamReader`] as it arrives, telling a
 //! hook what has arrived so far.
 //!
-//! Every request carries an answer cap ([`ChatRequest::answer_cap`]). A streamed answer that is still arriving when
+//! Every request carries an answer cap ([`ChatRequest::answer_cap`]) as `max_tokens`, and a request with a time
+//! limit ([`ChatRequest::timeout_ms`], set by a budget to the time left) is given no more than that, its retries'
+//! waits included: a retry that would wait past it is not made. A streamed answer that is still arriving when
 //! the time limit passes, breaks off, or repeats itself ([`super::repetition`]) is not lost: what arrived comes back
 //! marked with its [`Cut`], and the agent decides whether it can use it. A server that refuses the request for
 //! offering tools is answered at once, without back-off, so the agent can fall back to text.
@@ -33,6 +35,32 @@ pub trait Transport {
     ) -> impl Future<Output = Result<HttpResponse, TransportError>>;
     /// Waits for `ms` milliseconds.
     fn sleep(&self, ms: u64) -> impl Future<Output = ()>;
+
+    /// [`Transport::post_json`] given at most `within` milliseconds (`None`: the transport's own time-out), for a
+    /// request whose time a budget cut ([`ChatRequest::timeout_ms`]). The default cannot cut its time-out.
+    fn post_json_within(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &str,
+        within: Option<u64>,
+    ) -> impl Future<Output = Result<HttpResponse, TransportError>> {
+        let _ = within;
+        self.post_json(url, headers, body)
+    }
+
+    /// [`Transport::post_stream`] given at most `within` milliseconds, as [`Transport::post_json_within`].
+    fn post_stream_within(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &str,
+        within: Option<u64>,
+        sink: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> impl Future<Output = Result<HttpResponse, TransportError>> {
+        let _ = within;
+        self.post_stream(url, headers, body, sink)
+    }
 
     /// GETs `url`: what a server publishes about itself (llama.cpp's `/props`). The default cannot, and the client
     /// then learns the context window from the server's refusals alone.
@@ -197,9 +225,11 @@ impl<T: Transport> OpenAiClient<T> {
         let body = body.to_string();
         let headers = self.endpoint.headers();
         let mut attempt = 0;
+        // The time left to the request, less the waits before its retries (none: the transport's own time-out).
+        let mut left = request.timeout_ms;
         loop {
             let backoff = self.retry.base_ms.saturating_mul(1 << attempt.min(16)).min(self.retry.max_ms);
-            let (outcome, reader) = self.send(&headers, &body).await;
+            let (outcome, reader) = self.send(&headers, &body, left).await;
             let response = match outcome {
                 Ok(r) => r,
                 // What arrived of a streamed answer before the time ran out or the connection broke is kept.
@@ -210,8 +240,11 @@ impl<T: Transport> OpenAiClient<T> {
                     return self.finish(reader, Some(Cut::Broken(m)), request);
                 }
                 Err(TransportError::Timeout) => return Err(LlmError::Timeout),
-                Err(TransportError::Failed(_)) if attempt < self.retry.retries.min(2) => {
+                Err(TransportError::Failed(_))
+                    if attempt < self.retry.retries.min(2) && waits_within(left, backoff) =>
+                {
                     self.transport.sleep(backoff).await;
+                    left = left.map(|l| l - backoff);
                     attempt += 1;
                     continue;
                 }
@@ -221,9 +254,10 @@ impl<T: Transport> OpenAiClient<T> {
                 && !(200..300).contains(&response.status)
                 && tools::refused(response.status, &super::wire::error_message(&response.body));
             let retryable = (response.status == 429 || response.status >= 500) && !tools_refused;
-            if retryable && attempt < self.retry.retries {
-                let wait = response.retry_after.map(|s| (s * 1000.0) as u64).unwrap_or(backoff).min(self.retry.max_ms);
+            let wait = response.retry_after.map(|s| (s * 1000.0) as u64).unwrap_or(backoff).min(self.retry.max_ms);
+            if retryable && attempt < self.retry.retries && waits_within(left, wait) {
                 self.transport.sleep(wait).await;
+                left = left.map(|l| l - wait);
                 attempt += 1;
                 continue;
             }
@@ -257,10 +291,11 @@ impl<T: Transport> OpenAiClient<T> {
         &self,
         headers: &[(String, String)],
         body: &str,
+        within: Option<u64>,
     ) -> (Result<HttpResponse, TransportError>, Option<StreamReader>) {
         let url = self.endpoint.chat_url();
         let Some(hook) = &self.stream else {
-            return (self.transport.post_json(&url, headers, body).await, None);
+            return (self.transport.post_json_within(&url, headers, body, within).await, None);
         };
         let mut reader = StreamReader::new();
         let mut shown: Option<usize> = None;
@@ -279,7 +314,7 @@ impl<T: Transport> OpenAiClient<T> {
             }
             Err(_) => false,
         };
-        let outcome = self.transport.post_stream(&url, headers, body, &mut sink).await;
+        let outcome = self.transport.post_stream_within(&url, headers, body, within, &mut sink).await;
         (outcome, Some(reader))
     }
 
@@ -324,6 +359,11 @@ impl<T: Transport> OpenAiClient<T> {
         let parameters = shown.get("parameters").and_then(Value::as_str)?;
         parameters.lines().find_map(|l| l.trim().strip_prefix("num_ctx")?.trim().parse().ok())
     }
+}
+
+/// Whether a wait of `ms` before a retry leaves time for the retry, for a request with `left` ms to go.
+fn waits_within(left: Option<u64>, ms: u64) -> bool {
+    left.is_none_or(|left| ms < left)
 }
 
 /// A whole answer that ends repeating itself is cut after the first repeats, and says so.
@@ -391,15 +431,32 @@ mod tests {
         answers: RefCell<VecDeque<Result<HttpResponse, TransportError>>>,
         slept: RefCell<Vec<u64>>,
         seen: RefCell<Vec<Seen>>,
+        /// The time each request was given.
+        within: RefCell<Vec<Option<u64>>>,
     }
 
     impl Canned {
         fn new(answers: Vec<Result<HttpResponse, TransportError>>) -> Self {
-            Canned { answers: RefCell::new(answers.into()), slept: RefCell::default(), seen: RefCell::default() }
+            Canned {
+                answers: RefCell::new(answers.into()),
+                slept: RefCell::default(),
+                seen: RefCell::default(),
+                within: RefCell::default(),
+            }
         }
     }
 
     impl Transport for &Canned {
+        async fn post_json_within(
+            &self,
+            url: &str,
+            headers: &[(String, String)],
+            body: &str,
+            within: Option<u64>,
+        ) -> Result<HttpResponse, TransportError> {
+            self.within.borrow_mut().push(within);
+            self.post_json(url, headers, body).await
+        }
         async fn post_json(
             &self,
             url: &str,
@@ -704,6 +761,19 @@ mod tests {
         let client = OpenAiClient::new(endpoint(), &canned);
         assert_eq!(block_on(client.chat(&request())).unwrap().content, "hello");
         assert_eq!(*canned.slept.borrow(), vec![1000, 2000]);
+    }
+
+    #[test]
+    fn a_request_with_a_time_limit_is_given_the_time_left_and_no_retry_past_it() {
+        let canned = Canned::new(vec![status(503, "busy"), status(503, "busy"), ok(GOOD)]);
+        let client = OpenAiClient::new(endpoint(), &canned);
+        let err = block_on(client.chat(&ChatRequest { timeout_ms: Some(2_500), ..request() })).unwrap_err();
+        assert_eq!(err, LlmError::Http { status: 503, message: "busy".into() }, "a wait of 2 s would leave no time");
+        assert_eq!(*canned.slept.borrow(), [1_000], "one wait of 1 s fitted in 2.5 s");
+        assert_eq!(*canned.within.borrow(), [Some(2_500), Some(1_500)], "each attempt is given the time left");
+        let canned = Canned::new(vec![status(503, "busy"), ok(GOOD)]);
+        block_on(OpenAiClient::new(endpoint(), &canned).chat(&request())).unwrap();
+        assert_eq!(*canned.within.borrow(), [None, None], "without a limit, the transport's own time-out");
     }
 
     #[test]
