@@ -1,7 +1,7 @@
 # Build driver for acr-wasm. The two commands a new user needs:
-#   make play   set up, build the playground and serve it at http://127.0.0.1:8765
-#   make test   set up and run every test suite (native, wasm in Node and Chromium, end-to-end in Chromium, the npm
-#               package and the WIT component in Node and wasmtime)
+#   make play   install what the playground needs (tools/setup.sh play), build it and serve it at http://127.0.0.1:8765
+#   make test   install what the tests need besides (tools/setup.sh test) and run every test suite (native, wasm in
+#               Node and Chromium, end-to-end in Chromium, the npm package and the WIT component in Node and wasmtime)
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 PORT ?= 8765
@@ -9,12 +9,12 @@ WEB_WASM := target/wasm32-unknown-unknown/release/acr-web.wasm
 PKG_WASM := target/wasm32-unknown-unknown/size/acr_wasm.wasm
 COMPONENT_CORE := target/wasm32-unknown-unknown/size/acr_component.wasm
 COMPONENT := dist/acr_core.component.wasm
-WASM_OPT := tests/node_modules/.bin/wasm-opt
+WASM_OPT := web/node_modules/.bin/wasm-opt
 JCO := tests/node_modules/.bin/jco
 # Python in the tab: Pyodide from npm (the version the worker names) and micropip from the Python package registry.
 PYODIDE_VERSION := 314.0.7
 PYODIDE_FILES := pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip pyodide-lock.json
-MICROPIP_WHEEL := tests/wheels/micropip-0.11.1-py3-none-any.whl
+MICROPIP_WHEEL := web/wheels/micropip-0.11.1-py3-none-any.whl
 export WASM_BINDGEN_TEST_TIMEOUT ?= 120
 FUZZ_RUNS ?= 10000000
 FUZZ_SMOKE_SECONDS ?= 5
@@ -30,7 +30,7 @@ WASM_SIZE := RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" cargo +night
 # smaller raw but larger gzipped (component 396,706 -> 387,980 B gzip -9 without it; package 537,365 -> 516,842 B).
 WASM_OPT_SIZE := -Oz --skip-pass=memory-packing
 
-.PHONY: bench play setup web pkg component test lint lint-host test-native test-wasm test-e2e test-node fuzz fuzz-smoke clean
+.PHONY: bench play setup setup-play web pkg component test lint lint-host test-native test-wasm test-e2e test-node fuzz fuzz-smoke clean
 
 play: web
 	python3 tools/serve.py dist $(PORT)
@@ -56,13 +56,18 @@ bench: pkg
 	node tests/bench/tab_small_model.mjs
 	cd tests && node bench/tab-python.mjs
 
+## What `make play` needs (the playground's build and Python for the tab), and what `make test` needs besides; each
+## thing installed is checked by using it (tools/setup.sh says how).
+setup-play:
+	@bash tools/setup.sh play
+
 setup:
-	@bash tools/setup.sh
+	@bash tools/setup.sh test
 
 ## The playground: release build, wasm-bindgen, wasm-opt (npm binaryen; Debian's breaks the
 ## module), static files, and Python for the tab: Pyodide's files under a versioned folder (served as immutable), the
 ## worker, micropip.
-web: setup
+web: setup-play
 	$(WASM_RELEASE)
 	rm -rf dist/pkg && mkdir -p dist/pkg
 	wasm-bindgen --target web --no-typescript --out-dir dist/pkg --out-name acr_web $(WEB_WASM)
@@ -72,12 +77,12 @@ web: setup
 	rm dist/pkg/acr_web.js
 	cp index.html web/style.css web/boot.js web/js/python-worker.mjs web/js/python_run.py web/js/index-worker.mjs \
 	  web/js/index-cache.mjs dist/
-	@grep -q '"version": "$(PYODIDE_VERSION)"' tests/node_modules/pyodide/package.json || \
-	  { echo "tests/node_modules/pyodide is not $(PYODIDE_VERSION) (run make setup)"; exit 1; }
+	@grep -q '"version": "$(PYODIDE_VERSION)"' web/node_modules/pyodide/package.json || \
+	  { echo "web/node_modules/pyodide is not $(PYODIDE_VERSION) (run make setup-play)"; exit 1; }
 	@grep -q 'PYODIDE_VERSION = "$(PYODIDE_VERSION)"' web/js/python-worker.mjs || \
 	  { echo "web/js/python-worker.mjs names another Pyodide than $(PYODIDE_VERSION)"; exit 1; }
 	rm -rf dist/pyodide && mkdir -p dist/pyodide/$(PYODIDE_VERSION)
-	cp $(addprefix tests/node_modules/pyodide/,$(PYODIDE_FILES)) dist/pyodide/$(PYODIDE_VERSION)/
+	cp $(addprefix web/node_modules/pyodide/,$(PYODIDE_FILES)) dist/pyodide/$(PYODIDE_VERSION)/
 	cp $(MICROPIP_WHEEL) dist/pyodide/
 	@echo "built dist/ ($$(stat -c %s dist/pkg/acr_web_bg.wasm) bytes of wasm," \
 	  "$$(du -cb dist/pyodide | tail -1 | cut -f1) bytes of Python for the tab)"
@@ -92,7 +97,7 @@ pkg: setup
 	  pkg/dist/acr_wasm_bg.wasm -o pkg/dist/acr_wasm_bg.wasm
 	node tools/glue-factory.mjs pkg/dist/acr_wasm.js pkg/dist/acr_wasm_instances.js
 	rm pkg/dist/acr_wasm.js
-	cp pkg/package.json pkg/README.md pkg/index.js pkg/index.d.ts pkg/dist/
+	cp pkg/package.json pkg/README.md pkg/index.js pkg/index.d.ts LICENSE-MIT LICENSE-APACHE pkg/dist/
 	@echo "built pkg/dist: acr_wasm_bg.wasm $$(stat -c %s pkg/dist/acr_wasm_bg.wasm) B raw," \
 	  "$$(gzip -9 -c pkg/dist/acr_wasm_bg.wasm | wc -c) B gzip -9"
 
@@ -157,4 +162,4 @@ test-node: pkg component
 
 clean:
 	cargo clean
-	rm -rf dist pkg/dist tests/node_modules tests/e2e/out tests/node/out
+	rm -rf dist pkg/dist web/node_modules web/wheels tests/node_modules tests/e2e/out tests/node/out

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Serves a folder over HTTP with the right type for .wasm. Usage: serve.py DIR [PORT] [--host HOST].
+"""Serves a folder over HTTP with the right type for .wasm. Usage: serve.py DIR [PORT] [--host HOST] (PORT 8765 by default).
 
 Everything is served uncached except `pyodide/`, whose files are versioned by their folder or file name and are
 cached by the browser for good: a second visit does not download Python again."""
@@ -7,6 +7,10 @@ import argparse
 import functools
 import http.server
 import sys
+
+
+# The playground's port: `make play`'s, and the origin the runner server allows by default (acr-runner --origin).
+PLAYGROUND_PORT = 8765
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -33,12 +37,16 @@ class Server(http.server.ThreadingHTTPServer):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("dir")
-    parser.add_argument("port", nargs="?", type=int, default=8080)
+    parser.add_argument("port", nargs="?", type=int, default=PLAYGROUND_PORT)
     parser.add_argument("--host", default="127.0.0.1")
     args = parser.parse_args()
     handler = functools.partial(Handler, directory=args.dir)
     with Server((args.host, args.port), handler) as server:
-        print(f"acr-wasm playground: http://{args.host}:{server.server_address[1]}/", flush=True)
+        port = server.server_address[1]
+        print(f"acr-wasm playground: http://{args.host}:{port}/", flush=True)
+        if port != PLAYGROUND_PORT:
+            print(f"note: a runner server allows http://127.0.0.1:{PLAYGROUND_PORT} by default; for this page start it "
+                  f"with `acr-runner --origin http://{args.host}:{port}`", flush=True)
         server.serve_forever()
 
 

@@ -3,8 +3,8 @@
 //! change written as an answer in the ways models write them, applied to the parent's file and compared with the
 //! child's.
 //!
-//! The bare git mirrors under `/work/.mirror` (`ACR_MIRRORS` names another folder) are read at run time: six,
-//! itsdangerous, attrs and click. Nothing of them is copied into the project. For each of the latest commits of
+//! Bare git mirrors in the folder `ACR_MIRRORS` names are read at run time (`ACR_MIRRORS/owner+name/repo` for six,
+//! itsdangerous, attrs and click; without the variable the test and the bench skip and say so). Nothing of them is copied into the project. For each of the latest commits of
 //! each repository and each modified `.py` file, every hunk becomes one edit with 1-3 lines of context, in these
 //! variants:
 //! | variant | the edit as written |
@@ -315,9 +315,9 @@ pub struct Report {
     pub wrong: Vec<String>,
 }
 
-/// Where the mirrors are: `ACR_MIRRORS`, or `/work/.mirror`.
-pub fn mirrors() -> PathBuf {
-    std::env::var("ACR_MIRRORS").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from("/work/.mirror"))
+/// Where the mirrors are: the folder `ACR_MIRRORS` names, if set.
+pub fn mirrors() -> Option<PathBuf> {
+    std::env::var_os("ACR_MIRRORS").filter(|v| !v.is_empty()).map(PathBuf::from)
 }
 
 /// Replays the latest `commits` non-merge commits of each mirrored repository under `root`; `None` when no mirror
