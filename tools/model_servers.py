@@ -228,6 +228,10 @@ def prove_llama(args):
             "model": info["model"], "max_tokens": 8, "temperature": 0,
             "messages": [{"role": "user", "content": "Say OK."}],
         }, key=args.api_key, timeout=args.wait)
+        # A connection closed without an answer is most often a server that died: give it a moment to be gone.
+        deadline = time.monotonic() + (3.0 if status is None else 0.0)
+        while alive(info["pid"]) and time.monotonic() < deadline:
+            time.sleep(0.05)
         if not alive(info["pid"]):
             returncode = None
             try:
@@ -237,6 +241,9 @@ def prove_llama(args):
                 pass
             ended = how_it_ended(returncode) if returncode is not None else "ended"
             raise NotReady(f"llama-server {ended} while answering its first request; its log ({info['log']}) "
+                           f"ends:\n{tail(info['log'])}")
+        if status is None:
+            raise NotReady(f"llama-server did not answer its first request ({body}); its log ({info['log']}) "
                            f"ends:\n{tail(info['log'])}")
         if status != 200:
             raise NotReady(f"llama-server answered its first request with {status}: {body[:500]}")
