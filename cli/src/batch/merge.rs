@@ -7,8 +7,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use super::journal::{self, Prediction};
+use super::predictions::{self, Prediction};
 use super::tasks;
+use super::{files, journal};
 
 /// Merges the folders `outs` into `into`; with `tasks_file`, names the tasks that have no prediction.
 pub fn run(outs: &[PathBuf], into: &Path, tasks_file: Option<&Path>) -> anyhow::Result<ExitCode> {
@@ -19,7 +20,7 @@ pub fn run(outs: &[PathBuf], into: &Path, tasks_file: Option<&Path>) -> anyhow::
     for out in outs {
         let path = out.join("predictions.jsonl");
         anyhow::ensure!(path.is_file(), "{} is not a batch folder: it has no predictions.jsonl", out.display());
-        let read = journal::read(&path)?;
+        let read = predictions::read(&path)?;
         if read.torn > 0 || read.unreadable > 0 {
             eprintln!(
                 "acr batch merge: {}: left out a line cut short and {} unreadable lines (resume that batch to finish it)",
@@ -74,7 +75,7 @@ pub fn run(outs: &[PathBuf], into: &Path, tasks_file: Option<&Path>) -> anyhow::
         None => Vec::new(),
     };
     std::fs::create_dir_all(into).with_context(|| format!("cannot create {}", into.display()))?;
-    journal::write_all(&into.join("predictions.jsonl"), &predictions)?;
+    predictions::write_all(&into.join("predictions.jsonl"), &predictions)?;
     let patches = predictions.iter().filter(|p| !p.model_patch.is_empty()).count();
     let summary = serde_json::json!({
         "merged_from": outs,
@@ -84,7 +85,7 @@ pub fn run(outs: &[PathBuf], into: &Path, tasks_file: Option<&Path>) -> anyhow::
         "missing": missing,
         "tasks": kept,
     });
-    journal::replace(&into.join("batch.json"), serde_json::to_string_pretty(&summary)?.as_bytes())?;
+    files::replace(&into.join("batch.json"), serde_json::to_string_pretty(&summary)?.as_bytes())?;
     eprintln!(
         "acr batch merge: {} predictions ({patches} with a patch) from {} folders into {}{}",
         predictions.len(),
@@ -98,21 +99,30 @@ pub fn run(outs: &[PathBuf], into: &Path, tasks_file: Option<&Path>) -> anyhow::
     Ok(if missing.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-/// The task records of `out`'s batch.json (none if it has none), each with the folder holding its transcript.
+/// The task records of `out`: each task's last record in its journal, or, for a folder without one, the records of
+/// its batch.json (none if it has neither); each with the folder holding its transcript.
 fn batch_records(out: &Path) -> anyhow::Result<Vec<serde_json::Value>> {
-    let path = out.join("batch.json");
-    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(Vec::new()) };
-    let json: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
-    let mut records = Vec::new();
-    for value in json["tasks"].as_array().into_iter().flatten() {
-        let mut value = value.clone();
+    let past = journal::read(&out.join("journal.jsonl"))?;
+    let mut values: Vec<serde_json::Value> = Vec::new();
+    if past.runs > 0 {
+        let mut records: Vec<_> = past.records.into_values().collect();
+        records.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
+        for record in records {
+            values.push(serde_json::to_value(record)?);
+        }
+    } else {
+        let path = out.join("batch.json");
+        let Ok(text) = std::fs::read_to_string(&path) else { return Ok(Vec::new()) };
+        let json: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+        values.extend(json["tasks"].as_array().into_iter().flatten().cloned());
+    }
+    for value in &mut values {
         // Records of an earlier merge already say where they come from.
         if value.get("folder").is_none() {
             let id = value["instance_id"].as_str().unwrap_or_default().to_string();
             value["folder"] = serde_json::json!(out.join(id));
         }
-        records.push(value);
     }
-    Ok(records)
+    Ok(values)
 }

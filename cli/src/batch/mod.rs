@@ -6,36 +6,51 @@
 //! A task that ends on its own (with a patch or without) is done: its prediction is appended to
 //! `OUT/predictions.jsonl` ([`journal`]). A task stopped from outside (the batch budget, Ctrl-C, the model server) or
 //! failed is not done and runs again when the same command is given again; tasks already done are skipped.
-//! `OUT/batch.json` lists every task's status, usage, cost and time, rewritten whole after each task.
+//! Everything that happens is a line of `OUT/journal.jsonl` ([`journal`]): each task's state, each model call's
+//! reservation and use against the batch budget, which is so counted over every invocation on the folder.
+//! `OUT/batch.json` is a view of it ([`report`]): a summary every few seconds, every task's record at the end.
+//! On a terminal a live bar shows the progress ([`progress`]). `--redo`, `--instance-ids` and `--filter` choose
+//! what runs ([`select`]); `--envs` gives each repository and version its interpreter ([`envs`]); a failing model
+//! server is waited out before the batch gives up on it ([`health`]).
+//!
+//! Exit codes: 0 every selected task is done; 1 some are not; 2 an error, or the model server refused the key or the
+//! model; 3 the batch budget is spent (running again starts nothing: raise the limit to go on); 130 Ctrl-C.
 
 mod checkout;
+mod envs;
+mod files;
+mod health;
 mod journal;
 mod merge;
+mod predictions;
+mod progress;
+mod record;
+mod report;
+mod select;
 mod shared;
 mod tasks;
+mod worker;
 
-use std::cell::Cell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use acr_core::agent::Stop;
-use acr_core::llm::Usage;
 use acr_core::llm::budget::Budget;
-use acr_core::llm::price::Price;
 use acr_core::llm::stream::Partial;
 use anyhow::Context;
-use serde::{Deserialize, Serialize};
 
 use crate::run::{self, RunArgs};
-use journal::{Journal, Prediction};
-use shared::{BatchBudget, Gate, Totals};
+use journal::{Entry, Journal};
+use record::{Record, Status};
 use tasks::{Shard, Task};
+use worker::{Batch, Halt};
+
+/// The exit code of a batch that stopped because its budget is spent.
+const BUDGET_SPENT: u8 = 3;
 
 /// `acr batch ...` or `acr batch merge ...`.
 #[derive(clap::Args)]
@@ -66,7 +81,7 @@ enum BatchSubcommand {
 /// The options of a batch: the task list, where things are, the workers and shard, the batch's budget, and the
 /// options of `acr run` for each task.
 #[derive(clap::Args)]
-struct BatchOptions {
+pub struct BatchOptions {
     /// The tasks: SWE-bench instances as JSON lines (or a JSON array), each with instance_id, repo (owner/name),
     /// base_commit and problem_statement.
     #[arg(long, required = true, value_name = "FILE")]
@@ -92,18 +107,39 @@ struct BatchOptions {
     /// Where tasks are checked out (default: OUT/.scratch); each checkout is removed once read.
     #[arg(long, value_name = "DIR")]
     scratch: Option<PathBuf>,
-    /// Most model calls over the whole batch (default: no limit).
+    /// Most model calls over the whole batch, every invocation on this folder counted (0 or none: no limit).
     #[arg(long, value_name = "N")]
     batch_max_calls: Option<u64>,
-    /// Most tokens in and out over the whole batch (default: no limit).
+    /// Most tokens in and out over the whole batch, every invocation counted (0 or none: no limit).
     #[arg(long, value_name = "N")]
     batch_max_tokens: Option<u64>,
-    /// Most seconds of wall time for the whole batch (default: no limit).
+    /// Most seconds of wall time for this invocation of the batch (0 or none: no limit).
     #[arg(long, value_name = "S")]
     batch_max_seconds: Option<f64>,
-    /// Most US dollars over the whole batch, at the model's price (default: no limit).
+    /// Most US dollars over the whole batch at the model's price, every invocation counted (0 or none: no limit).
     #[arg(long, value_name = "USD")]
     batch_max_cost: Option<f64>,
+    /// Do again the tasks that ended this way: failed, empty (done without a patch), patch (done with one); a comma
+    /// list. Their predictions are removed first. Tasks not ended (stopped, not run, killed) always run again.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "HOW,...")]
+    redo: Vec<select::Redo>,
+    /// Only these tasks (instance ids, a comma list; repeatable).
+    #[arg(long, value_delimiter = ',', value_name = "ID,...")]
+    instance_ids: Vec<String>,
+    /// Only tasks whose instance id matches this regular expression (anywhere in it: anchor with ^ and $).
+    #[arg(long, value_name = "REGEX")]
+    filter: Option<String>,
+    /// Resume a folder started with another --model (or --model-name); its predictions then mix models.
+    #[arg(long)]
+    allow_model_change: bool,
+    /// A JSON map from "owner/name@version" (or "owner/name") to the Python each task of that repository and
+    /// version runs its reproducers with (--runner local). Without it every task uses --python.
+    #[arg(long, value_name = "FILE")]
+    envs: Option<PathBuf>,
+    /// Seconds to wait out a model server that fails every call (no connection, time-outs, 5xx) before the batch
+    /// gives up on it.
+    #[arg(long, value_name = "S", default_value_t = 600)]
+    wait_for_server: u64,
 
     /// The options of `acr run`, for each task (its budget is each task's own).
     #[command(flatten)]
@@ -117,13 +153,26 @@ impl BatchOptions {
         RunArgs { stream: false, ..self.repair.run_args(PathBuf::new(), PathBuf::new(), None) }
     }
 
+    /// The batch's limits; 0 is no limit, as for each run's `--max-*`.
     fn batch_budget(&self) -> Budget {
         Budget {
-            max_calls: self.batch_max_calls,
-            max_tokens: self.batch_max_tokens,
-            max_seconds: self.batch_max_seconds,
-            max_cost: self.batch_max_cost,
+            max_calls: self.batch_max_calls.filter(|&n| n > 0),
+            max_tokens: self.batch_max_tokens.filter(|&n| n > 0),
+            max_seconds: self.batch_max_seconds.filter(|&s| s > 0.0),
+            max_cost: self.batch_max_cost.filter(|&c| c > 0.0),
         }
+    }
+
+    /// What `--instance-ids`, `--filter` and `--redo` select.
+    fn selection(&self) -> anyhow::Result<select::Selection> {
+        let filter = match &self.filter {
+            Some(pattern) => {
+                Some(regex_lite::Regex::new(pattern).with_context(|| format!("--filter {pattern:?} is not a regex"))?)
+            }
+            None => None,
+        };
+        let ids = (!self.instance_ids.is_empty()).then(|| self.instance_ids.iter().cloned().collect());
+        Ok(select::Selection { ids, filter, redo: self.redo.iter().copied().collect() })
     }
 }
 
@@ -135,99 +184,52 @@ pub fn run(command: BatchCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Where a task stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// Not started yet.
-    Pending,
-    /// Being repaired (a batch killed now runs it again when resumed).
-    Running,
-    /// Ended on its own, with or without a patch: its prediction is written.
-    Done,
-    /// Stopped from outside (the batch budget, Ctrl-C, the model server) after it had started: runs again.
-    Stopped,
-    /// Could not be repaired (no repository, a bad commit, an error): runs again.
-    Failed,
-    /// Never started (the batch budget was spent, Ctrl-C, the model server refused): runs again.
-    NotRun,
+/// The folder's state for this invocation: each task's record, those to run, the predictions to forget.
+struct Plan<'t> {
+    records: Vec<Record>,
+    queue: Vec<&'t Task>,
+    selected: HashSet<String>,
+    forget: HashSet<&'t str>,
+    /// Tasks done or failed earlier and kept.
+    kept: usize,
 }
 
-/// One task's line in batch.json (also kept as OUT/<instance_id>/record.json).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Record {
-    pub instance_id: String,
-    pub status: Status,
-    /// The run's final status (`APPLICABLE_PATCH`, `NO_PATCH`...), once it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<String>,
-    /// Whether the prediction holds a patch.
-    #[serde(default)]
-    pub patch: bool,
-    /// Why it is not done, or why the run ended without a patch.
-    #[serde(default)]
-    pub reason: String,
-    #[serde(default)]
-    pub model_calls: u64,
-    #[serde(default)]
-    pub usage: Usage,
-    /// Dollars, when the model has a price.
-    #[serde(default)]
-    pub cost: Option<f64>,
-    /// Wall time of the task: checkout, index and repair.
-    #[serde(default)]
-    pub seconds: f64,
-    /// Done by an earlier invocation.
-    #[serde(default)]
-    pub earlier: bool,
-}
-
-impl Record {
-    fn new(instance_id: &str, status: Status, reason: impl Into<String>) -> Record {
-        Record {
-            instance_id: instance_id.to_string(),
-            status,
-            outcome: None,
-            patch: false,
-            reason: reason.into(),
-            model_calls: 0,
-            usage: Usage::default(),
-            cost: None,
-            seconds: 0.0,
-            earlier: false,
+/// Decides what runs: a selected task runs unless it has ended (done, failed) and `--redo` does not name how.
+fn plan<'t>(
+    tasks: &'t [Task],
+    selection: &select::Selection,
+    past: &journal::Past,
+    predictions: &HashMap<&str, bool>,
+    out: &Path,
+) -> Plan<'t> {
+    let mut plan =
+        Plan { records: Vec::new(), queue: Vec::new(), selected: HashSet::new(), forget: HashSet::new(), kept: 0 };
+    for task in tasks {
+        let id = task.instance_id.as_str();
+        let last = match predictions.get(id) {
+            Some(&patch) => earlier_record(out, past.records.get(id), id, patch),
+            // A task without a prediction is done no longer (its prediction was removed to do it again).
+            None => match past.records.get(id) {
+                Some(r) if r.status != Status::Done => Record { earlier: true, ..r.clone() },
+                _ => Record::new(id, Status::Pending, ""),
+            },
+        };
+        let picked = selection.picks(id);
+        if picked {
+            plan.selected.insert(id.to_string());
+        }
+        if picked && selection.runs(&last) {
+            if predictions.contains_key(id) {
+                plan.forget.insert(id);
+            }
+            plan.records.push(Record::new(id, Status::Pending, ""));
+            plan.queue.push(task);
+        } else {
+            plan.kept += usize::from(last.status.is_final());
+            plan.records.push(last);
         }
     }
-}
-
-/// What every worker shares.
-struct Batch<'a> {
-    options: &'a BatchOptions,
-    run_args: RunArgs,
-    price: Option<Price>,
-    repos: PathBuf,
-    out: PathBuf,
-    scratch: PathBuf,
-    model_name: String,
-    journal: Journal,
-    budget: Arc<BatchBudget>,
-    stop: Arc<AtomicBool>,
-    /// Why no more tasks start (the model server refused the key or the model), once that happened.
-    halt: Mutex<Option<String>>,
-    report: Mutex<Report>,
-}
-
-/// batch.json as it stands, and the progress counters.
-struct Report {
-    records: Vec<Record>,
-    position: HashMap<String, usize>,
-    /// Tasks this invocation has to run, and how many of them have ended.
-    to_run: usize,
-    ended: usize,
-    started: Instant,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+    plan
 }
 
 fn batch(options: &BatchOptions) -> anyhow::Result<ExitCode> {
@@ -239,6 +241,7 @@ fn batch(options: &BatchOptions) -> anyhow::Result<ExitCode> {
     if let Some(shard) = options.shard {
         tasks.retain(|t| shard.holds(&t.instance_id));
     }
+    let selection = options.selection()?;
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let _lock = lock_folder(out)?;
     let run_args = options.run_args();
@@ -249,8 +252,22 @@ fn batch(options: &BatchOptions) -> anyhow::Result<ExitCode> {
     // The model and the runner are made once here so that a missing key or script fails before any task starts.
     drop(run::model_from(&run_args, &stop, None::<fn(&Partial)>)?);
     drop(run::runner_from(&run_args)?);
+    let envs = options.envs.as_deref().map(envs::Envs::load).transpose()?;
+    if options.scratch.is_none() {
+        // Checkouts a killed batch left behind (the folder is this batch's alone while it holds the lock).
+        let _ = std::fs::remove_dir_all(out.join(".scratch"));
+    }
+    let model_name = options.model_name.clone().unwrap_or_else(|| format!("acr-wasm__{}", run_args.model));
 
-    let (journal, read) = Journal::open(&out.join("predictions.jsonl"))?;
+    let journal_path = out.join("journal.jsonl");
+    let past = journal::read(&journal_path)?;
+    let predictions_path = out.join("predictions.jsonl");
+    let earlier = predictions::read(&predictions_path)?;
+    check_model(&past, &earlier.predictions, &run_args.model, &model_name, options.allow_model_change)?;
+    let with_patch: HashMap<&str, bool> =
+        earlier.predictions.iter().map(|p| (p.instance_id.as_str(), !p.model_patch.is_empty())).collect();
+    let plan = plan(&tasks, &selection, &past, &with_patch, out);
+    let (predictions, read) = predictions::Journal::open(&predictions_path, &plan.forget)?;
     if read.torn > 0 || read.duplicates > 0 || read.unreadable > 0 {
         eprintln!(
             "acr batch: repaired predictions.jsonl: dropped {} bytes of a line cut short, {} repeated and {} unreadable \
@@ -258,31 +275,38 @@ fn batch(options: &BatchOptions) -> anyhow::Result<ExitCode> {
             read.torn, read.duplicates, read.unreadable
         );
     }
-    let done: HashMap<&str, &Prediction> = read.predictions.iter().map(|p| (p.instance_id.as_str(), p)).collect();
-    let mut records = Vec::with_capacity(tasks.len());
-    let mut pending = Vec::new();
-    for task in &tasks {
-        match done.get(task.instance_id.as_str()) {
-            Some(p) => records.push(earlier_record(out, &task.instance_id, !p.model_patch.is_empty())),
-            None => {
-                records.push(Record::new(&task.instance_id, Status::Pending, ""));
-                pending.push(task);
-            }
-        }
+    if past.unreadable > 0 {
+        eprintln!("acr batch: left out {} unreadable lines of {}", past.unreadable, journal_path.display());
     }
-    let position = tasks.iter().enumerate().map(|(n, t)| (t.instance_id.clone(), n)).collect();
-    eprintln!(
-        "acr batch: {} tasks{}, {} done earlier, {} to run with {} worker{}",
-        tasks.len(),
-        options.shard.map_or(String::new(), |s| format!(" (shard {s} of {listed})")),
-        tasks.len() - pending.len(),
-        pending.len(),
-        options.workers,
-        if options.workers == 1 { "" } else { "s" }
-    );
+    let journal = Arc::new(Journal::open(&journal_path, past.runs + 1)?);
+    journal.write(&Entry::Run {
+        run: journal.run,
+        model: run_args.model.clone(),
+        model_name_or_path: model_name.clone(),
+        limits,
+        at: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+    })?;
+    let budget = shared::BatchBudget::new(limits, price, past.spent, past.refused, journal.clone());
+    say_what_runs(options, &tasks, listed, &plan, &selection, &past, envs.as_ref());
 
     let stop = stop_on_ctrl_c(stop);
-    let model_name = options.model_name.clone().unwrap_or_else(|| format!("acr-wasm__{}", run_args.model));
+    let progress = progress::Progress::new(plan.queue.len());
+    let health = {
+        let journal = journal.clone();
+        let say = move |w: &health::Waiting| {
+            let line = format!(
+                "acr batch: the model server failed ({}); waiting {} before asking again (failing for {} of at most {})",
+                w.why,
+                progress::duration(w.wait.as_secs_f64()),
+                progress::duration(w.failing_for.as_secs_f64()),
+                progress::duration(w.patience.as_secs_f64()),
+            );
+            eprintln!("{line}");
+            journal.note(&Entry::Waited { run: journal.run, seconds: w.wait.as_secs_f64(), why: w.why.to_string() });
+        };
+        health::Health::new(Duration::from_secs(options.wait_for_server), stop.clone(), Box::new(say))
+    };
+    let to_run = plan.queue.len();
     let batch = Batch {
         options,
         price,
@@ -290,27 +314,129 @@ fn batch(options: &BatchOptions) -> anyhow::Result<ExitCode> {
         out: out.clone(),
         scratch: options.scratch.clone().unwrap_or_else(|| out.join(".scratch")),
         model_name,
+        envs,
+        predictions,
         journal,
-        budget: BatchBudget::new(limits, price),
+        budget,
+        health,
         stop,
         halt: Mutex::new(None),
-        report: Mutex::new(Report { records, position, to_run: pending.len(), ended: 0, started: Instant::now() }),
+        board: Mutex::new(report::Board::new(plan.records, to_run)),
+        selected: plan.selected,
+        progress,
+        writer: report::Writer::new(out.join("batch.json")),
         run_args,
     };
-    batch.write_report()?;
+    batch.write_report(false)?;
     let next = AtomicUsize::new(0);
-    let workers = usize::from(options.workers).min(pending.len());
+    let workers = usize::from(options.workers).min(to_run);
+    let finished = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        for worker in 0..workers {
-            let (batch, next, pending) = (&batch, &next, &pending);
-            scope.spawn(move || batch.work(worker, next, pending));
+        let (batch, next, queue, finished) = (&batch, &next, &plan.queue, &finished);
+        scope.spawn(move || batch.tick(finished));
+        let running: Vec<_> = (0..workers).map(|_| scope.spawn(move || batch.work(next, queue))).collect();
+        for worker in running {
+            let _ = worker.join();
         }
+        finished.store(true, Ordering::SeqCst);
     });
+    // The tasks no worker took: why they did not start.
+    let untaken = &plan.queue[next.load(Ordering::SeqCst).min(to_run)..];
+    if !untaken.is_empty() {
+        let why = batch.no_start().unwrap_or_else(|| "not started".into());
+        for task in untaken {
+            batch.journal.note(&Entry::Task(Record::new(&task.instance_id, Status::NotRun, why.clone())));
+            batch.board_set(Record::new(&task.instance_id, Status::NotRun, why.clone()));
+        }
+        batch.progress.line(&format!("acr batch: {} tasks not started: {why}", untaken.len()));
+    }
+    batch.progress.finish();
     if options.scratch.is_none() {
         let _ = std::fs::remove_dir(&batch.scratch);
     }
-    batch.write_report()?;
-    batch.finish()
+    batch.journal.note(&Entry::Ended { run: batch.journal.run, seconds: batch.budget.seconds() });
+    batch.write_report(true)?;
+    finish(&batch)
+}
+
+/// Says what this invocation runs, and what the folder had already.
+fn say_what_runs(
+    options: &BatchOptions,
+    tasks: &[Task],
+    listed: usize,
+    plan: &Plan,
+    selection: &select::Selection,
+    past: &journal::Past,
+    envs: Option<&envs::Envs>,
+) {
+    let workers = usize::from(options.workers).min(plan.queue.len()).max(1);
+    eprintln!(
+        "acr batch: {} tasks{}, {} done earlier, {} to run with {} worker{}",
+        tasks.len(),
+        options.shard.map_or(String::new(), |s| format!(" (shard {s} of {listed})")),
+        plan.kept,
+        plan.queue.len(),
+        workers,
+        if workers == 1 { "" } else { "s" }
+    );
+    if selection.ids.is_some() || selection.filter.is_some() {
+        eprintln!("acr batch: {} tasks selected by --instance-ids/--filter", plan.selected.len());
+    }
+    if !plan.forget.is_empty() {
+        eprintln!("acr batch: --redo: {} predictions removed, their tasks run again", plan.forget.len());
+    }
+    if past.spent.calls > 0 {
+        eprintln!(
+            "acr batch: earlier invocations on this folder spent {} calls, {} tokens{} (counted against the batch budget)",
+            past.spent.calls,
+            progress::tokens(past.spent.tokens()),
+            if options.batch_max_cost.is_some() { format!(", ${:.4}", past.spent.cost) } else { String::new() }
+        );
+    }
+    if options.repair.runner.as_deref() == Some("local") {
+        let python = options.repair.python.as_deref().unwrap_or("python3");
+        match envs {
+            Some(envs) => {
+                let without = tasks.iter().filter(|t| envs.python_for(t).is_none()).count();
+                eprintln!(
+                    "acr batch: reproducers run in the interpreters of {}; {without} tasks have none there and use {python}",
+                    envs.source.display()
+                );
+            }
+            None => eprintln!(
+                "acr batch: every task's reproducers run in {python} (give --envs FILE for one environment per \
+                 repository and version)"
+            ),
+        }
+    }
+}
+
+/// Refuses to resume a folder started with another model, unless asked to.
+fn check_model(
+    past: &journal::Past,
+    predictions: &[predictions::Prediction],
+    model: &str,
+    model_name: &str,
+    allowed: bool,
+) -> anyhow::Result<()> {
+    let other = match &past.first_model {
+        Some((m, name)) if m != model || name != model_name => Some(format!("--model {m} (predictions as {name})")),
+        _ => predictions
+            .iter()
+            .find(|p| p.model_name_or_path != model_name)
+            .map(|p| format!("predictions as {}", p.model_name_or_path)),
+    };
+    match other {
+        Some(other) if allowed => {
+            eprintln!("acr batch: this folder was started with {other}; going on with {model} as asked");
+            Ok(())
+        }
+        Some(other) => anyhow::bail!(
+            "this folder was started with {other}, and this command asks for --model {model} (predictions as \
+             {model_name}): give another --out, or --allow-model-change to mix them in one predictions file"
+        ),
+        None => Ok(()),
+    }
 }
 
 /// Takes `OUT/.lock` for as long as the batch runs: two batches never write the same folder.
@@ -326,12 +452,15 @@ fn lock_folder(out: &Path) -> anyhow::Result<nix::fcntl::Flock<File>> {
         .map_err(|(_, e)| anyhow::anyhow!("another acr batch is writing to {} ({e})", out.display()))
 }
 
-/// The record of a task done by an earlier invocation: its record.json, or what the prediction says.
-fn earlier_record(out: &Path, id: &str, patch: bool) -> Record {
-    let kept = std::fs::read_to_string(out.join(id).join("record.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str::<Record>(&text).ok())
-        .filter(|r| r.status == Status::Done && r.instance_id == id);
+/// The record of a task done by an earlier invocation: its last record in the journal (or, for folders from before
+/// the journal, its record.json), or what the prediction says.
+fn earlier_record(out: &Path, journaled: Option<&Record>, id: &str, patch: bool) -> Record {
+    let kept = journaled.cloned().or_else(|| {
+        std::fs::read_to_string(out.join(id).join("record.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str::<Record>(&text).ok())
+    });
+    let kept = kept.filter(|r| r.status == Status::Done && r.instance_id == id);
     let mut record = kept.unwrap_or_else(|| Record { patch, ..Record::new(id, Status::Done, "") });
     record.earlier = true;
     record
@@ -352,313 +481,42 @@ fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Arc<AtomicBool> {
     stop
 }
 
-impl Batch<'_> {
-    /// One worker: takes the next pending task until none is left.
-    fn work(&self, worker: usize, next: &AtomicUsize, pending: &[&Task]) {
-        // Each worker has its own runner (the core's futures stay on their thread).
-        let runner = match run::runner_from(&self.run_args) {
-            Ok(runner) => runner,
-            Err(e) => {
-                eprintln!("acr batch: worker {worker}: {e:#}");
-                None
-            }
-        };
-        loop {
-            let n = next.fetch_add(1, Ordering::SeqCst);
-            let Some(task) = pending.get(n) else { break };
-            let record = if self.stop.load(Ordering::SeqCst) {
-                Record::new(&task.instance_id, Status::NotRun, "stopped by Ctrl-C before it started")
-            } else if let Some(why) = lock(&self.halt).clone() {
-                Record::new(&task.instance_id, Status::NotRun, why)
-            } else if let Some(spent) = self.budget.reached() {
-                Record::new(&task.instance_id, Status::NotRun, format!("the batch budget is spent ({spent})"))
-            } else {
-                self.update(Record::new(&task.instance_id, Status::Running, ""), false);
-                let started = Instant::now();
-                // A task that panics fails alone; the batch goes on.
-                let repaired =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.repair(task, runner.as_ref())));
-                let mut record = match repaired {
-                    Ok(Ok(record)) => record,
-                    Ok(Err(e)) => Record::new(&task.instance_id, Status::Failed, format!("{e:#}")),
-                    Err(panic) => {
-                        let what = panic
-                            .downcast_ref::<&str>()
-                            .map(ToString::to_string)
-                            .or_else(|| panic.downcast_ref::<String>().cloned())
-                            .unwrap_or_default();
-                        Record::new(&task.instance_id, Status::Failed, format!("the repair panicked: {what}"))
-                    }
-                };
-                record.seconds = started.elapsed().as_secs_f64();
-                record
-            };
-            self.update(record, true);
-        }
+/// The closing summary on stderr, and the exit code: 0 every selected task is done, 1 some are not, 2 the model
+/// server refused the key or the model, 3 the batch budget is spent, 130 Ctrl-C.
+fn finish(batch: &Batch) -> anyhow::Result<ExitCode> {
+    let board = batch.board.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let c = board.counts();
+    let done = board.records().iter().filter(|r| r.status == Status::Done && batch.selected.contains(&r.instance_id));
+    let all_done = done.count() == batch.selected.len();
+    let spent = batch.budget.spent();
+    let (writes, bytes) = batch.writer.written();
+    eprintln!(
+        "acr batch: {}; {} calls, {} tokens{} over every invocation; {} this time; predictions in {}",
+        progress::counts(&c),
+        spent.calls,
+        progress::tokens(spent.tokens()),
+        batch.price.map_or(String::new(), |_| format!(", ${:.4}", spent.cost)),
+        progress::duration(batch.budget.seconds()),
+        batch.out.join("predictions.jsonl").display()
+    );
+    eprintln!(
+        "acr batch: wrote batch.json {writes} times ({bytes} bytes) and {} bytes of journal.jsonl",
+        batch.journal.written()
+    );
+    let halt = batch.halt.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    let spent_out = batch.budget.reached().filter(|_| !all_done);
+    if let Some(e) = spent_out.filter(|_| !batch.stop.load(Ordering::SeqCst)) {
+        eprintln!("acr batch: the batch budget is spent ({e}): exit code {BUDGET_SPENT}; raise the limit to go on");
     }
-
-    /// Repairs one task; writes its folder, and its prediction when it is done.
-    fn repair(&self, task: &Task, runner: Option<&run::CliRunner>) -> anyhow::Result<Record> {
-        let started = Instant::now();
-        let out = self.out.join(&task.instance_id);
-        if out.exists() {
-            std::fs::remove_dir_all(&out).with_context(|| format!("cannot clear {}", out.display()))?;
-        }
-        let source = tasks::repository(&self.repos, &task.repo)?;
-        let repo = {
-            let checkout = checkout::checkout(&source, &task.base_commit, &self.scratch.join(&task.instance_id))?;
-            // The repository is read into memory (the runner is given files, not a folder): the checkout goes now.
-            crate::load::repo_from_dir(&checkout.dir)?
-        };
-        let refused = Rc::new(Cell::new(None));
-        let model = Gate {
-            inner: run::model_from(&self.run_args, &self.stop, self.options.repair.stream.then_some(|_: &Partial| {}))?,
-            budget: self.budget.clone(),
-            refused: refused.clone(),
-        };
-        let config = run::config_from(&self.run_args);
-        let budget = (self.run_args.budget, self.price);
-        let repaired = run::repair(repo, &task.problem_statement, model, runner, config, budget, Some(&out), |_| {})?;
-        let mut record = Record::new(&task.instance_id, Status::Done, "");
-        record.model_calls = repaired.spent.calls;
-        record.usage = repaired.spent.usage;
-        record.cost = self.price.map(|_| repaired.spent.cost);
-        let outcome = match repaired.result {
-            Ok(outcome) => outcome,
-            Err(e) => {
-                record.status = Status::Failed;
-                record.reason = format!("the run stopped: {e}");
-                return Ok(record);
-            }
-        };
-        record.outcome = Some(outcome.status.as_str().to_string());
-        record.patch = outcome.status.is_applicable();
-        if !record.patch {
-            record.reason.clone_from(&outcome.reason);
-        }
-        match (&outcome.stopped, refused.get()) {
-            // Ended on its own, or on the task's own budget.
-            (None, _) | (Some(Stop::Budget(_)), None) => {}
-            (Some(Stop::Budget(_)), Some(spent)) => {
-                record.status = if record.model_calls == 0 { Status::NotRun } else { Status::Stopped };
-                record.reason = format!("the batch budget is spent ({spent})");
-            }
-            (Some(Stop::Cancelled), _) => {
-                record.status = Status::Stopped;
-                record.reason = "stopped by Ctrl-C".into();
-            }
-            (Some(stop), _) => {
-                record.status = Status::Stopped;
-                record.reason = format!("stopped by the model server: {stop}");
-                if matches!(stop, Stop::KeyRefused(_) | Stop::ModelUnknown(_)) {
-                    lock(&self.halt).get_or_insert_with(|| format!("not started: {stop}"));
-                }
-            }
-        }
-        record.seconds = started.elapsed().as_secs_f64();
-        journal::replace(&out.join("record.json"), serde_json::to_string_pretty(&record)?.as_bytes())?;
-        if record.status == Status::Done {
-            let model_patch = if record.patch { outcome.diff } else { String::new() };
-            let prediction = Prediction {
-                instance_id: task.instance_id.clone(),
-                model_name_or_path: self.model_name.clone(),
-                model_patch,
-            };
-            self.journal.append(&prediction)?;
-        }
-        Ok(record)
-    }
-
-    /// Records a task's new state, rewrites batch.json and, when the task has ended, prints the progress line.
-    fn update(&self, record: Record, ended: bool) {
-        let mut report = lock(&self.report);
-        let Some(&n) = report.position.get(&record.instance_id) else { return };
-        if ended {
-            report.ended += 1;
-            eprintln!("{}", self.progress(&report, &record));
-        }
-        report.records[n] = record;
-        drop(report);
-        if let Err(e) = self.write_report() {
-            eprintln!("acr batch: {e:#}");
-        }
-    }
-
-    /// `[3/20] id: patch (5 calls, 12.1 s) | 7 of 20 done, 1 failed | 40 calls, 52k tokens, $0.31 | 1m 10s, ~2m left`
-    fn progress(&self, report: &Report, record: &Record) -> String {
-        let what = match record.status {
-            Status::Done if record.patch => "patch".to_string(),
-            Status::Done => "no patch".to_string(),
-            Status::Stopped => format!("stopped: {}", record.reason),
-            Status::Failed => format!("failed: {}", record.reason),
-            Status::NotRun => format!("not run: {}", record.reason),
-            Status::Pending | Status::Running => String::new(),
-        };
-        let count =
-            |s: Status| report.records.iter().filter(|r| r.status == s).count() + usize::from(record.status == s);
-        let totals = self.budget.totals();
-        let elapsed = report.started.elapsed().as_secs_f64();
-        let left = report.to_run - report.ended;
-        let eta = if left > 0 {
-            format!(", ~{} left", duration(elapsed / report.ended as f64 * left as f64))
-        } else {
-            String::new()
-        };
-        format!(
-            "[{}/{}] {}: {what} ({} calls, {:.1} s) | {} of {} done, {} failed, {} stopped, {} not run | {} calls, {} \
-             tokens{} | {} elapsed{eta}",
-            report.ended,
-            report.to_run,
-            record.instance_id,
-            record.model_calls,
-            record.seconds,
-            count(Status::Done),
-            report.records.len(),
-            count(Status::Failed),
-            count(Status::Stopped),
-            count(Status::NotRun),
-            totals.calls,
-            tokens(totals.tokens()),
-            self.price.map_or(String::new(), |_| format!(", ${:.4}", totals.cost)),
-            duration(elapsed),
-        )
-    }
-
-    /// Rewrites batch.json whole (one writer at a time: the report stays locked while it is written).
-    fn write_report(&self) -> anyhow::Result<()> {
-        let report = lock(&self.report);
-        let halt = lock(&self.halt).clone();
-        let json =
-            serde_json::to_string_pretty(&summary(self, &report.records, self.budget.totals(), halt.as_deref()))?;
-        journal::replace(&self.out.join("batch.json"), json.as_bytes())
-    }
-
-    /// The closing summary on stderr, and the exit code: 0 when every task is done, 1 when some are not, 2 when the
-    /// model server refused the key or the model, 130 after Ctrl-C.
-    fn finish(&self) -> anyhow::Result<ExitCode> {
-        let report = lock(&self.report);
-        let count = |s: Status| report.records.iter().filter(|r| r.status == s).count();
-        let patches = report.records.iter().filter(|r| r.status == Status::Done && r.patch).count();
-        let totals = self.budget.totals();
-        eprintln!(
-            "acr batch: {} of {} tasks done ({} with a patch), {} failed, {} stopped, {} not run; {} calls, {} tokens{}, \
-             {}; predictions in {}",
-            count(Status::Done),
-            report.records.len(),
-            patches,
-            count(Status::Failed),
-            count(Status::Stopped),
-            count(Status::NotRun),
-            totals.calls,
-            tokens(totals.tokens()),
-            self.price.map_or(String::new(), |_| format!(", ${:.4}", totals.cost)),
-            duration(totals.seconds),
-            self.out.join("predictions.jsonl").display()
-        );
-        Ok(if self.stop.load(Ordering::SeqCst) {
-            ExitCode::from(130)
-        } else if lock(&self.halt).is_some() {
-            ExitCode::from(2)
-        } else if count(Status::Done) == report.records.len() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        })
-    }
-}
-
-/// batch.json, its fields in this order.
-#[derive(Serialize)]
-struct Summary<'a> {
-    tasks_file: Option<&'a Path>,
-    repos: &'a Path,
-    shard: Option<String>,
-    model: &'a str,
-    model_name_or_path: &'a str,
-    mode: acr_core::agent::Mode,
-    workers: u16,
-    task_budget: Budget,
-    batch_budget: Budget,
-    total: usize,
-    done: usize,
-    patches: usize,
-    failed: usize,
-    stopped: usize,
-    not_run: usize,
-    running: usize,
-    pending: usize,
-    /// Why tasks stopped being started (the model server refused the key or the model).
-    halted: Option<&'a str>,
-    /// What this invocation used (the batch budget's count).
-    spent: Spent,
-    /// What the tasks listed used, earlier invocations included.
-    spent_by_tasks: Spent,
-    tasks: &'a [Record],
-}
-
-#[derive(Serialize)]
-struct Spent {
-    calls: u64,
-    usage: Usage,
-    cost: Option<f64>,
-    seconds: f64,
-}
-
-fn summary<'a>(batch: &'a Batch<'_>, records: &'a [Record], totals: Totals, halt: Option<&'a str>) -> Summary<'a> {
-    let count = |s: Status| records.iter().filter(|r| r.status == s).count();
-    let mut by_tasks = Spent { calls: 0, usage: Usage::default(), cost: batch.price.map(|_| 0.0), seconds: 0.0 };
-    for r in records {
-        by_tasks.calls += r.model_calls;
-        by_tasks.usage += r.usage;
-        by_tasks.cost = by_tasks.cost.map(|c| c + r.cost.unwrap_or(0.0));
-        by_tasks.seconds += r.seconds;
-    }
-    let options = batch.options;
-    Summary {
-        tasks_file: options.tasks.as_deref(),
-        repos: &batch.repos,
-        shard: options.shard.map(|s| s.to_string()),
-        model: &batch.run_args.model,
-        model_name_or_path: &batch.model_name,
-        mode: batch.run_args.mode,
-        workers: options.workers,
-        task_budget: batch.run_args.budget,
-        batch_budget: batch.budget.limits(),
-        total: records.len(),
-        done: count(Status::Done),
-        patches: records.iter().filter(|r| r.status == Status::Done && r.patch).count(),
-        failed: count(Status::Failed),
-        stopped: count(Status::Stopped),
-        not_run: count(Status::NotRun),
-        running: count(Status::Running),
-        pending: count(Status::Pending),
-        halted: halt,
-        spent: Spent {
-            calls: totals.calls,
-            usage: totals.usage,
-            cost: batch.price.map(|_| totals.cost),
-            seconds: totals.seconds,
-        },
-        spent_by_tasks: by_tasks,
-        tasks: records,
-    }
-}
-
-/// `12.3k`, `1.2M`.
-fn tokens(n: u64) -> String {
-    match n {
-        0..1_000 => n.to_string(),
-        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
-        _ => format!("{:.1}M", n as f64 / 1e6),
-    }
-}
-
-/// `45s`, `3m 05s`, `2h 10m`.
-fn duration(seconds: f64) -> String {
-    let s = seconds.max(0.0).round() as u64;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
-        _ => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
-    }
+    Ok(if batch.stop.load(Ordering::SeqCst) {
+        ExitCode::from(130)
+    } else if let Some(Halt { code, .. }) = halt {
+        ExitCode::from(code)
+    } else if spent_out.is_some() {
+        ExitCode::from(BUDGET_SPENT)
+    } else if all_done {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -6,14 +6,12 @@
 //! renamed over the old one) only when it had something to drop.
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
+
+use super::files::{self, AppendFile};
 
 /// One line of SWE-bench's predictions file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,11 +33,13 @@ pub struct Read {
     pub unreadable: usize,
     /// Later lines for an instance id already seen.
     pub duplicates: usize,
+    /// Predictions left out to be made again.
+    pub forgotten: usize,
 }
 
 impl Read {
     fn clean(&self) -> bool {
-        self.torn == 0 && self.unreadable == 0 && self.duplicates == 0
+        self.torn == 0 && self.unreadable == 0 && self.duplicates == 0 && self.forgotten == 0
     }
 }
 
@@ -73,61 +73,40 @@ pub fn read(path: &Path) -> anyhow::Result<Read> {
     }
 }
 
-/// Writes `predictions` to `path` whole: a temporary file beside it, synced, renamed over it, the folder synced.
+/// Writes `predictions` to `path` whole ([`files::replace`]).
 pub fn write_all(path: &Path, predictions: &[Prediction]) -> anyhow::Result<()> {
     let mut text = String::new();
     for p in predictions {
         text.push_str(&serde_json::to_string(p)?);
         text.push('\n');
     }
-    replace(path, text.as_bytes())
-}
-
-/// Replaces the file at `path` with `bytes` so that a reader (or a kill) sees the old file or the new, never a part.
-pub fn replace(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let temp = dir.join(format!(".{name}.{}-{}.tmp", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
-    let mut file = File::create(&temp).with_context(|| format!("cannot write {}", temp.display()))?;
-    file.write_all(bytes).and_then(|()| file.sync_all()).with_context(|| format!("cannot write {}", temp.display()))?;
-    std::fs::rename(&temp, path).with_context(|| format!("cannot replace {}", path.display()))?;
-    File::open(dir).and_then(|d| d.sync_all()).ok();
-    Ok(())
+    files::replace(path, text.as_bytes())
 }
 
 /// The predictions file of a batch, open for appending.
 pub struct Journal {
-    path: PathBuf,
-    file: Mutex<File>,
+    file: AppendFile,
 }
 
 impl Journal {
-    /// Opens (or creates) the predictions file at `path`, repairing what a kill left; returns the predictions it
-    /// holds and what was dropped.
-    pub fn open(path: &Path) -> anyhow::Result<(Journal, Read)> {
-        let read = read(path)?;
+    /// Opens (or creates) the predictions file at `path`, repairing what a kill left and leaving out the
+    /// predictions of `forget` (tasks to be done again); returns the predictions it holds and what was dropped.
+    pub fn open(path: &Path, forget: &HashSet<&str>) -> anyhow::Result<(Journal, Read)> {
+        let mut read = read(path)?;
+        let before = read.predictions.len();
+        read.predictions.retain(|p| !forget.contains(p.instance_id.as_str()));
+        read.forgotten = before - read.predictions.len();
         if !read.clean() {
             write_all(path, &read.predictions)?;
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
-        Ok((Journal { path: path.to_path_buf(), file: Mutex::new(file) }, read))
+        // Opened after any rewrite: a handle on the file replaced would append to the old one.
+        let (file, _) = AppendFile::open(path, true)?;
+        Ok((Journal { file }, read))
     }
 
     /// Appends one prediction as one whole line and syncs it to disk.
     pub fn append(&self, prediction: &Prediction) -> anyhow::Result<()> {
-        let mut line = serde_json::to_string(prediction)?;
-        line.push('\n');
-        let file = self.file.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        // One write call for the whole line (write_all only loops if the kernel wrote part of it).
-        (&*file)
-            .write_all(line.as_bytes())
-            .and_then(|()| file.sync_data())
-            .with_context(|| format!("cannot append to {}", self.path.display()))
+        self.file.append(&serde_json::to_string(prediction)?)
     }
 }
 
@@ -150,19 +129,19 @@ mod tests {
         }
         text.push_str("{\"instance_id\": \"c\", \"model_na");
         std::fs::write(&path, &text).unwrap();
-        let (journal, read) = Journal::open(&path).unwrap();
-        assert_eq!(read.predictions, vec![p("a", "diff a"), p("b", "")]);
-        assert_eq!((read.torn, read.duplicates, read.unreadable), (30, 1, 0));
+        let (journal, read) = Journal::open(&path, &HashSet::from(["b"])).unwrap();
+        assert_eq!(read.predictions, vec![p("a", "diff a")], "b is to be done again");
+        assert_eq!((read.torn, read.duplicates, read.unreadable, read.forgotten), (30, 1, 0, 1));
         journal.append(&p("c", "diff c\n")).unwrap();
         let again = super::read(&path).unwrap();
         assert!(again.clean());
-        assert_eq!(again.predictions, vec![p("a", "diff a"), p("b", ""), p("c", "diff c\n")]);
+        assert_eq!(again.predictions, vec![p("a", "diff a"), p("c", "diff c\n")]);
     }
 
     #[test]
     fn a_missing_file_is_empty() {
         let dir = tempfile::tempdir().unwrap();
-        let (_, read) = Journal::open(&dir.path().join("predictions.jsonl")).unwrap();
+        let (_, read) = Journal::open(&dir.path().join("predictions.jsonl"), &HashSet::new()).unwrap();
         assert!(read.predictions.is_empty() && read.clean());
     }
 }

@@ -19,6 +19,18 @@ pub struct Task {
     pub base_commit: String,
     /// The issue text.
     pub problem_statement: String,
+    /// The repository's version (SWE-bench's `version`, e.g. `"3.0"`), which picks its environment (`--envs`).
+    #[serde(default, deserialize_with = "text_or_number")]
+    pub version: Option<String>,
+}
+
+/// A version as SWE-bench writes it (a string) or as some exports do (a number).
+fn text_or_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    Ok(match Option::<serde_json::Value>::deserialize(deserializer)? {
+        Some(serde_json::Value::String(s)) => Some(s),
+        Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    })
 }
 
 /// Reads a task list: JSON lines (blank lines allowed) or one JSON array, as SWE-bench's datasets are exported.

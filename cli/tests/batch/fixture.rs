@@ -161,6 +161,12 @@ pub fn batch_json(out: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("batch.json")).expect("batch.json")).expect("JSON")
 }
 
+/// The journal's lines (journal.jsonl), each checked to be JSON.
+pub fn journal(out: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(out.join("journal.jsonl")).expect("journal.jsonl");
+    text.lines().map(|l| serde_json::from_str(l).expect("a journal line is JSON")).collect()
+}
+
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
