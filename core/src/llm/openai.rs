@@ -649,9 +649,10 @@ mod tests {
         assert_eq!(bodies[0]["response_format"]["type"], "json_object");
         assert!(bodies[1].get("response_format").is_none());
         // Another 400 (a bad model name) is not retried; neither is a refusal when JSON mode was not asked.
-        let canned = Canned::new(vec![status(400, r#"{"error":{"message":"unknown model m"}}"#)]);
+        let unknown = "Invalid model name passed in model=m. Call `/v1/models` to view available models for your key.";
+        let canned = Canned::new(vec![status(400, &format!(r#"{{"error":{{"message":"{unknown}"}}}}"#))]);
         let err = block_on(OpenAiClient::new(endpoint(), &canned).chat(&request())).unwrap_err();
-        assert_eq!(err, LlmError::ModelUnknown("unknown model m".into()));
+        assert_eq!(err, LlmError::ModelUnknown(unknown.into()));
         let canned = Canned::new(vec![status(400, refusal)]);
         let plain = ChatRequest::new(Stage::Patch, vec![Message::user("hi")]);
         assert!(block_on(OpenAiClient::new(endpoint(), &canned).chat(&plain)).is_err());

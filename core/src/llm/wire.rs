@@ -4,7 +4,9 @@
 //! decides what to do from the kind of failure and never from a server's wording:
 //! - a refused key: 401/403, llama.cpp's `authentication_error`, LiteLLM's key answers (`No connected db.` for a
 //!   key it cannot check, `Authentication Error` for a wrong one) → [`LlmError::Auth`];
-//! - an unknown model: a 404, or a 400 that says the model does not exist → [`LlmError::ModelUnknown`];
+//! - an unknown model, by the servers' own signs only: a 404 (OpenAI, Ollama, vLLM, LM Studio), OpenAI's and LM
+//!   Studio's `model_not_found` code, LiteLLM's 400 "Invalid model name passed in model=" → [`LlmError::ModelUnknown`]
+//!   (a 400 that merely mentions a model is one failed call, since ending the run on it would be a guess);
 //! - a prompt over the context window, with the sizes the refusal names → [`LlmError::ContextOverflow`];
 //! - a rate limit → [`LlmError::RateLimited`]; anything else keeps its status ([`LlmError::Http`]).
 
@@ -88,14 +90,16 @@ pub fn refusal(status: u16, body: &str) -> LlmError {
     if let Some(overflow) = Overflow::read(status, body, &message) {
         return LlmError::ContextOverflow(overflow);
     }
-    let about_model = lower.contains("model")
-        && ["not found", "does not exist", "unknown", "invalid model", "no such", "not available"]
-            .iter()
-            .any(|k| lower.contains(k));
-    if status == 404 || (status == 400 && about_model) {
+    if status == 404 || names_an_unknown_model(&lower) {
         return LlmError::ModelUnknown(message);
     }
     LlmError::Http { status, message }
+}
+
+/// Whether an error (its message, type and code, lower case) is a server's own word for a model it does not serve:
+/// OpenAI's and LM Studio's `model_not_found` code, or LiteLLM's refusal of a model missing from its configuration.
+fn names_an_unknown_model(lower: &str) -> bool {
+    lower.contains("model_not_found") || lower.contains("invalid model name passed in model=")
 }
 
 /// The `error.type` and `error.code` of an error body, lower case, for the keywords servers put there.
@@ -170,6 +174,46 @@ mod tests {
                 other => panic!("{other:?}"),
             };
             assert_eq!(kind, want, "{status} {body}");
+        }
+    }
+
+    /// An unknown model ends the run only on the servers' own signs of one: each server's real answer for a model it
+    /// does not serve, and 400s that mention a model while being about something else (OpenAI's answer to a field it
+    /// does not know, named `model` here) are one failed call, not the end of the run.
+    #[test]
+    fn an_unknown_model_is_read_from_the_servers_own_signs_only() {
+        let unknown: [(u16, &str); 6] = [
+            (
+                404,
+                r#"{"error":{"message":"The model `gpt-9` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}"#,
+            ),
+            (
+                404,
+                r#"{"error":{"message":"model 'qwen9:7b' not found","type":"not_found_error","param":null,"code":null}}"#,
+            ),
+            (404, r#"{"error":"model \"llama9\" not found, try pulling it first"}"#),
+            (
+                404,
+                r#"{"object":"error","message":"The model `qwen9` does not exist.","type":"NotFoundError","param":null,"code":404}"#,
+            ),
+            (
+                404,
+                r#"{"error":{"message":"Model \"local model\" not found. Please specify a valid model.","type":"invalid_request_error","param":"model","code":"model_not_found"}}"#,
+            ),
+            (
+                400,
+                r#"{"error":{"message":"/chat/completions: Invalid model name passed in model=gpt-9. Call `/v1/models` to view available models for your key.","type":"invalid_request_error","param":"model","code":"400"}}"#,
+            ),
+        ];
+        for (status, body) in unknown {
+            assert!(matches!(refusal(status, body), LlmError::ModelUnknown(_)), "{status} {body}");
+        }
+        let other: [&str; 2] = [
+            r#"{"error":{"message":"Unknown parameter: 'model'.","type":"invalid_request_error","param":"model","code":"unknown_parameter"}}"#,
+            r#"{"error":{"message":"Unsupported value: 'temperature' does not support 0.2 with this model. Only the default (1) value is supported.","type":"invalid_request_error","param":"temperature","code":"unsupported_value"}}"#,
+        ];
+        for body in other {
+            assert!(matches!(refusal(400, body), LlmError::Http { status: 400, .. }), "{body}");
         }
     }
 
