@@ -8,7 +8,7 @@
 //! |---------|-------------------------------|----------------|-----------|-------|-------------------------|
 //! | `openai` | `<think>` left in the text (OpenAI's own models send none) | a last chunk, when asked | yes | yes | 400 `context_length_exceeded` |
 //! | `ollama` | a `reasoning` field | a last chunk, when asked | yes | yes | cut silently, logged |
-//! | `vllm` | a `reasoning_content` field | a last chunk, when asked | yes | 400 (no `--enable-auto-tool-choice`) | 400 |
+//! | `vllm` | a `reasoning_content` field | a last chunk, when asked | yes | 400 (no `--enable-auto-tool-choice`) | 400 "your request has N input tokens", or "'max_tokens' … is too large" |
 //! | `lmstudio` | `<think>` left in the text | none | 400 (only `json_schema`) | yes | 400 |
 //! | `llamacpp` | a `reasoning_content` field | a last chunk, when asked | yes | 500 (no `--jinja`) | 400 `exceed_context_size_error` with `n_ctx`, for the prompt alone |
 //!
@@ -132,11 +132,22 @@ impl Dialect {
             return None;
         }
         let why = match self {
-            Dialect::OpenAi | Dialect::Vllm => format!(
+            Dialect::OpenAi => format!(
                 "This model's maximum context length is {context} tokens. However, you requested {wanted} tokens \
                  ({prompt_tokens} in the messages, {} in the completion). Please reduce the length of the messages \
                  or completion.",
                 wanted - prompt_tokens
+            ),
+            // vLLM since 0.6: the prompt alone over the window, or the answer's cap too large for what is left.
+            Dialect::Vllm if prompt_tokens > context => format!(
+                "This model's maximum context length is {context} tokens. However, your request has {prompt_tokens} \
+                 input tokens. Please reduce the length of the input messages."
+            ),
+            Dialect::Vllm => format!(
+                "'max_tokens' or 'max_completion_tokens' is too large: {answer}. This model's maximum context length \
+                 is {context} tokens and your request has {prompt_tokens} input tokens ({answer} > {context} - \
+                 {prompt_tokens}).",
+                answer = wanted - prompt_tokens
             ),
             Dialect::LmStudio => format!(
                 "The model is loaded with a context length of only {context} tokens, not enough for a request of \
@@ -219,5 +230,19 @@ mod tests {
         let vllm: Value = serde_json::from_str(&Dialect::Vllm.refusal(&request, 2000, Some(1000)).unwrap().1).unwrap();
         assert_eq!(vllm["object"], "error", "vLLM's own error shape");
         assert!(vllm["message"].as_str().unwrap().contains("maximum context length is 1000 tokens"));
+        // Each refusal is read for the prompt alone, as the agent reads it, whether the answer's cap or the prompt
+        // itself went over.
+        for dialect in [Dialect::OpenAi, Dialect::Vllm, Dialect::LlamaCpp] {
+            for prompt in [950, 2000] {
+                let Some((_, body)) = dialect.refusal(&request, prompt, Some(1000)) else {
+                    assert_eq!(dialect, Dialect::LlamaCpp, "llama.cpp alone counts the prompt without the answer");
+                    continue;
+                };
+                let message = acr_core::llm::wire::error_message(&body);
+                let overflow = acr_core::llm::window::Overflow::read(400, &body, &message).expect("an overflow");
+                assert_eq!(overflow.window, Some(1000), "{dialect:?}: {message}");
+                assert_eq!(overflow.prompt_size(100), Some(prompt), "{dialect:?}: {message}");
+            }
+        }
     }
 }

@@ -123,3 +123,27 @@ fn tools_are_used_where_the_server_takes_them_and_dropped_where_it_does_not() {
     }
     assert_eq!(cells, 20);
 }
+
+/// A window the demo's prompts fit, but not with the first request's whole answer cap: the server refuses it, naming
+/// the window and the prompt (OpenAI's "you requested T tokens (P in the messages, C in the completion)", vLLM's
+/// "your request has P input tokens"). Read for P, not T, the refusal teaches the window and the server's count, and
+/// the request goes again whole with its answer capped at the room left; read for T, the issue itself lost its middle.
+#[test]
+fn a_refusal_is_read_for_the_prompt_alone() {
+    let reasoning = root().join("tests/fixtures/scripts/demo-reasoning.json");
+    for dialect in ["openai", "vllm"] {
+        // The demo's prompts take 451 to 943 tokens; the first request's answer cap is 1,536.
+        let server = ModelServer::start_with(&reasoning, &["--dialect", dialect, "--context-window", "1200"]);
+        let out = tempfile::tempdir().expect("temp dir");
+        let run = acr_run(&server, &[], out.path());
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{dialect}: acr run failed:\n{stderr}");
+        assert!(String::from_utf8_lossy(&run.stdout).contains("+            total += item.price_cents * units"));
+        let events = events(out.path());
+        let notes: Vec<&str> = of_kind(&events, "note").iter().map(|e| e["text"].as_str().unwrap()).collect();
+        let first = &of_kind(&events, "model")[0]["usage"]["prompt_tokens"];
+        let read = format!("refused a prompt of about {first} tokens as over its context window");
+        assert!(notes.iter().any(|n| n.contains(&read)), "{dialect}: {read:?} in {notes:#?}");
+        assert!(!notes.iter().any(|n| n.contains("from its middle")), "{dialect}: {notes:#?}");
+    }
+}

@@ -318,7 +318,8 @@ pub struct Agent<L, R = NoRunner> {
     /// Whether search requests offer tools: [`AgentConfig::tools`], until the server refuses them.
     tools: bool,
     /// The model's context window: [`AgentConfig::context_window`], what the server publishes, or what its refusals
-    /// said; `None` until known.
+    /// said, with how the server counts tokens; `None` until either is known ([`Window::unknown`] holds the count
+    /// alone).
     window: Option<Window>,
     /// Whether the server was asked for its window (once, before the first call).
     window_asked: bool,
@@ -575,7 +576,7 @@ impl<L: Llm, R: Runner> Agent<L, R> {
                     self.note("the model did not answer in time; asking once more");
                 }
                 LlmError::ContextOverflow(overflow) => {
-                    let needed = overflow.prompt_tokens.unwrap_or_default();
+                    let needed = overflow.prompt_size(u64::from(request.answer_cap())).unwrap_or_default();
                     let window = overflow.window.unwrap_or_default();
                     return Err(LlmError::ContextWindow(TooLong { needed, window }).into());
                 }
@@ -601,7 +602,7 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             return;
         }
         if let Some(tokens) = self.llm.context_window().await {
-            self.window = Some(Window::new(tokens));
+            self.window = Some(Window { tokens, scale: self.window.and_then(|w| w.scale) });
             self.note(format!(
                 "the model server reports a context window of {tokens} tokens; requests are fitted to it"
             ));
@@ -611,17 +612,17 @@ impl<L: Llm, R: Runner> Agent<L, R> {
     /// Learns the window from a refusal for a prompt over it, and how the server counts from the size it named.
     fn learn_from_overflow(&mut self, request: &ChatRequest, overflow: &window::Overflow) {
         let estimated = estimate::request_tokens(request);
-        let mut learned = self.window.unwrap_or(Window::new(u64::MAX));
-        if let Some(counted) = overflow.prompt_tokens {
+        let mut learned = self.window.unwrap_or_else(Window::unknown);
+        if let Some(counted) = overflow.prompt_size(u64::from(request.answer_cap())) {
             learned.learn_scale(estimated, counted);
         }
-        let sent = learned.prompt_tokens(request);
+        let sent = learned.likely_tokens(request);
         // Without a size in the refusal, the window is taken as three quarters of what was sent.
         learned.tokens = overflow.window.unwrap_or(sent * 3 / 4).min(learned.tokens.saturating_sub(1).max(1));
         self.window = Some(learned);
         self.note(format!(
             "the model server refused a prompt of about {sent} tokens as over its context window; the window is \
-             taken as {} tokens and the request is sent again, shortened",
+             taken as {} tokens and the request is sent again, fitted to it",
             learned.tokens
         ));
     }
@@ -634,23 +635,23 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             return;
         }
         let estimated = estimate::request_tokens(request);
-        let expected = self.window.map_or(estimated, |w| w.prompt_tokens(request));
+        let expected = self.window.map_or(estimated, |w| w.likely_tokens(request));
         // A real window holds hundreds of tokens at least: a server reporting a handful (LiteLLM's mock answers
         // always say 10) is not read as a cut.
         if estimated >= 1_000 && reported >= MIN_REPORTED_WINDOW && reported * 2 < expected {
             let tokens = reported + response.usage.completion_tokens;
             let previous = self.window.map_or(u64::MAX, |w| w.tokens);
-            self.window = Some(Window { tokens: tokens.min(previous), scale: self.window.map_or(1.0, |w| w.scale) });
+            self.window = Some(Window { tokens: tokens.min(previous), scale: self.window.and_then(|w| w.scale) });
             self.note(format!(
                 "the model server counted {reported} prompt tokens of about {expected} sent: it seems to have cut the \
-                 prompt to fit its context window, which is now taken as {tokens} tokens; later requests leave older \
-                 results out instead"
+                 prompt to fit its context window, which is now taken as {tokens} tokens, and later requests leave \
+                 older results out instead; to keep them, start the server with a larger window (Ollama: \
+                 OLLAMA_CONTEXT_LENGTH) and give the run the same size"
             ));
             return;
         }
-        if let Some(window) = &mut self.window {
-            window.learn_scale(estimated, reported);
-        }
+        // Learned even before the window is known, so a window learned later starts from the server's count.
+        self.window.get_or_insert_with(Window::unknown).learn_scale(estimated, reported);
     }
 
     /// Records an answer and turns it into what the callers read.

@@ -836,6 +836,7 @@ impl Llm for Unruly {
             let overflow = crate::llm::window::Overflow {
                 window: Some(window),
                 prompt_tokens: Some(size),
+                requested_tokens: None,
                 message: format!("request ({size} tokens) exceeds the available context size ({window} tokens)"),
             };
             return Err(LlmError::ContextOverflow(overflow));

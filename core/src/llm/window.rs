@@ -4,7 +4,8 @@
 //! its start silently and answers as if nothing happened (see `acr serve-model --dialect`). So the agent keeps a
 //! [`Window`]: the size the user gave, the server published (llama.cpp's `/props`), or a refusal named
 //! ([`Overflow::read`]), and how many tokens the server counts for each token of the one estimator
-//! ([`super::estimate`]), learned from the usage it reports. Before every request [`fit`] estimates its size and,
+//! ([`super::estimate`]), learned from the usage it reports; until the server has counted a prompt, estimates carry
+//! a margin ([`UNCOUNTED_SCALE`]: three characters a token, as code runs). Before every request [`fit`] estimates its size and,
 //! while the prompt leaves too little room for an answer, replaces the oldest search results of the conversation
 //! with a short note naming the calls left out, which the model reads in their place. When that is not enough (a
 //! small window, and a long answer the next request must quote), the longest message after the system prompt loses
@@ -51,8 +52,11 @@ impl fmt::Display for TooLong {
 pub struct Overflow {
     /// The window the server named, in tokens.
     pub window: Option<u64>,
-    /// The prompt's size as the server counted it.
+    /// The prompt's size as the server counted it, when the refusal names it apart from the answer.
     pub prompt_tokens: Option<u64>,
+    /// The prompt and the answer's cap together, when that sum is all the refusal names ("you requested N tokens").
+    #[serde(default)]
+    pub requested_tokens: Option<u64>,
     /// The server's message.
     pub message: String,
 }
@@ -93,54 +97,120 @@ impl Overflow {
         let window = field("n_ctx").or_else(|| {
             ["maximum context length is ", "context length of ", "context size (", "context window of "]
                 .iter()
-                .find_map(|k| number_after(&lower, k))
+                .find_map(|k| number_after(&lower, k).map(|(n, _)| n))
         });
-        let prompt_tokens = field("n_prompt_tokens").or_else(|| {
-            ["resulted in ", "you requested ", "request (", "prompt has "].iter().find_map(|k| number_after(&lower, k))
-        });
-        Some(Overflow { window, prompt_tokens, message: message.to_string() })
+        let (prompt, requested) = sizes(&lower);
+        Some(Overflow {
+            window,
+            prompt_tokens: field("n_prompt_tokens").or(prompt),
+            requested_tokens: requested,
+            message: message.to_string(),
+        })
     }
+
+    /// The prompt's size as the server counted it: as the refusal named it, or else the sum it named less
+    /// `answer_cap`, the answer's `max_tokens` the request carried.
+    pub fn prompt_size(&self, answer_cap: u64) -> Option<u64> {
+        self.prompt_tokens.or_else(|| self.requested_tokens?.checked_sub(answer_cap).filter(|&n| n > 0))
+    }
+}
+
+/// The sizes a refusal's words (lower case) name: the prompt's alone, and the sum of prompt and answer.
+///
+/// The prompt alone: "your request has N input tokens" and "your prompt contains at least N input tokens" (vLLM),
+/// "your messages resulted in N tokens" (OpenAI), "request (N tokens)" (llama.cpp), the first number in the brackets
+/// after "you requested T tokens (N in the messages, …)" (vLLM, OpenAI; OpenRouter's "(N of text input, …)"), and
+/// older vLLM's "you requested N tokens in the messages". "You requested N output tokens" is the answer's cap, and a
+/// bare "you requested N tokens" the sum.
+fn sizes(lower: &str) -> (Option<u64>, Option<u64>) {
+    let named = ["your request has ", "prompt contains at least ", "resulted in ", "request (", "prompt has "]
+        .iter()
+        .find_map(|k| number_after(lower, k).map(|(n, _)| n));
+    if named.is_some() {
+        return (named, None);
+    }
+    let Some((total, rest)) = number_after(lower, "you requested ") else { return (None, None) };
+    if let Some(bracket) = rest.strip_prefix(" tokens (") {
+        return (number_after(bracket, "").map(|(n, _)| n), Some(total));
+    }
+    if rest.starts_with(" tokens in the messages") {
+        return (Some(total), None);
+    }
+    if rest.starts_with(" tokens") { (None, Some(total)) } else { (None, None) }
 }
 
 /// The number that follows `key` in `text` within a word or two ("context length of only 4096"), digits with `,`
-/// thousands separators.
-fn number_after(text: &str, key: &str) -> Option<u64> {
+/// thousands separators, and the text after it.
+fn number_after<'t>(text: &'t str, key: &str) -> Option<(u64, &'t str)> {
     let rest = &text[text.find(key)? + key.len()..];
     let skip = rest.find(|c: char| c.is_ascii_digit()).filter(|&at| at <= 8)?;
     let rest = &rest[skip..];
-    let digits: String =
-        rest.chars().take_while(|c| c.is_ascii_digit() || *c == ',').filter(char::is_ascii_digit).collect();
-    digits.parse().ok().filter(|&n| n > 0)
+    let end = rest.find(|c: char| !c.is_ascii_digit() && c != ',').unwrap_or(rest.len());
+    let digits: String = rest[..end].chars().filter(char::is_ascii_digit).collect();
+    digits.parse().ok().filter(|&n| n > 0).map(|n| (n, &rest[end..]))
 }
 
+/// Server tokens per estimated token taken until the server has counted a prompt: code runs about three characters
+/// a token where the estimator counts four, so a request is fitted as if it were all code. SmolLM2's tokenizer (the
+/// real-server tests' model) counts 3.3 to 4.1 characters a token on this project's README, the demo repository
+/// and CPython's standard library; three characters a token covers them all, at the cost of an answer a quarter
+/// shorter than it could be on the first requests.
+pub const UNCOUNTED_SCALE: f64 = 4.0 / 3.0;
+
 /// What the agent knows of the model's context window.
+///
+/// The rule for sizes: until the server has reported how many tokens a prompt took, a request's estimate is
+/// taken with the margin [`UNCOUNTED_SCALE`]; once it has, the server's own ratio to the estimate replaces the
+/// margin ([`Window::learn_scale`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Window {
-    /// The window, in tokens as the server counts them.
+    /// The window, in tokens as the server counts them; `u64::MAX` while only the server's count is known.
     pub tokens: u64,
-    /// Server tokens per estimated token: 1 until the server has reported a prompt's size.
-    pub scale: f64,
+    /// Server tokens per estimated token, learned from a prompt the server counted; `None` until then.
+    pub scale: Option<f64>,
 }
 
 impl Window {
-    /// A window of `tokens`, with the estimator taken as it is.
+    /// A window of `tokens`, with no count of the server's learned yet.
     pub fn new(tokens: u64) -> Window {
-        Window { tokens, scale: 1.0 }
+        Window { tokens, scale: None }
     }
 
-    /// A request's prompt in the server's tokens, as far as the estimate and the scale learned tell.
+    /// A window whose size is not known yet, holding what is learned of the server's count meanwhile.
+    pub fn unknown() -> Window {
+        Window::new(u64::MAX)
+    }
+
+    /// A request's prompt in the server's tokens as a request is fitted: the estimate at the learned scale, or with
+    /// the margin while the server has counted nothing.
     pub fn prompt_tokens(&self, request: &ChatRequest) -> u64 {
-        (estimate::request_tokens(request) as f64 * self.scale).ceil() as u64
+        scaled(estimate::request_tokens(request), self.scale.unwrap_or(UNCOUNTED_SCALE))
+    }
+
+    /// A request's prompt in the server's tokens as best known, without the margin: what the notes name and what a
+    /// server's count is compared with.
+    pub fn likely_tokens(&self, request: &ChatRequest) -> u64 {
+        scaled(estimate::request_tokens(request), self.scale.unwrap_or(1.0))
     }
 
     /// Learns how the server counts from a prompt it measured (`reported` tokens for a request estimated at
-    /// `estimated`). Ratios far from one are taken only within reason: a tokenizer counts code and prose within
-    /// about a factor of two of four characters a token.
+    /// `estimated`); the margin is not used after. Ratios far from one are taken only within reason: a tokenizer
+    /// counts code and prose within about a factor of two of four characters a token.
     pub fn learn_scale(&mut self, estimated: u64, reported: u64) {
         if estimated >= 32 && reported > 0 {
-            self.scale = (reported as f64 / estimated as f64).clamp(0.5, 2.5);
+            self.scale = Some((reported as f64 / estimated as f64).clamp(0.5, 2.5));
         }
     }
+
+    /// Server tokens per estimated token, as requests are fitted.
+    fn fitting_scale(&self) -> f64 {
+        self.scale.unwrap_or(UNCOUNTED_SCALE)
+    }
+}
+
+/// `tokens` times `scale`, rounded up.
+fn scaled(tokens: u64, scale: f64) -> u64 {
+    (tokens as f64 * scale).ceil() as u64
 }
 
 /// Estimated tokens a request needs at least: its messages, the tools it offers, and [`MIN_ANSWER`].
@@ -190,7 +260,7 @@ const SHORTEST_SHORTENED: usize = 400;
 /// message is long enough to shorten.
 fn shorten_longest(request: &mut ChatRequest, window: &Window) -> Option<String> {
     let over = needed(request, window).saturating_sub(window.tokens) + 16;
-    let chars_over = (over as f64 / window.scale * estimate::CHARS_PER_TOKEN as f64).ceil() as usize;
+    let chars_over = (over as f64 / window.fitting_scale() * estimate::CHARS_PER_TOKEN as f64).ceil() as usize;
     let (i, message) = request.messages.iter_mut().enumerate().skip(1).max_by_key(|(_, m)| m.content.len())?;
     let length = message.content.chars().count();
     if length < SHORTEST_SHORTENED {
@@ -249,8 +319,9 @@ mod tests {
         )
     }
 
+    /// A window whose server counts as the estimator does (the margin of an uncounted window has its own test).
     fn plain(tokens: u64) -> Window {
-        Window::new(tokens)
+        Window { tokens, scale: Some(1.0) }
     }
 
     #[test]
@@ -362,16 +433,45 @@ mod tests {
         );
     }
 
+    /// Code runs about three characters a token where the estimator counts four: until the server has counted a
+    /// prompt, a request is fitted as a tokenizer that counts three characters a token would count it, so the first
+    /// request does not overflow (Ollama would cut it silently); once the server has counted, its count replaces
+    /// the margin and the answer gets the room the margin held back.
+    #[test]
+    fn until_the_server_counts_requests_are_fitted_with_a_margin() {
+        let code = "        total += item.price_cents * units\n".repeat(80);
+        let request = ChatRequest::new(Stage::Patch, vec![Message::system("Fix the bug."), Message::user(code)]);
+        let as_code = |r: &ChatRequest| -> u64 {
+            r.messages
+                .iter()
+                .map(|m| (m.content.chars().count() as u64).div_ceil(3) + estimate::TOKENS_PER_MESSAGE)
+                .sum()
+        };
+        let window = Window::new(as_code(&request) + ROOMY_ANSWER);
+        let mut first = request.clone();
+        assert_eq!(fit(&mut first, &window), Ok(vec![]), "nothing is left out: the prompt fits");
+        assert!(as_code(&first) + u64::from(first.answer_cap()) <= window.tokens, "the answer cap leaves room for it");
+        let mut counted = window;
+        counted.learn_scale(estimate::request_tokens(&request), estimate::request_tokens(&request));
+        let mut later = request.clone();
+        fit(&mut later, &counted).unwrap();
+        assert_eq!(
+            u64::from(later.answer_cap()),
+            counted.tokens - estimate::request_tokens(&request),
+            "counted as the estimate, the prompt leaves the rest to the answer"
+        );
+    }
+
     #[test]
     fn the_scale_learned_from_the_server_counts() {
         let request = ChatRequest::new(Stage::Patch, vec![Message::user("x".repeat(4_000))]);
         let mut window = plain(2_000);
         assert!(fit(&mut request.clone(), &window).is_ok());
         window.learn_scale(estimate::request_tokens(&request), estimate::request_tokens(&request) * 2);
-        assert_eq!(window.scale, 2.0);
+        assert_eq!(window.scale, Some(2.0));
         assert!(fit(&mut request.clone(), &window).is_err(), "the server counts twice as many tokens");
         window.learn_scale(100, 1);
-        assert_eq!(window.scale, 0.5, "kept within reason");
+        assert_eq!(window.scale, Some(0.5), "kept within reason");
     }
 
     #[test]
@@ -382,11 +482,11 @@ mod tests {
         let litellm = r#"{"error":{"message":"litellm.ContextWindowExceededError: litellm.BadRequestError: ContextWindowExceededError: OpenAIException - This model's maximum context length is 2048 tokens.","type":null,"param":null,"code":"400"}}"#;
         let lmstudio = r#"{"error":"Trying to keep the first 5000 tokens when context the overflows. However, the model is loaded with context length of 4096 tokens, which is not enough."}"#;
         let cases =
-            [(llama, Some(8192), Some(10031)), (openai, Some(8192), Some(9001)), (vllm, Some(4096), Some(5000))];
+            [(llama, Some(8192), Some(10031)), (openai, Some(8192), Some(9001)), (vllm, Some(4096), Some(4000))];
         for (body, window, prompt) in cases {
             let message = crate::llm::wire::error_message(body);
             let overflow = Overflow::read(400, body, &message).unwrap_or_else(|| panic!("{body}"));
-            assert_eq!((overflow.window, overflow.prompt_tokens), (window, prompt), "{body}");
+            assert_eq!((overflow.window, overflow.prompt_size(1_000)), (window, prompt), "{body}");
         }
         for (body, window) in [(litellm, 2048), (lmstudio, 4096)] {
             let message = crate::llm::wire::error_message(body);
@@ -394,6 +494,30 @@ mod tests {
         }
         let other = r#"{"error":{"message":"unknown model m"}}"#;
         assert_eq!(Overflow::read(400, other, "unknown model m"), None);
+    }
+
+    /// vLLM's refusals over the years, each read for the prompt alone: the messages' part when the refusal gives it,
+    /// the input tokens when it names them, never the total of prompt and answer that "you requested N tokens"
+    /// names.
+    #[test]
+    fn vllms_refusals_are_read_for_the_prompt_alone() {
+        let cases = [
+            "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens (8000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+            "This model's maximum context length is 8192 tokens. However, you requested 8000 tokens in the messages, Please reduce the length of the messages.",
+            "This model's maximum context length is 8192 tokens. However, your request has 8000 input tokens. Please reduce the length of the input messages.",
+            "'max_tokens' or 'max_completion_tokens' is too large: 1000. This model's maximum context length is 8192 tokens and your request has 8000 input tokens (1000 > 8192 - 8000).",
+            "This model's maximum context length is 8192 tokens. However, you requested 1000 output tokens and your prompt contains at least 8000 input tokens. Please reduce the length of the input prompt.",
+        ];
+        // Where the refusal names only the sum, the request's own cap is taken off it.
+        let sum = "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens. Please reduce the length of the messages or completion.";
+        for message in cases.into_iter().chain([sum]) {
+            let body =
+                serde_json::json!({"object": "error", "message": message, "type": "BadRequestError", "code": 400});
+            let overflow = Overflow::read(400, &body.to_string(), message).unwrap_or_else(|| panic!("{message}"));
+            assert_eq!((overflow.window, overflow.prompt_size(1_000)), (Some(8192), Some(8000)), "{message}");
+        }
+        let overflow = Overflow::read(400, sum, sum).unwrap();
+        assert_eq!((overflow.prompt_tokens, overflow.prompt_size(9_000)), (None, None), "no size is better than 0");
     }
 
     /// The search APIs offered as tools take room too: a window the conversation fits without them leaves the
