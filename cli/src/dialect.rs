@@ -12,12 +12,18 @@
 //! | `lmstudio` | `<think>` left in the text | none | 400 (only `json_schema`) | yes | 400 |
 //! | `llamacpp` | a `reasoning_content` field | a last chunk, when asked | yes | 500 (no `--jinja`) | 400 `exceed_context_size_error` with `n_ctx`, for the prompt alone |
 //!
+//! `openai` and `vllm` also refuse, with a 400 in their own words, a conversation whose `tool` messages do not pair
+//! with the calls of the assistant turn before them (vLLM as it checks a Mistral model's conversation; the others
+//! render such a conversation as it is).
+//!
 //! The `llamacpp` row is checked against llama.cpp's own `llama-server` (`cli/tests/real_servers.rs` sends both the
 //! same requests). The refusals are those of each server's default configuration; their wording is each server's own in spirit (a
 //! client must never depend on it beyond the keywords the agent looks for: `response_format`, `tools`, `context`).
 //! vLLM's errors also come in its own shape (`{"object": "error", "message": …}` instead of `{"error": {…}}`).
 
 use acr_core::llm::reasoning::separate;
+use acr_core::llm::tools::{self, Unpaired};
+use acr_core::llm::{Message, Role};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
@@ -119,6 +125,9 @@ impl Dialect {
                 _ => {}
             }
         }
+        if let Some(refusal) = self.unpaired_refusal(request) {
+            return Some(refusal);
+        }
         let format = request.pointer("/response_format/type").and_then(Value::as_str);
         if self == Dialect::LmStudio && format == Some("json_object") {
             let why = "'response_format.type' must be 'json_schema' or 'text'";
@@ -168,6 +177,41 @@ impl Dialect {
         Some((StatusCode::BAD_REQUEST, self.error_body(&why, "context_length_exceeded")))
     }
 
+    /// The refusal of a conversation whose `tool` messages do not pair with the calls before them
+    /// ([`tools::unpaired`]), in OpenAI's words or in those of the checks vLLM runs on a Mistral model's
+    /// conversation; the other servers render such a conversation as it is.
+    fn unpaired_refusal(self, request: &Value) -> Option<(StatusCode, String)> {
+        let messages: Vec<Message> = serde_json::from_value(request.get("messages")?.clone()).ok()?;
+        let unpaired = tools::unpaired(&messages)?;
+        let body = match (self, unpaired) {
+            (Dialect::OpenAi, Unpaired::Orphan(at)) => openai_invalid(
+                "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with \
+                 'tool_calls'.",
+                at,
+            ),
+            (Dialect::OpenAi, Unpaired::Unanswered(at, ids)) => openai_invalid(
+                &format!(
+                    "An assistant message with 'tool_calls' must be followed by tool messages responding to each \
+                     'tool_call_id'. The following tool_call_ids did not have response messages: {}",
+                    ids.join(", ")
+                ),
+                at,
+            ),
+            (Dialect::Vllm, Unpaired::Orphan(at))
+                if at == 0 || !matches!(messages[at - 1].role, Role::Assistant | Role::Tool) =>
+            {
+                let after = at.checked_sub(1).map(|i| json!(messages[i].role));
+                let after = after.as_ref().and_then(Value::as_str).unwrap_or("none");
+                self.error_body(&format!("Unexpected role 'tool' after role '{after}'"), "BadRequestError")
+            }
+            (Dialect::Vllm, _) => {
+                self.error_body("Not the same number of function calls and responses", "BadRequestError")
+            }
+            _ => return None,
+        };
+        Some((StatusCode::BAD_REQUEST, body))
+    }
+
     /// An error body in this server's shape.
     pub fn error_body(self, message: &str, kind: &str) -> String {
         match self {
@@ -176,6 +220,12 @@ impl Dialect {
         }
         .to_string()
     }
+}
+
+/// OpenAI's refusal of an invalid message, naming the message.
+fn openai_invalid(message: &str, at: usize) -> String {
+    let param = format!("messages.[{at}].role");
+    json!({"error": {"message": message, "type": "invalid_request_error", "param": param, "code": null}}).to_string()
 }
 
 #[cfg(test)]
@@ -213,6 +263,43 @@ mod tests {
         let (status, body) = Dialect::LmStudio.refusal(&json_mode, 10, None).unwrap();
         assert_eq!(status, StatusCode::BAD_REQUEST);
         assert!(body.contains("response_format"), "{body}");
+    }
+
+    /// A `tool` message whose call was left out, or a call left without its result: OpenAI and vLLM refuse the
+    /// conversation in their words and the others
+    /// take it.
+    #[test]
+    fn tool_messages_that_do_not_pair_are_refused_by_openai_and_vllm() {
+        let call =
+            json!([{"id": "call_1", "type": "function", "function": {"name": "search_class", "arguments": "{}"}}]);
+        let orphan = json!({"messages": [
+            {"role": "user", "content": "issue"},
+            {"role": "tool", "tool_call_id": "call_2", "content": "result"},
+            {"role": "user", "content": "analyse"}]});
+        let unanswered = json!({"messages": [
+            {"role": "user", "content": "issue"},
+            {"role": "assistant", "content": "", "tool_calls": call},
+            {"role": "user", "content": "analyse"}]});
+        let cases = [
+            (Dialect::OpenAi, &orphan, "messages with role 'tool' must be a response to a preceeding message"),
+            (Dialect::OpenAi, &unanswered, "did not have response messages: call_1"),
+            (Dialect::Vllm, &orphan, "Unexpected role 'tool' after role 'user'"),
+            (Dialect::Vllm, &unanswered, "Not the same number of function calls and responses"),
+        ];
+        for (dialect, request, words) in cases {
+            let (status, body) = dialect.refusal(request, 10, None).expect("refused");
+            assert_eq!(status, StatusCode::BAD_REQUEST);
+            assert!(acr_core::llm::wire::error_message(&body).contains(words), "{dialect:?}: {body}");
+        }
+        for dialect in [Dialect::Ollama, Dialect::LmStudio, Dialect::LlamaCpp] {
+            assert_eq!(dialect.refusal(&orphan, 10, None), None, "{dialect:?}");
+        }
+        let paired = json!({"messages": [
+            {"role": "user", "content": "issue"},
+            {"role": "assistant", "content": "", "tool_calls": call},
+            {"role": "tool", "tool_call_id": "call_1", "content": "result"},
+            {"role": "user", "content": "analyse"}]});
+        assert_eq!(Dialect::OpenAi.refusal(&paired, 10, None), None);
     }
 
     #[test]

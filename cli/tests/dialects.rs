@@ -147,3 +147,32 @@ fn a_refusal_is_read_for_the_prompt_alone() {
         assert!(!notes.iter().any(|n| n.contains("from its middle")), "{dialect}: {notes:#?}");
     }
 }
+
+/// A long search by tool calls (ten calls over nine rounds) in a window that holds a few rounds at a time, against
+/// OpenAI's dialect, which refuses a `tool` message whose call is not in the conversation before it. The oldest
+/// exchanges are left out whole, each turn with all of its results: no request is refused, the model searches by tool
+/// calls to the end (tools are never taken as refused), and the patch comes out.
+#[test]
+fn a_long_tools_run_in_a_small_window_leaves_out_whole_exchanges() {
+    for (window, stream) in [("2000", false), ("1600", false), ("1600", true)] {
+        let cell = format!("window {window}, streamed {stream}");
+        let server = ModelServer::start_with("demo-tools-long.json", &["--dialect", "openai"]);
+        let out = tempfile::tempdir().expect("temp dir");
+        let mut args = vec!["--tools", "--context-window", window];
+        if stream {
+            args.push("--stream");
+        }
+        let run = acr_run(&server, &args, out.path());
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{cell}: acr run failed:\n{stderr}");
+        assert!(String::from_utf8_lossy(&run.stdout).contains("+            total += item.price_cents * units"));
+        let events = events(out.path());
+        let notes: Vec<&str> = of_kind(&events, "note").iter().map(|e| e["text"].as_str().unwrap()).collect();
+        assert!(notes.iter().any(|n| n.contains("oldest exchange")), "{cell}: exchanges were left out: {notes:#?}");
+        assert!(!notes.iter().any(|n| n.contains("does not take tools")), "{cell}: {notes:#?}");
+        let models = of_kind(&events, "model");
+        assert!(models.iter().all(|e| e["cut"]["kind"] != "failed"), "{cell}: a request was refused");
+        let tool_calls: usize = models.iter().map(|e| e["tool_calls"].as_array().map_or(0, Vec::len)).sum();
+        assert_eq!(tool_calls, 10, "{cell}: every search was a tool call");
+    }
+}

@@ -518,7 +518,11 @@ impl<L: Llm, R: Runner> Agent<L, R> {
         loop {
             if let Some(window) = self.window {
                 match window::fit(request, &window) {
-                    Ok(notes) => notes.into_iter().for_each(|note| self.note(note)),
+                    Ok(notes) => {
+                        // Whole exchanges are left out, so what is sent and saved back pairs every result with its call.
+                        debug_assert_eq!(tools::unpaired(&request.messages), None, "{notes:?}");
+                        notes.into_iter().for_each(|note| self.note(note));
+                    }
                     // A request that cannot fit is not sent, and the agent moves on as after a failed call. A
                     // conversation that grew too long starts afresh at the agent's next step; a request that is too
                     // long with no answer of the model in it will be again, so three of those in a row end the run.

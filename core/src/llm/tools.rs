@@ -212,6 +212,48 @@ pub fn refused(status: u16, message: &str) -> bool {
     matches!(status, 400 | 422 | 500 | 501) && ["tool", "function", "template", "jinja"].iter().any(|k| m.contains(k))
 }
 
+/// Where a conversation breaks the rule chat-completions servers hold tool messages to: each `tool` message answers a
+/// call of the assistant turn just before it (other results of that turn between them), and every call of a turn is
+/// answered before a message of another role. OpenAI refuses a conversation that breaks it with a 400, and so does
+/// vLLM serving a Mistral model; the agent never sends one ([`super::window::fit`] leaves out whole exchanges).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unpaired {
+    /// The `tool` message at this index answers no call of the turn before it.
+    Orphan(usize),
+    /// The assistant turn at this index made calls that no `tool` message answers (their ids).
+    Unanswered(usize, Vec<String>),
+}
+
+/// The first place where `messages` break the rule of [`Unpaired`]; `None` for a conversation a server takes.
+pub fn unpaired(messages: &[Message]) -> Option<Unpaired> {
+    // The turn whose calls are being answered, with the ids not answered yet.
+    let mut open: Option<(usize, Vec<&str>)> = None;
+    for (i, message) in messages.iter().enumerate() {
+        if message.role == Role::Tool {
+            let answered = open.as_mut().zip(message.tool_call_id.as_deref()).and_then(|((_, ids), id)| {
+                let at = ids.iter().position(|x| *x == id)?;
+                Some(ids.remove(at))
+            });
+            if answered.is_none() {
+                return Some(Unpaired::Orphan(i));
+            }
+            continue;
+        }
+        if let Some(unanswered) = open.take().and_then(unanswered) {
+            return Some(unanswered);
+        }
+        if message.role == Role::Assistant && !message.tool_calls.is_empty() {
+            open = Some((i, message.tool_calls.iter().map(|c| c.id.as_str()).collect()));
+        }
+    }
+    open.and_then(unanswered)
+}
+
+/// A turn's calls left without results, if any are.
+fn unanswered((at, ids): (usize, Vec<&str>)) -> Option<Unpaired> {
+    (!ids.is_empty()).then(|| Unpaired::Unanswered(at, ids.into_iter().map(str::to_string).collect()))
+}
+
 /// A conversation with tool calls and results turned into one without: each assistant message that called tools
 /// says the calls in text, and the results become one user message of results, as the agent writes them without
 /// tools. For a server that refused tools midway, and for stages that send the conversation with no tools.
@@ -312,6 +354,33 @@ mod tests {
         assert!(refused(400, "registry.ollama.ai/library/gemma:2b does not support tools"));
         assert!(!refused(400, "This model's maximum context length is 8192 tokens"));
         assert!(!refused(401, "tools are not for you"));
+    }
+
+    #[test]
+    fn tool_messages_pair_with_the_calls_of_the_turn_before() {
+        let call = |id: &str| ToolCall { id: id.into(), name: "search_class".into(), arguments: "{}".into() };
+        let turn =
+            |ids: &[&str]| Message { tool_calls: ids.iter().map(|id| call(id)).collect(), ..Message::assistant("") };
+        let paired = vec![
+            Message::user("issue"),
+            turn(&["a", "b"]),
+            Message::tool("b", "result b"),
+            Message::tool("a", "result a"),
+            Message::user("analyse"),
+            Message::assistant("no calls"),
+        ];
+        assert_eq!(unpaired(&paired), None);
+        // The oldest turn left out with its first result only: the second result answers nothing.
+        let orphan = [&paired[..1], &paired[3..]].concat();
+        assert_eq!(unpaired(&orphan), Some(Unpaired::Orphan(1)));
+        let unknown_id = vec![turn(&["a"]), Message::tool("z", "result")];
+        assert_eq!(unpaired(&unknown_id), Some(Unpaired::Orphan(1)));
+        let twice = vec![turn(&["a"]), Message::tool("a", "result"), Message::tool("a", "again")];
+        assert_eq!(unpaired(&twice), Some(Unpaired::Orphan(2)));
+        // A turn whose results were left out: its calls are unanswered when the next message comes.
+        let unanswered = [&paired[..3], &paired[4..]].concat();
+        assert_eq!(unpaired(&unanswered), Some(Unpaired::Unanswered(1, vec!["a".into()])));
+        assert_eq!(unpaired(&paired[..2]), Some(Unpaired::Unanswered(1, vec!["a".into(), "b".into()])));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{ChatRequest, estimate};
+use super::{ChatRequest, Role, estimate};
 use crate::prompt::text;
 
 /// Tokens of answer worth leaving older results out for: while a request leaves less room than this (or than its
@@ -278,15 +278,17 @@ fn shorten_longest(request: &mut ChatRequest, window: &Window) -> Option<String>
     Some(format!("message {} of the request lost {cut} characters from its middle to fit the context window", i + 1))
 }
 
-/// Leaves out the oldest exchange after the issue (a model's answer and the message that followed it), so roles
-/// still alternate, and says so at the end of the issue's message; `None` when only the issue and the last exchange
-/// are left.
+/// Leaves out the oldest exchange after the issue, whole: a model's turn, the results of the tools it called, and
+/// the messages that followed until its next turn. Roles still alternate, and no `tool` message is left without the
+/// call it answers (servers refuse such a conversation: [`super::tools::unpaired`]). Says so at the end of the
+/// issue's message; `None` when only the issue and the last exchange are left.
 fn drop_oldest_exchange(request: &mut ChatRequest) -> Option<String> {
     let first = 2;
-    if request.messages.len() < first + 4 {
+    let next = (first + 1..request.messages.len()).find(|&i| request.messages[i].role == Role::Assistant)?;
+    if next + 1 >= request.messages.len() {
         return None;
     }
-    request.messages.drain(first..first + 2);
+    request.messages.drain(first..next);
     let note = text::exchanges_left_out();
     let issue = &mut request.messages[first - 1].content;
     if !issue.ends_with(&note) {
@@ -298,7 +300,7 @@ fn drop_oldest_exchange(request: &mut ChatRequest) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::{Message, Stage};
+    use crate::llm::{Message, Stage, ToolCall, tools};
 
     fn results(call: &str, size: usize) -> Message {
         Message::user(format!("Result of {call}:\n\n{}\n\n", "x".repeat(size)))
@@ -422,6 +424,77 @@ mod tests {
         assert!(request.messages[1].content.contains("left out"), "{}", request.messages[1].content);
         assert!(request.messages.last().unwrap().content.starts_with("Round 39"), "the latest message stays");
         assert!(needed(&request, &plain(0)) <= 400);
+    }
+
+    /// A search conversation in tools mode: each round a model's turn with two tool calls, their two results, the
+    /// request to analyse, the analysis, the next question.
+    fn tools_conversation(rounds: usize) -> ChatRequest {
+        let mut messages = vec![Message::system("You fix bugs."), Message::user("The issue: totals are wrong.")];
+        for round in 0..rounds {
+            let calls: Vec<ToolCall> = ["Cart", "Item"]
+                .iter()
+                .map(|class| ToolCall {
+                    id: format!("call_{round}_{class}"),
+                    name: "search_class".into(),
+                    arguments: format!(r#"{{"class_name": "{class}"}}"#),
+                })
+                .collect();
+            let results: Vec<Message> = calls
+                .iter()
+                .map(|c| Message::tool(c.id.clone(), format!("Result of {}:\n\n{}\n\n", c.as_text(), "x".repeat(300))))
+                .collect();
+            messages.push(Message { tool_calls: calls, ..Message::assistant("") });
+            messages.extend(results);
+            messages.push(Message::user("Analyse the results."));
+            messages.push(Message::assistant(format!("Round {round}: the classes hold prices.")));
+            messages.push(Message::user(format!("Round {round}: more context, or bug locations?")));
+        }
+        ChatRequest { tools: crate::llm::Tool::search_apis(), ..ChatRequest::new(Stage::Decide, messages) }
+    }
+
+    /// Leaving out the oldest exchange of a tools conversation takes the model's turn and all of its results: at
+    /// every window from roomy to the smallest that still fits, no `tool` message is left without its call, no
+    /// call without its result, and the roles of the other messages alternate.
+    #[test]
+    fn a_tools_conversation_loses_whole_exchanges() {
+        let whole = tools_conversation(12);
+        let full = needed(&whole, &plain(0));
+        let mut dropped = 0;
+        for window in (600..=full).rev().step_by(97) {
+            let mut request = whole.clone();
+            let Ok(notes) = fit(&mut request, &plain(window)) else { continue };
+            dropped += notes.iter().filter(|n| n.contains("oldest exchange")).count();
+            assert_eq!(tools::unpaired(&request.messages), None, "window {window}, {} notes", notes.len());
+            let turns: Vec<Role> = request.messages.iter().map(|m| m.role).filter(|r| *r != Role::Tool).collect();
+            assert!(turns.windows(2).skip(1).all(|w| w[0] != w[1]), "window {window}: {turns:?}");
+            assert_eq!(request.messages.last(), whole.messages.last(), "the question asked stays");
+        }
+        assert!(dropped > 0, "some windows left exchanges out");
+    }
+
+    /// What the model reads of a tools conversation fitted to a small window: the issue says that earlier messages
+    /// were left out, the oldest results kept are notes, and each turn that called tools is followed by its results.
+    #[test]
+    fn a_trimmed_tools_conversation_as_the_model_reads_it() {
+        let mut request = tools_conversation(6);
+        fit(&mut request, &plain(1_400)).unwrap();
+        let shown: Vec<String> = request
+            .messages
+            .iter()
+            .map(|m| {
+                let calls: Vec<&str> = m.tool_calls.iter().map(|c| c.id.as_str()).collect();
+                let id = m.tool_call_id.as_deref().map_or(String::new(), |id| format!(" ({id})"));
+                let text = match m.content.len() > 300 {
+                    true => format!("{} [...]", m.content.lines().next().unwrap_or("")),
+                    false => m.content.split('\n').filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" / "),
+                };
+                match calls.is_empty() {
+                    true => format!("{:?}{id}: {text}", m.role),
+                    false => format!("{:?} calls {}", m.role, calls.join(", ")),
+                }
+            })
+            .collect();
+        insta::assert_snapshot!("trimmed_tools_conversation", shown.join("\n"));
     }
 
     /// What the model reads where a message lost its middle, and after the issue when exchanges were left out.
