@@ -1,26 +1,35 @@
-//! `acr apply DIR ANSWER_FILE [--json] [--write]`: turn a model's answer into a patch for a local repository.
+//! `acr apply DIR ANSWER_FILE [--format F] [--json] [--write]`: turn a model's answer into a patch for a local
+//! repository.
 //!
-//! The answer may be written in any edit format (ACR's tags, SEARCH/REPLACE blocks, a unified diff, whole files, or
-//! a mix): `--json` says which were found, overall (`formats`) and per edit (`format`). Each edit that did not apply
+//! The answer may be written in any edit format (ACR's tags, SEARCH/REPLACE blocks, a unified diff, whole
+//! definitions, whole files, or a mix of the first three), each read only as far as it is sure; `--format` names
+//! the one the model was asked for, read first. `--json` says which were found, overall (`formats`) and per edit
+//! (`format`). Each edit that did not apply
 //! says why as data too: its `kind` (`not_found`, `ambiguous`, `breaks_syntax`, `file_not_found`, `test_file`...) and,
 //! for an ambiguous original, the `candidates` it matches (`line`, `end_line`, `enclosing` definition).
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use acr_core::patch::{self, ExtractOptions, Outcome};
+use acr_core::patch::{self, EditFormat, ExtractOptions, Outcome};
 use anyhow::Context;
 
 use crate::load;
 use crate::output::{out, outln};
 
 /// Runs the command: prints the diff (or JSON) and exits 0 when the patch is applicable, 1 otherwise.
-pub fn run(dir: &Path, answer_file: &Path, json: bool, write: bool) -> anyhow::Result<ExitCode> {
+pub fn run(
+    dir: &Path,
+    answer_file: &Path,
+    asked: Option<EditFormat>,
+    json: bool,
+    write: bool,
+) -> anyhow::Result<ExitCode> {
     let local = load::local_repo(dir)?;
     let repo = &local.repo;
     let answer =
         std::fs::read_to_string(answer_file).with_context(|| format!("cannot read {}", answer_file.display()))?;
-    let extraction = patch::extract(repo, &answer, &ExtractOptions::default());
+    let extraction = patch::extract(repo, &answer, &ExtractOptions { asked, ..ExtractOptions::default() });
     if json {
         let edits: Vec<serde_json::Value> = extraction
             .edits

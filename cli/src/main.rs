@@ -72,7 +72,7 @@ enum Command {
         #[arg(long)]
         answer_to_cap: bool,
     },
-    /// Index a repository's Python sources and print counts.
+    /// Index a repository's sources (Python and Java) and print counts.
     Index {
         /// Repository root.
         dir: PathBuf,
@@ -116,12 +116,17 @@ enum Command {
         #[arg(long)]
         include_tests: bool,
     },
-    /// Turn a model's `<file>/<original>/<patched>` answer into a diff (exit 0 when applicable).
+    /// Turn a model's answer, in any edit format (ACR's tags, SEARCH/REPLACE blocks, a unified diff, whole
+    /// definitions or whole files), into a diff (exit 0 when applicable).
     Apply {
         /// Repository root.
         dir: PathBuf,
         /// File holding the model's answer.
         answer: PathBuf,
+        /// The edit format the model was asked for: its edits are read first, and the other formats only in code
+        /// fences when it has none. Default: every format, each as far as it is sure.
+        #[arg(long, value_enum)]
+        format: Option<FormatArg>,
         /// Print JSON: status, reason, diff and one entry per edit.
         #[arg(long)]
         json: bool,
@@ -129,7 +134,8 @@ enum Command {
         #[arg(long)]
         write: bool,
     },
-    /// Run the syntax gate on Python files and print the first problem of each.
+    /// Run the syntax gate on source files (Python: CPython 3.12's verdict; Java: javac's parser's) and print the
+    /// first problem of each; files of no known language are not checked.
     Check {
         /// Files to check.
         #[arg(required = true)]
@@ -142,6 +148,35 @@ enum Command {
 
 /// Edit formats, as the command line spells them.
 #[derive(Clone, Copy, clap::ValueEnum)]
+enum FormatArg {
+    /// `<file>/<original>/<patched>` blocks.
+    Acr,
+    /// SEARCH/REPLACE blocks.
+    SearchReplace,
+    /// A unified diff.
+    Udiff,
+    /// Whole definitions (functions, methods, classes), each replacing the one it names.
+    Definition,
+    /// Whole files.
+    Whole,
+}
+
+impl FormatArg {
+    /// The core's format.
+    fn format(self) -> acr_core::patch::EditFormat {
+        use acr_core::patch::EditFormat;
+        match self {
+            FormatArg::Acr => EditFormat::Acr,
+            FormatArg::SearchReplace => EditFormat::SearchReplace,
+            FormatArg::Udiff => EditFormat::Udiff,
+            FormatArg::Definition => EditFormat::Definition,
+            FormatArg::Whole => EditFormat::Whole,
+        }
+    }
+}
+
+/// The edit format a repair asks for, as the command line spells it: a format, or `auto`.
+#[derive(Clone, Copy, clap::ValueEnum)]
 enum EditFormatArg {
     /// `<file>/<original>/<patched>` blocks.
     Acr,
@@ -149,21 +184,28 @@ enum EditFormatArg {
     SearchReplace,
     /// A unified diff.
     Udiff,
+    /// Whole definitions (functions, methods, classes).
+    Definition,
     /// Whole files.
     Whole,
-    /// Chosen by model name.
+    /// Chosen by model name (core/src/patch/formats/models.tsv): SEARCH/REPLACE for large hosted models, definitions for small and
+    /// local ones, AutoCodeRover's tags for models it does not know and for model scripts.
     Auto,
 }
 
 impl EditFormatArg {
-    /// The choice for `model`.
-    fn choice(self, model: &str) -> acr_core::patch::EditFormatChoice {
-        use acr_core::patch::{EditFormat, EditFormatChoice};
+    /// The choice for `model`; `scripted` when the answers come from a script (recorded in AutoCodeRover's format
+    /// unless a format is named).
+    fn choice(self, model: &str, scripted: bool) -> acr_core::patch::EditFormatChoice {
+        use acr_core::patch::EditFormatChoice;
+        let fixed = |f: FormatArg| EditFormatChoice::fixed(f.format());
         match self {
-            EditFormatArg::Acr => EditFormatChoice::fixed(EditFormat::Acr),
-            EditFormatArg::SearchReplace => EditFormatChoice::fixed(EditFormat::SearchReplace),
-            EditFormatArg::Udiff => EditFormatChoice::fixed(EditFormat::Udiff),
-            EditFormatArg::Whole => EditFormatChoice::fixed(EditFormat::Whole),
+            EditFormatArg::Acr => fixed(FormatArg::Acr),
+            EditFormatArg::SearchReplace => fixed(FormatArg::SearchReplace),
+            EditFormatArg::Udiff => fixed(FormatArg::Udiff),
+            EditFormatArg::Definition => fixed(FormatArg::Definition),
+            EditFormatArg::Whole => fixed(FormatArg::Whole),
+            EditFormatArg::Auto if scripted => EditFormatChoice::default(),
             EditFormatArg::Auto => EditFormatChoice::auto(model),
         }
     }
@@ -212,7 +254,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             batch: batch.as_deref(),
             include_tests,
         }),
-        Command::Apply { dir, answer, json, write } => apply::run(&dir, &answer, json, write),
+        Command::Apply { dir, answer, format, json, write } => {
+            apply::run(&dir, &answer, format.map(FormatArg::format), json, write)
+        }
         Command::Check { files, json } => check::run(&files, json),
     }
 }

@@ -77,9 +77,10 @@ pub struct RepairOptions {
     #[arg(long)]
     pub tools: bool,
     /// The edit format the patch prompts ask for: AutoCodeRover's tags, SEARCH/REPLACE blocks, a unified diff,
-    /// whole files, or `auto` (by model name, from a table; small local models get whole files for short
-    /// files). Answers are read in every format whatever this says.
-    #[arg(long, value_enum, default_value = "acr")]
+    /// whole definitions, whole files, or `auto` (by model name, from a table: SEARCH/REPLACE for large hosted
+    /// models, definitions for small local ones, AutoCodeRover's tags otherwise and for a --script). An answer is
+    /// read in the format asked first; other formats count only in code fences, when it holds none.
+    #[arg(long, value_enum, default_value = "auto")]
     pub edit_format: EditFormatArg,
 }
 
@@ -115,7 +116,7 @@ impl RepairOptions {
             prices: self.price.clone(),
             context_window: self.context_window,
             tools: self.tools,
-            edit_format: self.edit_format.choice(&self.model),
+            edit_format: self.edit_format.choice(&self.model, self.script.is_some()),
         }
     }
 }

@@ -10,7 +10,8 @@ use acr_core::patch::{
 use crate::Component;
 use crate::bindings::exports::acr::core::edits::{
     AppliedEdit, ChangedFile, EditCandidate, EditFailure, EditFormat, EditOutcome, EditReport, ExtractStatus,
-    Extraction, Guest, IndentGuess, NearLine, NotFound, PlaceholderCounts, ProblemKind, RepoBorrow, SyntaxProblem,
+    Extraction, Guest, IndentGuess, MissingDefinition, NearLine, NotFound, PlaceholderCounts, ProblemKind, RepoBorrow,
+    SyntaxProblem,
 };
 use crate::convert::{self, u32_of};
 use crate::repository::RepoResource;
@@ -31,6 +32,7 @@ fn format(f: CoreFormat) -> EditFormat {
         CoreFormat::Acr => EditFormat::Acr,
         CoreFormat::SearchReplace => EditFormat::SearchReplace,
         CoreFormat::Udiff => EditFormat::Udiff,
+        CoreFormat::Definition => EditFormat::Definition,
         CoreFormat::Whole => EditFormat::Whole,
     }
 }
@@ -73,6 +75,10 @@ fn failure(f: &FileOrEditFailure) -> EditFailure {
             }
             CoreFailure::BreaksSyntax { relative, .. } => EditFailure::BreaksSyntax(problem(relative)),
             CoreFailure::CutShort { reason } => EditFailure::CutShort(reason.clone()),
+            CoreFailure::NotAUnit { reason } => EditFailure::NotAUnit(reason.clone()),
+            CoreFailure::NoDefinition { name, similar } => {
+                EditFailure::NoDefinition(MissingDefinition { name: name.clone(), similar: similar.clone() })
+            }
         },
     }
 }

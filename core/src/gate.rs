@@ -56,6 +56,9 @@ pub enum SyntaxCheck {
     /// `javac`'s parser's (the `gate::java` module), with the `java` feature.
     #[cfg(feature = "java")]
     Javac,
+    /// No check: a file of no language (a configuration, a requirements list, a page of documentation) is taken as
+    /// written, as AutoCodeRover checks only Python files.
+    Unchecked,
 }
 
 impl SyntaxCheck {
@@ -65,6 +68,7 @@ impl SyntaxCheck {
             SyntaxCheck::CPython312 => check(source),
             #[cfg(feature = "java")]
             SyntaxCheck::Javac => java::check(source),
+            SyntaxCheck::Unchecked => Ok(()),
         }
     }
 

@@ -512,8 +512,8 @@ export interface EditResult {
   end: number | null;
   changed: boolean | null;
   indent: "relative" | "first_line_only" | "deletion" | null;
-  /** For `failed` and `dropped`: why, e.g. "not_found", "ambiguous", "breaks_syntax", "cut_short",
-   *  "file_not_found", "test_file". */
+  /** For `failed` and `dropped`: why, e.g. "not_found", "ambiguous", "breaks_syntax", "cut_short", "not_a_unit",
+   *  "no_definition", "file_not_found", "test_file". */
   failure: string | null;
   /** For an edit refused as `ambiguous`: every place its original matches, in file order (`null` otherwise). */
   candidates: EditCandidate[] | null;
@@ -530,7 +530,7 @@ export interface EditCandidate {
 
 /** The ways an answer can write its edits: ACR's `<file>/<original>/<patched>` tags, SEARCH/REPLACE blocks, a
  * unified diff, whole files. `applyEdits()` reads every one of them, mixed or not. */
-export type EditFormat = "acr" | "search-replace" | "udiff" | "whole";
+export type EditFormat = "acr" | "search-replace" | "udiff" | "definition" | "whole";
 
 /** The result of `applyEdits()`. The repository itself is not changed. */
 export interface ApplyResult {

@@ -237,7 +237,7 @@ impl Settings {
             stream: RwSignal::new(saved.stream),
             context_window: RwSignal::new(saved.context_window),
             tools: RwSignal::new(saved.tools),
-            edit_format: RwSignal::new(if saved.edit_format.is_empty() { "acr".into() } else { saved.edit_format }),
+            edit_format: RwSignal::new(if saved.edit_format.is_empty() { "auto".into() } else { saved.edit_format }),
             remember: RwSignal::new(remember),
             runner_kind: RwSignal::new(saved.runner.unwrap_or_default()),
             requirements: RwSignal::new(String::new()),

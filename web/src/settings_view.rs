@@ -83,10 +83,11 @@ pub fn SettingsView(settings: Settings) -> impl IntoView {
                     <option value="acr">"AutoCodeRover's <file>/<original>/<patched>"</option>
                     <option value="search-replace">"SEARCH/REPLACE blocks"</option>
                     <option value="udiff">"unified diff"</option>
+                    <option value="definition">"whole definitions (the functions and methods changed)"</option>
                     <option value="whole">"whole files"</option>
-                    <option value="auto">"auto (by model name: whole files for short files with small models)"</option>
+                    <option value="auto">"auto (by model name: definitions for small local models)"</option>
                 </select></label>
-                        <label class="check"><input id="tools" type="checkbox" bind:checked=settings.tools />
+            <label class="check"><input id="tools" type="checkbox" bind:checked=settings.tools />
                 " Offer the search APIs as tools (function calling; a server that refuses them gets calls in text)"</label>
             <p id="context-hint" class="muted small">{move || context_hint(settings.provider.get(), &settings.context_window.get())}</p>
         </div>

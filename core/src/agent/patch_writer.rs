@@ -129,7 +129,7 @@ impl PatchWriter {
                 agent.emit(Event::Shown { units: shown_units(found) });
             }
             let format = PatchWriter::format_for(&agent.config.edit_format, &agent.repo, found);
-            self.options.format = format;
+            self.options.asked = Some(format);
             let prompt = match &pending {
                 Pending::Start => PatchWriter::opening(issue, found, format),
                 Pending::Retry(reason, answer_start) => Prompt::PatchRetry { reason, format, answer_start },

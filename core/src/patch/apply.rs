@@ -172,6 +172,19 @@ pub enum EditFailure {
         /// What gives it away.
         reason: String,
     },
+    /// Code in a fence that is neither the file's whole text nor whole definitions, or definitions that leave
+    /// code out (see [`super::formats::code`]).
+    NotAUnit {
+        /// Why, in words for the model.
+        reason: String,
+    },
+    /// A definition shown by name that the file does not have, with nothing shown beside it to place it by.
+    NoDefinition {
+        /// The name as shown (`Class.method` or `function`).
+        name: String,
+        /// The file's definitions with the most similar names (at most three).
+        similar: Vec<String>,
+    },
     /// Both indentation candidates leave the file with a syntax error.
     BreaksSyntax {
         /// 1-based start line of the matched range.
@@ -240,6 +253,21 @@ impl fmt::Display for EditFailure {
             EditFailure::CutShort { reason } => {
                 write!(f, "the whole file looks cut short: {reason}; write every line of the file, leaving nothing out")
             }
+            EditFailure::NotAUnit { reason } => write!(
+                f,
+                "the code in the fence is not something that can be put in place: {reason}; show each function, \
+                 method or class you change complete, from its `def` or `class` line to its last line"
+            ),
+            EditFailure::NoDefinition { name, similar } if similar.is_empty() => write!(
+                f,
+                "the file has no definition named `{name}`; show the definitions you change with the names they have"
+            ),
+            EditFailure::NoDefinition { name, similar } => write!(
+                f,
+                "the file has no definition named `{name}` (it has `{}`); show the definitions you change with the names \
+                 they have",
+                similar.join("`, `")
+            ),
             EditFailure::BreaksSyntax { start, relative, first_line_only } => {
                 write!(f, "the edit at line {start} would break the program's syntax ({relative})")?;
                 if let Some(p) = first_line_only
@@ -264,6 +292,8 @@ impl EditFailure {
             EditFailure::Ambiguous { .. } => "ambiguous",
             EditFailure::PlaceholderMismatch { .. } => "placeholder_mismatch",
             EditFailure::CutShort { .. } => "cut_short",
+            EditFailure::NotAUnit { .. } => "not_a_unit",
+            EditFailure::NoDefinition { .. } => "no_definition",
             EditFailure::BreaksSyntax { .. } => "breaks_syntax",
         }
     }

@@ -8,10 +8,66 @@ pub(crate) fn without_line_numbers(block: &str) -> Option<String> {
     strip_line_numbers(&lines).map(|v| v.join("\n"))
 }
 
-/// Whether a line opens or closes a code fence (three backticks and at most a language name).
+/// A code fence's opening line: its character, its length and its info string. The one fence rule every reader
+/// uses: three or more backticks or tildes after any indentation, then an info string (a language, a path, or both)
+/// that holds no backtick when the fence is of backticks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fence<'a> {
+    ch: char,
+    len: usize,
+    /// What follows the fence characters (trimmed): a language, a path, or both.
+    pub(crate) info: &'a str,
+}
+
+impl<'a> Fence<'a> {
+    /// The fence a line opens, if it is one.
+    pub(crate) fn open(line: &'a str) -> Option<Fence<'a>> {
+        let t = line.trim_start();
+        let ch = t.chars().next().filter(|c| *c == '`' || *c == '~')?;
+        let len = t.len() - t.trim_start_matches(ch).len();
+        let info = t[len..].trim();
+        (len >= 3 && !(ch == '`' && info.contains('`'))).then_some(Fence { ch, len, info })
+    }
+
+    /// Whether `line` closes this fence: the same character, at least as many, nothing else.
+    pub(crate) fn closes(&self, line: &str) -> bool {
+        let t = line.trim();
+        t.len() >= self.len && t.chars().all(|c| c == self.ch)
+    }
+
+    /// The info string's first word (the language), lowercased.
+    pub(crate) fn language(&self) -> String {
+        self.info.split(|c: char| c.is_whitespace() || c == ':').next().unwrap_or("").to_ascii_lowercase()
+    }
+}
+
+/// Whether a line opens or closes a code fence.
 pub(crate) fn is_fence(line: &str) -> bool {
+    Fence::open(line).is_some()
+}
+
+/// A SEARCH/REPLACE marker line, by the one rule every reader uses: a run of five to nine `ch` and then `word` (case
+/// ignored), as Aider reads them.
+fn marker(line: &str, ch: char, word: &str) -> bool {
     let t = line.trim();
-    t.starts_with("```") && t[3..].chars().all(|c| c.is_ascii_alphanumeric())
+    let run = t.len() - t.trim_start_matches(ch).len();
+    (5..=9).contains(&run) && t[run..].trim().eq_ignore_ascii_case(word)
+}
+
+/// `<<<<<<< SEARCH`.
+pub(crate) fn is_search_marker(line: &str) -> bool {
+    marker(line, '<', "SEARCH")
+}
+
+/// `>>>>>>> REPLACE`.
+pub(crate) fn is_replace_marker(line: &str) -> bool {
+    marker(line, '>', "REPLACE")
+}
+
+/// `=======`, the divider between the two parts of a SEARCH/REPLACE block (five to nine `=`).
+pub(crate) fn is_divider(line: &str) -> bool {
+    let t = line.trim();
+    (5..=9).contains(&t.len()) && t.chars().all(|c| c == '=')
 }
 
 /// Removes line-number prefixes when every non-empty line has one and the numbers count up by one (blank lines

@@ -17,13 +17,16 @@ pub enum EditFormat {
     SearchReplace,
     /// Unified diff hunks.
     Udiff,
+    /// Whole definitions (functions, methods, classes) in a fence, each replacing the one it names.
+    Definition,
     /// The whole new file after its path.
     Whole,
 }
 
 impl EditFormat {
-    /// Every format, in the order the readers run.
-    pub const ALL: [EditFormat; 4] = [EditFormat::Acr, EditFormat::SearchReplace, EditFormat::Udiff, EditFormat::Whole];
+    /// Every format, in the order the readers run when none was asked for.
+    pub const ALL: [EditFormat; 5] =
+        [EditFormat::Acr, EditFormat::SearchReplace, EditFormat::Udiff, EditFormat::Definition, EditFormat::Whole];
 
     /// The name used on the command line and in JSON.
     pub fn name(self) -> &'static str {
@@ -31,6 +34,7 @@ impl EditFormat {
             EditFormat::Acr => "acr",
             EditFormat::SearchReplace => "search-replace",
             EditFormat::Udiff => "udiff",
+            EditFormat::Definition => "definition",
             EditFormat::Whole => "whole",
         }
     }
@@ -67,8 +71,10 @@ pub struct Edit {
     /// Whether `original` or `patched` seems to carry line-number prefixes on every line (counting up by one);
     /// applying removes them when the original is not found as written.
     pub had_line_numbers: bool,
-    /// The format the edit was written in. A [`EditFormat::Whole`] edit's `patched` is the file's whole new text
-    /// and its `original` is empty: the file's current text is filled in when the file is known.
+    /// The format the edit was written in. A code block's edit ([`EditFormat::Whole`] or
+    /// [`EditFormat::Definition`], as it looked when read) has the code as `patched`, an empty `original` and
+    /// perhaps an empty `file` (a definition shown without a path): what it replaces is found once the file is known
+    /// (see [`super::formats::code`]).
     pub format: EditFormat,
     /// Where the answer says the original starts (1-based, in the file as the answer's earlier edits leave it):
     /// a unified diff's hunk header. Among places the original matches equally, the one that starts exactly there

@@ -21,6 +21,7 @@
 
 pub mod apply;
 mod block;
+mod definition;
 pub mod diff;
 pub mod edit;
 pub mod formats;
@@ -37,7 +38,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 pub use apply::{Applied, ApplyOptions, Candidate, EditFailure, IndentGuess, NearLine, Reading, apply_edit};
+
 pub use block::is_placeholder;
+use definition::Unplaced;
 pub use diff::{FileDiff, Hunk, Line, file_diff, repo_diff};
 pub use edit::{Edit, EditFormat, ParseIssue};
 pub use formats::{EditFormatChoice, parse_edits, parse_edits_with_issues};
@@ -45,7 +48,7 @@ pub use status::ExtractStatus;
 
 use apply::Gating;
 
-use crate::gate::Gate;
+use crate::gate::{Gate, SyntaxCheck};
 use crate::language::Language;
 use crate::paths::{self, Ambiguity, PathError};
 use crate::repo::{Repo, SkipReason, is_test_file, normalize_path};
@@ -70,14 +73,15 @@ pub struct ExtractOptions {
     /// Refuse ambiguous originals that no bug line decides (the default) instead of taking the first match (see
     /// [`ApplyOptions::refuse_ambiguous`]).
     pub refuse_ambiguous: bool,
-    /// The format the model was asked for: an answer with no edit in any format is told how to write this one.
-    /// (Every format is read whatever this says.)
-    pub format: EditFormat,
+    /// The format the model was asked for, if any: its reader runs first, and the others only when it finds
+    /// nothing, on fenced text (see [`formats`]); an answer with no edit is told how to write this format. `None`
+    /// (`acr apply`, the package, the component) reads every format as far as it is sure.
+    pub asked: Option<EditFormat>,
 }
 
 impl Default for ExtractOptions {
     fn default() -> Self {
-        ExtractOptions { bug_lines: Vec::new(), refuse_ambiguous: true, format: EditFormat::Acr }
+        ExtractOptions { bug_lines: Vec::new(), refuse_ambiguous: true, asked: None }
     }
 }
 
@@ -309,12 +313,12 @@ pub fn extract(repo: &Repo, answer: &str, options: &ExtractOptions) -> Extractio
 
 /// [`extract`] with a caller's gate (reuse one across many answers).
 pub fn extract_with_gate(repo: &Repo, answer: &str, options: &ExtractOptions, gate: &mut Gate) -> Extraction {
-    let (edits, parse_issues) = parse_edits_with_issues(answer);
+    let formats::Read { edits, issues: parse_issues } = formats::read(answer, options.asked);
     if edits.is_empty() {
         let (status, reason) = if answer.trim().is_empty() {
             (ExtractStatus::NoPatch, "The answer is empty.".to_string())
         } else {
-            (ExtractStatus::RawPatchButUnparsed, unparsed_reason(&parse_issues, options.format))
+            (ExtractStatus::RawPatchButUnparsed, unparsed_reason(&parse_issues, options.asked))
         };
         return Extraction {
             status,
@@ -356,7 +360,7 @@ pub fn extract_edits(repo: &Repo, edits: &[Edit], options: &ExtractOptions, gate
             let (Some(new), Some(old)) = (combined.get(&path), repo.file(&path)) else {
                 continue;
             };
-            gate.set_syntax(Language::of_path(&path).unwrap_or_default().row().syntax);
+            gate.set_syntax(syntax_of(&path));
             let passes = match gate.check(new) {
                 Ok(()) => true,
                 Err(p) => gate.check(old).err() == Some(p),
@@ -386,22 +390,32 @@ pub fn extract_edits(repo: &Repo, edits: &[Edit], options: &ExtractOptions, gate
     Extraction { status, reason, diff, changes, edits: reports, files, parse_issues: Vec::new(), formats }
 }
 
-fn unparsed_reason(issues: &[ParseIssue], format: EditFormat) -> String {
+fn unparsed_reason(issues: &[ParseIssue], asked: Option<EditFormat>) -> String {
     let mut r = String::from("No edit could be read from the answer");
     if issues.is_empty() {
-        r.push_str(match format {
-            EditFormat::Acr => ": it has no <file>, <original> and <patched> blocks",
-            EditFormat::SearchReplace => ": it has no SEARCH/REPLACE blocks after a file path",
-            EditFormat::Udiff => ": it has no diff hunks after `---`/`+++` file lines",
-            EditFormat::Whole => ": it has no fenced file after its path",
+        r.push_str(match asked {
+            Some(EditFormat::Acr) => ": it has no <file>, <original> and <patched> blocks",
+            Some(EditFormat::SearchReplace) => ": it has no SEARCH/REPLACE blocks after a file path",
+            Some(EditFormat::Udiff) => ": it has no diff hunks in a fence or after `---`/`+++` file lines",
+            Some(EditFormat::Definition) => ": it has no function, method or class in a fence",
+            Some(EditFormat::Whole) => ": it has no fenced file after its path",
+            None => {
+                ": it has no edit in any format (tags, SEARCH/REPLACE blocks, a diff, definitions or a file in a fence)"
+            }
         });
     } else {
         let list: Vec<String> = issues.iter().map(ToString::to_string).collect();
         let _ = write!(r, ": {}", list.join("; "));
     }
     r.push_str(". ");
-    r.push_str(formats::reminder(format));
+    r.push_str(formats::reminder(asked.unwrap_or_default()));
     r
+}
+
+/// The syntax check for a file: its language's, or none for a file of no language (a configuration, a requirements
+/// list, documentation), which is applied unchecked as AutoCodeRover does.
+fn syntax_of(path: &str) -> SyntaxCheck {
+    Language::of_path(path).map_or(SyntaxCheck::Unchecked, |l| l.row().syntax)
 }
 
 fn verdict(reports: &[EditReport], diff_empty: bool) -> (ExtractStatus, String) {
@@ -503,19 +517,27 @@ fn apply_one(
     if !tag.is_empty() && is_test_file(&tag) {
         return report(None, dropped);
     }
-    let candidates = match resolve(repo, &edit.file) {
-        Resolved::Files(c) => c,
-        Resolved::NotLoaded(path, reason) => {
-            return report(
-                Some(path.clone()),
-                Outcome::Failed { failure: FileOrEditFailure::FileNotLoaded { path, reason } },
-            );
+    let code_block = matches!(edit.format, EditFormat::Whole | EditFormat::Definition);
+    let candidates = if code_block && edit.file.trim().is_empty() {
+        match definition_files(repo, edit, options, working) {
+            Ok(files) => files,
+            Err(failure) => return report(None, Outcome::Failed { failure: FileOrEditFailure::Edit { failure } }),
         }
-        Resolved::Refused(error) => {
-            return report(None, Outcome::Failed { failure: FileOrEditFailure::NotAPath { error } });
-        }
-        Resolved::Missing(similar) => {
-            return report(None, Outcome::Failed { failure: FileOrEditFailure::FileNotFound { similar } });
+    } else {
+        match resolve(repo, &edit.file) {
+            Resolved::Files(c) => c,
+            Resolved::NotLoaded(path, reason) => {
+                return report(
+                    Some(path.clone()),
+                    Outcome::Failed { failure: FileOrEditFailure::FileNotLoaded { path, reason } },
+                );
+            }
+            Resolved::Refused(error) => {
+                return report(None, Outcome::Failed { failure: FileOrEditFailure::NotAPath { error } });
+            }
+            Resolved::Missing(similar) => {
+                return report(None, Outcome::Failed { failure: FileOrEditFailure::FileNotFound { similar } });
+            }
         }
     };
     let (sources, tests): (Vec<String>, Vec<String>) = candidates.into_iter().partition(|p| !is_test_file(p));
@@ -534,25 +556,20 @@ fn apply_one(
                 .collect(),
             refuse_ambiguous: options.refuse_ambiguous,
         };
-        gate.set_syntax(Language::of_path(path).unwrap_or_default().row().syntax);
-        let whole;
-        let concrete = if edit.format == EditFormat::Whole {
-            if let Some(reason) = formats::whole::cut_short(text, &edit.patched) {
-                if first_failure.is_none() {
-                    first_failure = Some((path.clone(), EditFailure::CutShort { reason }));
-                }
-                continue;
-            }
-            whole = formats::whole::as_edit(text, edit);
-            &whole
+        gate.set_syntax(syntax_of(path));
+        let result = if code_block {
+            apply_code(path, text, edit, &apply_options, gate, gating)
         } else {
-            edit
+            apply::apply_gated(text, edit, &apply_options, gate, gating)
         };
-        match apply::apply_gated(text, concrete, &apply_options, gate, gating) {
+        match result {
             Ok(mut applied) => {
-                if sources.len() > 1 {
+                if sources.len() > 1 && !(code_block && edit.file.trim().is_empty()) {
                     let ambiguity = Ambiguity { name: edit.file.trim().to_string(), candidates: sources.clone() };
                     applied.notes.push(format!("{ambiguity}; used {path}, the first that contains the original"));
+                }
+                if syntax_of(path) == SyntaxCheck::Unchecked && applied.changed {
+                    applied.notes.push("not checked for syntax: the file is of no language the gate knows".into());
                 }
                 let text = std::mem::take(&mut applied.text);
                 working.insert(path.clone(), text);
@@ -561,7 +578,9 @@ fn apply_one(
             Err(failure) => {
                 let replace = match &first_failure {
                     None => true,
-                    Some((_, EditFailure::NotFound { .. })) => !matches!(failure, EditFailure::NotFound { .. }),
+                    Some((_, EditFailure::NotFound { .. } | EditFailure::NoDefinition { .. })) => {
+                        !matches!(failure, EditFailure::NotFound { .. } | EditFailure::NoDefinition { .. })
+                    }
                     Some(_) => false,
                 };
                 if replace {
@@ -582,11 +601,120 @@ fn apply_one(
     }
 }
 
-/// Names the innermost definition around each candidate (`Class.method`, `function`, `Class`) from one parse of
-/// the file (only files with an ambiguous edit are parsed, so this stays cheap).
+/// A code block (a whole file or definitions) applied to the file `path` whose text is `text`: each definition
+/// placed by [`formats::code::concrete`] goes through the matcher and the gate like any edit, bottom up; the block
+/// applies whole or not at all.
+fn apply_code(
+    path: &str,
+    text: &str,
+    edit: &Edit,
+    options: &ApplyOptions,
+    gate: &mut Gate,
+    gating: Gating,
+) -> Result<Applied, EditFailure> {
+    use formats::code::{Concrete, Misfit};
+    let placements = match formats::code::concrete(path, text, edit, &options.hints) {
+        Ok(Concrete::Whole(whole)) => return apply::apply_gated(text, &whole, options, gate, gating),
+        Ok(Concrete::Definitions(placements, skipped)) => (placements, skipped),
+        Err(Misfit::CutShort(reason)) => return Err(EditFailure::CutShort { reason }),
+        Err(Misfit::NotAUnit(reason)) => return Err(EditFailure::NotAUnit { reason }),
+        Err(Misfit::Unplaced(Unplaced::Ambiguous(_, places))) => {
+            let candidates = places
+                .into_iter()
+                .map(|(name, line, end_line)| Candidate { line, end_line, enclosing: Some(name) })
+                .collect();
+            return Err(EditFailure::Ambiguous { candidates });
+        }
+        Err(Misfit::Unplaced(Unplaced::Missing { name, similar })) => {
+            return Err(EditFailure::NoDefinition { name, similar });
+        }
+        Err(Misfit::Unplaced(Unplaced::NothingToChange(skipped))) => {
+            let reason = format!(
+                "every definition shown (`{}`) has only `...` or a placeholder comment for a body, so nothing changes",
+                skipped.join("`, `")
+            );
+            return Err(EditFailure::NotAUnit { reason });
+        }
+    };
+    let (placements, skipped) = placements;
+    let mut current = text.to_string();
+    let mut notes = Vec::new();
+    let (mut start, mut end) = (u32::MAX, 0);
+    for placement in placements {
+        let applied = apply::apply_gated(&current, &placement.edit, options, gate, gating)?;
+        (start, end) = (start.min(applied.start), end.max(applied.end));
+        notes.push(placement.note);
+        notes.extend(applied.notes);
+        current = applied.text;
+    }
+    notes.extend(skipped.iter().map(|s| format!("left `{s}` as it is (shown with `...` or a placeholder for a body)")));
+    Ok(Applied {
+        reading: if edit.had_line_numbers { Reading::LineNumbers } else { Reading::AsWritten },
+        changed: current != text,
+        text: current,
+        start,
+        end,
+        indent: IndentGuess::Relative,
+        occurrences: vec![start],
+        notes,
+    })
+}
+
+/// The files a code block shown without a path may be for: the bug locations' files first, then every other
+/// source file that defines a name it shows. Several files that define it, and no bug location among them, make it
+/// ambiguous.
+fn definition_files(
+    repo: &Repo,
+    edit: &Edit,
+    options: &ExtractOptions,
+    working: &BTreeMap<String, String>,
+) -> Result<Vec<String>, EditFailure> {
+    let names = definition::shown_names(&edit.patched);
+    let Some(first) = names.first() else {
+        return Err(EditFailure::NotAUnit {
+            reason: "code shown without a file path must be whole functions, methods or classes, to be placed by \
+                     their names"
+                .into(),
+        });
+    };
+    let text_of = |p: &str| working.get(p).map(String::as_str).or_else(|| repo.file(p)).unwrap_or("");
+    let defines = |p: &str| {
+        let Some(language) = Language::of_path(p) else { return false };
+        let text = text_of(p);
+        memchr::memmem::find(text.as_bytes(), first.as_bytes()).is_some()
+            && definition::names_in(language, text).iter().any(|n| n == first)
+    };
+    let mut located: Vec<String> = Vec::new();
+    for b in &options.bug_lines {
+        if !located.contains(&b.file) && repo.file(&b.file).is_some() && defines(&b.file) {
+            located.push(b.file.clone());
+        }
+    }
+    if !located.is_empty() {
+        return Ok(located);
+    }
+    let defining: Vec<String> =
+        repo.files().map(|(p, _)| p).filter(|p| !is_test_file(p) && defines(p)).map(str::to_string).collect();
+    match defining.len() {
+        0 => Err(EditFailure::NoDefinition { name: first.clone(), similar: Vec::new() }),
+        1 => Ok(defining),
+        _ => Err(EditFailure::Ambiguous {
+            candidates: defining
+                .iter()
+                .map(|p| Candidate { line: 1, end_line: 1, enclosing: Some(format!("`{first}` in {p}")) })
+                .collect(),
+        }),
+    }
+}
+
+/// Names the innermost definition around each candidate not named yet (`Class.method`, `function`, `Class`) from
+/// one parse of the file (only files with an ambiguous edit are parsed, so this stays cheap).
 fn name_enclosing(path: &str, text: &str, candidates: &mut [Candidate]) {
+    if candidates.iter().all(|c| c.enclosing.is_some()) {
+        return;
+    }
     let parsed = crate::index::IndexBuilder::new().parse(path, text);
-    for c in candidates.iter_mut() {
+    for c in candidates.iter_mut().filter(|c| c.enclosing.is_none()) {
         c.enclosing = parsed
             .entry
             .defs

@@ -239,6 +239,19 @@ and removed lines exactly, with their indentation, and keep enough unchanged lin
 occur once in the file; the numbers after `@@` may be approximate. Never leave code out with placeholders such as \
 `# ...`. Before the diff, explain in a few sentences what is wrong and how you fix it.";
 
+/// Instructions on definition edits: each changed function, method or class written whole.
+pub const DEFINITION_FORMAT: &str = "Write the patch as the complete new text of each function, method or class \
+you change: the path of its file on a line of its own, then the whole definition in a code fence, from its \
+decorators and `def` or `class` line to its last line:\n\n\
+path/to/file.py\n\
+```python\n\
+def name(arguments):\n    \
+the whole body, with your change made\n\
+```\n\n\
+Show only the definitions you change, each complete: never leave lines out with `...` or `# ...`. A method keeps \
+its name; write it alone or inside its class. Before the code, explain in a few sentences what is wrong and how you \
+fix it.";
+
 /// Instructions on whole files.
 pub const WHOLE_FORMAT: &str = "Write the patch as the complete new text of each file you change: the path of the \
 file on a line of its own, then the whole file in a code fence:\n\n\
@@ -255,6 +268,7 @@ pub fn edit_format(format: EditFormat) -> &'static str {
         EditFormat::Acr => EDIT_FORMAT,
         EditFormat::SearchReplace => SEARCH_REPLACE_FORMAT,
         EditFormat::Udiff => UDIFF_FORMAT,
+        EditFormat::Definition => DEFINITION_FORMAT,
         EditFormat::Whole => WHOLE_FORMAT,
     }
 }

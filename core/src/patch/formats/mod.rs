@@ -5,15 +5,24 @@
 //! |---|---|---|
 //! | [`EditFormat::Acr`] | `<file>`, `<original>`, `<patched>` tags | [`super::parse`] |
 //! | [`EditFormat::SearchReplace`] | `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE` after a path | [`search_replace`] |
-//! | [`EditFormat::Udiff`] | unified diff hunks, with or without `diff --git`, `a/`/`b/` or line numbers | [`udiff`] |
-//! | [`EditFormat::Whole`] | a fenced file after its path (or with the path in the fence's info string) | [`whole`] |
+//! | [`EditFormat::Udiff`] | unified diff hunks after their `---`/`+++` header, or in a fence | [`udiff`] |
+//! | [`EditFormat::Definition`] | whole functions, methods or classes in a fence, with or without a path | [`code`] |
+//! | [`EditFormat::Whole`] | a file's complete text in a fence after its path | [`code`], [`whole`] |
 //!
-//! The format is decided by the answer itself: every reader runs, in the order of the table, and a later reader
-//! ignores the text an earlier one used (a fence around ACR tags is not a whole file; a `@@` line inside a
-//! SEARCH block is not a hunk). The edits of all formats are then put back in the order the answer wrote them, so
-//! one answer may mix formats.
+//! Each format is read only as far as it is sure. Tags, SEARCH/REPLACE markers and diff headers say what they are;
+//! a diff hunk is read only in a fence or under its file's header, and ends at the first line of prose. Code in a
+//! fence is a whole file only when it has the file's head, its tail and about as many lines ([`whole::is_whole`]);
+//! whole definitions when it parses as nothing but definitions; and otherwise nothing.
+//!
+//! Which readers run: when the prompt asked for a format, its reader first, and the others only when it finds
+//! nothing, and then only on text inside code fences. When no format was asked for (`acr apply`, the package, the
+//! component), the readers of tags, SEARCH/REPLACE blocks and diffs all run, in the order of the table (an answer may
+//! mix them), and code blocks are read only when they find nothing. A later reader ignores the text an earlier one
+//! used (a fence around ACR tags is not a whole file; a `@@` line inside a SEARCH block is not a hunk). The edits
+//! are put back in the order the answer wrote them.
 
 pub mod choice;
+pub mod code;
 pub mod search_replace;
 pub mod udiff;
 pub mod whole;
@@ -22,6 +31,7 @@ use std::ops::Range;
 
 pub use choice::EditFormatChoice;
 
+use super::block::Fence;
 use super::edit::{Edit, EditFormat, ParseIssue};
 use super::parse::parse_tagged;
 
@@ -36,8 +46,12 @@ pub fn reminder(format: EditFormat) -> &'static str {
              the exact lines to replace, `=======`, the new lines and `>>>>>>> REPLACE`."
         }
         EditFormat::Udiff => {
-            "Write the patch as a unified diff: `--- a/path` and `+++ b/path` lines, then `@@` hunks whose lines start \
-             with a space (unchanged), `-` (removed) or `+` (added)."
+            "Write the patch as a unified diff in a fenced block: `--- a/path` and `+++ b/path` lines, then `@@` hunks \
+             whose lines start with a space (unchanged), `-` (removed) or `+` (added)."
+        }
+        EditFormat::Definition => {
+            "Write each function, method or class you change whole, as it should be: the file's path on a line of \
+             its own, then a fenced block holding the complete definition."
         }
         EditFormat::Whole => {
             "Write each changed file whole: its path on a line of its own, then a fenced block holding every line of \
@@ -46,15 +60,15 @@ pub fn reminder(format: EditFormat) -> &'static str {
     }
 }
 
-/// Edits in an answer, in order, in every format the answer uses . Never fails; an answer
-/// with no complete edit gives an empty list.
+/// Edits in an answer, in order, read as when no format was asked for (see the module's documentation). Never
+/// fails; an answer with no complete edit gives an empty list.
 pub fn parse_edits(answer: &str) -> Vec<Edit> {
     parse_edits_with_issues(answer).0
 }
 
 /// Like [`parse_edits`], also returning the problems met with incomplete blocks.
 pub fn parse_edits_with_issues(answer: &str) -> (Vec<Edit>, Vec<ParseIssue>) {
-    let read = read(answer);
+    let read = read(answer, None);
     (read.edits, read.issues)
 }
 
@@ -85,22 +99,84 @@ pub fn formats_of(edits: &[Edit]) -> Vec<EditFormat> {
     out
 }
 
-/// Reads the edits of an answer in every format (see the module's documentation).
-pub fn read(answer: &str) -> Read {
+/// A reader of one kind of text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reader {
+    Tags,
+    SearchReplace,
+    Udiff,
+    /// Code in fences: whole files and definitions.
+    Code,
+}
+
+impl Reader {
+    /// The readers of text that says what it is, in the order they run.
+    const MARKED: [Reader; 3] = [Reader::Tags, Reader::SearchReplace, Reader::Udiff];
+
+    /// The reader of a format.
+    fn of(format: EditFormat) -> Reader {
+        match format {
+            EditFormat::Acr => Reader::Tags,
+            EditFormat::SearchReplace => Reader::SearchReplace,
+            EditFormat::Udiff => Reader::Udiff,
+            EditFormat::Definition | EditFormat::Whole => Reader::Code,
+        }
+    }
+
+    fn run(
+        self,
+        text: &str,
+        lines: &[Line<'_>],
+        claimed: &Claimed,
+        issues: &mut Vec<ParseIssue>,
+    ) -> Vec<(Range<usize>, Edit)> {
+        match self {
+            Reader::Tags => parse_tagged(text, issues),
+            Reader::SearchReplace => search_replace::read(text, lines, claimed, issues),
+            Reader::Udiff => udiff::read(text, lines, claimed, issues),
+            Reader::Code => code::read(text, lines, claimed, issues),
+        }
+    }
+}
+
+/// Reads the edits of an answer; `asked` is the format the prompt asked for, if any (see the module's
+/// documentation for which readers run).
+pub fn read(answer: &str, asked: Option<EditFormat>) -> Read {
     let text = answer.replace("\r\n", "\n");
+    let lines = lines(&text);
     let mut issues = Vec::new();
-    let mut found = parse_tagged(&text, &mut issues);
     let mut claimed = Claimed::default();
-    claimed.add(found.iter().map(|(r, _)| r.clone()));
     // A `<file>` tag holds a path, never an edit of another format: a path built to look like a diff must not
     // become one.
-    let paths: Vec<Range<usize>> = file_tags(&text).filter(|r| !claimed.overlaps(r)).collect();
-    claimed.add(paths);
-    let lines = lines(&text);
-    for reader in [search_replace::read, udiff::read, whole::read] {
-        let more = reader(&text, &lines, &claimed, &mut issues);
+    claimed.add(file_tags(&text));
+    let mut found: Vec<(Range<usize>, Edit)> = Vec::new();
+    let mut run = |reader: Reader, only_fenced: Option<&[Range<usize>]>, claimed: &mut Claimed, found: &mut Vec<_>| {
+        let mut more = reader.run(&text, &lines, claimed, &mut issues);
+        if let Some(fenced) = only_fenced {
+            more.retain(|(r, _)| fenced.iter().any(|f| f.start <= r.start && r.end <= f.end));
+        }
         claimed.add(more.iter().map(|(r, _)| r.clone()));
         found.extend(more);
+    };
+    match asked {
+        Some(format) => {
+            let first = Reader::of(format);
+            run(first, None, &mut claimed, &mut found);
+            if found.is_empty() {
+                let fenced = fenced_spans(&text, &lines);
+                for reader in Reader::MARKED.into_iter().chain([Reader::Code]).filter(|r| *r != first) {
+                    run(reader, Some(&fenced), &mut claimed, &mut found);
+                }
+            }
+        }
+        None => {
+            for reader in Reader::MARKED {
+                run(reader, None, &mut claimed, &mut found);
+            }
+            if found.is_empty() {
+                run(Reader::Code, None, &mut claimed, &mut found);
+            }
+        }
     }
     found.sort_by_key(|(r, e)| (r.start, e.index));
     let edits = found
@@ -112,6 +188,25 @@ pub fn read(answer: &str) -> Read {
         })
         .collect();
     Read { edits, issues }
+}
+
+/// The spans of the answer's code fences, fence lines included (an unclosed fence runs to the end).
+fn fenced_spans(text: &str, lines: &[Line<'_>]) -> Vec<Range<usize>> {
+    fences(lines)
+        .map(|(open, close, _)| lines[open].0..line_end(lines, close.unwrap_or(lines.len() - 1), text))
+        .collect()
+}
+
+/// The answer's code fences, in order: the opening line, the closing line (`None` when the fence runs to the end
+/// of the answer) and the fence. Fences do not nest: a line inside one opens nothing.
+pub(crate) fn fences<'a>(lines: &'a [Line<'a>]) -> impl Iterator<Item = (usize, Option<usize>, Fence<'a>)> + 'a {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let (open, fence) = (i..lines.len()).find_map(|k| Fence::open(lines[k].1).map(|f| (k, f)))?;
+        let close = (open + 1..lines.len()).find(|&j| fence.closes(lines[j].1));
+        i = close.map_or(lines.len(), |c| c + 1);
+        Some((open, close, fence))
+    })
 }
 
 /// A line of the answer: where it starts (a byte offset) and its text, without the newline.
@@ -165,30 +260,35 @@ impl Claimed {
     }
 }
 
-/// A code fence's opening line: its character, its length and its info string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Fence<'a> {
-    ch: char,
-    len: usize,
-    /// What follows the fence characters (trimmed): a language, a path, or both.
-    pub(crate) info: &'a str,
-}
+/// How far back from a block its path is looked for: blank lines and the block's opening fence may sit between.
+const PATH_LOOKBACK: usize = 4;
 
-impl<'a> Fence<'a> {
-    /// The fence a line opens, if it is one (three or more backticks or tildes, after any indentation).
-    pub(crate) fn open(line: &'a str) -> Option<Fence<'a>> {
-        let t = line.trim_start();
-        let ch = t.chars().next().filter(|c| *c == '`' || *c == '~')?;
-        let len = t.len() - t.trim_start_matches(ch).len();
-        let info = t[len..].trim();
-        (len >= 3 && !(ch == '`' && info.contains('`'))).then_some(Fence { ch, len, info })
+/// The path written for a block whose first line inside its fence (or its first line, unfenced) is line `i`: on a
+/// line of its own just before (past blank lines and one opening fence), else in that fence's info string; and the
+/// first line of the block with it (the path's line, or the fence's). The one look-back every reader uses.
+pub(crate) fn path_before(lines: &[Line<'_>], i: usize) -> (Option<String>, usize) {
+    let mut info_path = None;
+    let mut fences = 0;
+    let mut k = i;
+    while k > 0 && i - k < PATH_LOOKBACK {
+        let l = lines[k - 1].1;
+        if l.trim().is_empty() {
+            k -= 1;
+            continue;
+        }
+        if let Some(fence) = Fence::open(l).filter(|_| fences == 0) {
+            fences += 1;
+            info_path = path_in_info(fence.info);
+            k -= 1;
+            continue;
+        }
+        if let Some(p) = path_alone(l) {
+            return (Some(p), k - 1);
+        }
+        break;
     }
-
-    /// Whether `line` closes this fence.
-    pub(crate) fn closes(&self, line: &str) -> bool {
-        let t = line.trim();
-        t.len() >= self.len && t.chars().all(|c| c == self.ch)
-    }
+    let first = (k..i).find(|&j| !lines[j].1.trim().is_empty()).unwrap_or(i);
+    (info_path, first)
 }
 
 /// The path a line holds when it holds nothing else: `src/app.py`, `` `src/app.py` ``, `**src/app.py**`,

@@ -14,36 +14,16 @@
 //! The path is the line before the fence (or before the `<<<<<<< SEARCH` line), the path in the fence's info
 //! string, or else the path of the block before: several blocks in one fence edit the same file. The SEARCH part
 //! becomes the edit's original and the REPLACE part its patched text. Markers of five to nine characters are
-//! accepted; when the SEARCH part itself holds a line of `=` (a reStructuredText underline), the divider is the
+//! accepted (the one marker rule of [`crate::patch::block`]); when the SEARCH part itself holds a line of `=` (a reStructuredText underline), the divider is the
 //! line of exactly seven.
 
 use std::ops::Range;
 
-use super::{Claimed, EditFormat, Fence, Line, line_end, path_alone, path_in_info, without_shared_blank_ends};
-use crate::patch::block::without_line_numbers;
+use super::{Claimed, EditFormat, Line, line_end, path_before, without_shared_blank_ends};
+use crate::patch::block::{
+    is_divider, is_replace_marker as is_replace, is_search_marker as is_search, without_line_numbers,
+};
 use crate::patch::edit::{Edit, ParseIssue, note};
-
-/// How far back from a `<<<<<<< SEARCH` line its path is looked for (fence lines and blank lines only between).
-const PATH_LOOKBACK: usize = 4;
-
-fn marker(line: &str, ch: char, word: &str) -> bool {
-    let t = line.trim();
-    let run = t.len() - t.trim_start_matches(ch).len();
-    (5..=9).contains(&run) && t[run..].trim().eq_ignore_ascii_case(word)
-}
-
-fn is_search(line: &str) -> bool {
-    marker(line, '<', "SEARCH")
-}
-
-fn is_replace(line: &str) -> bool {
-    marker(line, '>', "REPLACE")
-}
-
-fn is_divider(line: &str) -> bool {
-    let t = line.trim();
-    (5..=9).contains(&t.len()) && t.chars().all(|c| c == '=')
-}
 
 /// The SEARCH/REPLACE edits of the answer, each with the bytes it spans.
 pub(crate) fn read(
@@ -106,28 +86,4 @@ pub(crate) fn read(
         i = end + 1;
     }
     out
-}
-
-/// The path written for the block whose SEARCH marker is line `i`: on a line of its own just before (past blank
-/// lines and the opening fence), else in that fence's info string; and the first line of the block with it.
-fn path_before(lines: &[Line<'_>], i: usize) -> (Option<String>, usize) {
-    let mut info_path = None;
-    let mut k = i;
-    while k > 0 && i - k < PATH_LOOKBACK {
-        let l = lines[k - 1].1;
-        if l.trim().is_empty() {
-            k -= 1;
-            continue;
-        }
-        if let Some(fence) = Fence::open(l) {
-            info_path = info_path.or_else(|| path_in_info(fence.info));
-            k -= 1;
-            continue;
-        }
-        if let Some(p) = path_alone(l) {
-            return (Some(p), k - 1);
-        }
-        break;
-    }
-    (info_path, if k < i { k } else { i })
 }

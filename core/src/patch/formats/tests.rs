@@ -58,7 +58,7 @@ fn paths_alone_on_a_line_and_in_info_strings() {
 #[test]
 fn search_replace_with_the_path_before_the_fence() {
     let answer = "Fix:\n\nsrc/app.py\n```python\n<<<<<<< SEARCH\n    return a\n=======\n    return a + b\n>>>>>>> REPLACE\n```\n";
-    let read = read(answer);
+    let read = read(answer, None);
     assert_eq!(read.formats(), vec![EditFormat::SearchReplace]);
     let ex = extract(&app(), answer, &ExtractOptions::default());
     assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
@@ -69,7 +69,7 @@ fn search_replace_with_the_path_before_the_fence() {
 #[test]
 fn search_replace_with_the_path_in_the_info_string_and_blocks_sharing_a_fence() {
     let answer = "```python src/app.py\n<<<<<<< SEARCH\n    return a\n=======\n    return a + b\n>>>>>>> REPLACE\n<<<<<<< SEARCH\n    return a - b\n=======\n    return b - a\n>>>>>>> REPLACE\n```\n";
-    let read = read(answer);
+    let read = read(answer, None);
     assert_eq!(read.edits.len(), 2);
     assert!(read.edits.iter().all(|e| e.file == "src/app.py" && e.format == EditFormat::SearchReplace));
     let ex = extract(&app(), answer, &ExtractOptions::default());
@@ -98,7 +98,7 @@ fn incomplete_search_replace_blocks_are_reported() {
 #[test]
 fn git_diff_with_right_numbers() {
     let answer = "```diff\ndiff --git a/src/app.py b/src/app.py\nindex 1111111..2222222 100644\n--- a/src/app.py\n+++ b/src/app.py\n@@ -1,4 +1,4 @@\n def add(a, b):\n     \"\"\"Adds.\"\"\"\n-    return a\n+    return a + b\n \n```\n";
-    let read = read(answer);
+    let read = read(answer, None);
     assert_eq!(read.formats(), vec![EditFormat::Udiff]);
     assert_eq!((read.edits[0].file.as_str(), read.edits[0].line), ("src/app.py", Some(1)));
     let ex = extract(&app(), answer, &ExtractOptions::default());
@@ -172,32 +172,54 @@ fn a_hunk_without_a_file_is_reported() {
     assert!(issues[0].to_string().contains("+++ b/path"), "{issues:?}");
 }
 
+/// A module with statements besides definitions, written whole.
+const MODULE: &str = "import os\n\nLIMIT = 3\n\n\ndef add(a, b):\n    return a\n\n\nprint(add(1, 2))\n";
+
 #[test]
 fn whole_file_after_its_path_is_diffed_and_gated() {
-    let answer = format!("Here is the new file.\n\nsrc/app.py\n```python\n{FIXED}```\n");
-    let ex = extract(&app(), &answer, &ExtractOptions::default());
+    let fixed = MODULE.replace("return a\n", "return a + b\n");
+    let r = repo(&[("src/app.py", MODULE)]);
+    let answer = format!("Here is the new file.\n\nsrc/app.py\n```python\n{fixed}```\n");
+    let ex = extract(&r, &answer, &ExtractOptions::default());
     assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
-    assert_eq!(ex.files["src/app.py"], FIXED);
+    assert_eq!(ex.files["src/app.py"], fixed);
     assert_eq!(ex.formats, vec![EditFormat::Whole]);
     // The diff shows the change, not the whole file.
     assert_eq!(ex.diff.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).count(), 1, "{}", ex.diff);
     assert!(ex.edits[0].message().starts_with("rewrote src/app.py"), "{}", ex.edits[0].message());
     // With the path in the info string, and broken: the gate refuses it.
-    let broken = FIXED.replace("return a + b", "return (a + b");
-    let ex = extract(&app(), &format!("```python src/app.py\n{broken}```"), &ExtractOptions::default());
+    let broken = fixed.replace("return a + b", "return (a + b");
+    let ex = extract(&r, &format!("```python src/app.py\n{broken}```"), &ExtractOptions::default());
     assert!(matches!(failure(&ex, 0), EditFailure::BreaksSyntax { .. }), "{:?}", ex.edits);
+}
+
+/// A module of nothing but definitions, written whole, changes only the definitions it changes.
+#[test]
+fn a_module_of_definitions_written_whole_is_read_as_its_definitions() {
+    let answer = format!("src/app.py\n```python\n{FIXED}```\n");
+    let ex = extract(&app(), &answer, &ExtractOptions::default());
+    assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
+    assert_eq!(ex.files["src/app.py"], FIXED);
+    assert_eq!(ex.formats, vec![EditFormat::Definition]);
 }
 
 #[test]
 fn whole_files_that_leave_code_out_are_refused() {
-    let placeholder =
-        "src/app.py\n```python\ndef add(a, b):\n    \"\"\"Adds.\"\"\"\n    return a + b\n\n# ... rest unchanged\n```";
-    let ex = extract(&app(), placeholder, &ExtractOptions::default());
-    assert!(matches!(failure(&ex, 0), EditFailure::CutShort { reason } if reason.contains("rest unchanged")));
+    let placeholder = "src/app.py\n```python\nimport os\n\nLIMIT = 3\n\n\ndef add(a, b):\n    return a + b\n\n# ... rest unchanged\n```";
+    let ex = extract(&repo(&[("src/app.py", MODULE)]), placeholder, &ExtractOptions::default());
+    assert!(
+        matches!(failure(&ex, 0), EditFailure::CutShort { reason } if reason.contains("rest unchanged")),
+        "{:?}",
+        ex.edits
+    );
     let long: String = (0..30).map(|i| format!("X{i} = {i}\n")).collect();
     let short: String = (0..8).map(|i| format!("X{i} = {i}\n")).collect();
     let ex = extract(&repo(&[("m.py", &long)]), &format!("m.py\n```\n{short}```"), &ExtractOptions::default());
-    assert!(matches!(failure(&ex, 0), EditFailure::CutShort { reason } if reason.contains("last lines")));
+    assert!(
+        matches!(failure(&ex, 0), EditFailure::NotAUnit { reason } if reason.contains("last lines")),
+        "{:?}",
+        ex.edits
+    );
     // A file cut off before its closing fence is not read at all.
     let (edits, issues) = crate::patch::parse_edits_with_issues("m.py\n```python\nX0 = 0\n");
     assert!(edits.is_empty());
@@ -207,14 +229,14 @@ fn whole_files_that_leave_code_out_are_refused() {
 #[test]
 fn prose_snippets_are_not_whole_files() {
     let answer = "In `src/app.py`:\n```python\nreturn a\n```\nand the fix is below.\n";
-    assert!(read(answer).edits.is_empty());
+    assert!(read(answer, None).edits.is_empty());
 }
 
 #[test]
 fn several_formats_in_one_answer_keep_their_order() {
     let r = repo(&[("src/app.py", APP), ("src/other.py", "X = 1\n")]);
     let answer = "# modification 1\n```python\n<file>src/other.py</file>\n<original>X = 1</original>\n<patched>X = 2</patched>\n```\n\nsrc/app.py\n```python\n<<<<<<< SEARCH\n    return a\n=======\n    return a + b\n>>>>>>> REPLACE\n```\n\n```diff\n--- a/src/app.py\n+++ b/src/app.py\n@@ -6,2 +6,2 @@\n def sub(a, b):\n-    return a - b\n+    return b - a\n```\n";
-    let read = read(answer);
+    let read = read(answer, None);
     let got: Vec<(usize, EditFormat)> = read.edits.iter().map(|e| (e.index, e.format)).collect();
     assert_eq!(got, vec![(1, EditFormat::Acr), (2, EditFormat::SearchReplace), (3, EditFormat::Udiff)]);
     let ex = extract(&r, answer, &ExtractOptions::default());
@@ -256,7 +278,7 @@ fn ambiguity_is_refused_with_the_candidates_in_every_format() {
 #[test]
 fn the_reason_for_an_unreadable_answer_names_the_format_asked_for() {
     for format in EditFormat::ALL {
-        let options = ExtractOptions { format, ..ExtractOptions::default() };
+        let options = ExtractOptions { asked: Some(format), ..ExtractOptions::default() };
         let ex = extract(&app(), "I would change the return statement.", &options);
         assert_eq!(ex.status, ExtractStatus::RawPatchButUnparsed);
         assert!(ex.reason.ends_with(reminder(format)), "{format}: {}", ex.reason);

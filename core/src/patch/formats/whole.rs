@@ -1,4 +1,4 @@
-//! Whole files: the file's complete new text in a code fence, after its path.
+//! Whole files: the file's complete new text in a code fence, after its path (read by [`super::code`]).
 //!
 //! ````text
 //! src/app.py
@@ -8,108 +8,63 @@
 //! ```
 //! ````
 //!
-//! The path is on the line before the fence (alone, perhaps in backticks or bold or after `File:`) or in the
-//! fence's info string (```` ```python src/app.py ````). A fence holding diff hunks, SEARCH/REPLACE markers or ACR
-//! tags is not a whole file, nor is one inside text another format used.
-//!
-//! Reading makes an [`Edit`] of [`EditFormat::Whole`] whose `patched` is the new text and whose `original` is
-//! empty; once the file is known, [`as_edit`] fills the original with the file's current text, so the edit goes
+//! Once the file is known, [`is_whole`] says whether the text is the whole file (its head, its tail, about as many
+//! lines) and [`cut_short`] whether it leaves code out (a placeholder comment such as `# ... rest unchanged` that the
+//! file does not have); then [`as_edit`] makes it an edit whose original is the file's current text, so it goes
 //! through the same matching, indentation, gate and diff as any other (the diff shows what changed, not the whole
-//! file). Before that, [`cut_short`] refuses a text that leaves code out: a placeholder comment such as
-//! `# ... rest unchanged` that the file does not have, or a text far shorter than the file that lacks its end.
+//! file).
 
-use std::ops::Range;
-
-use super::{Claimed, EditFormat, Fence, Line, line_end, path_alone, path_in_info};
 use crate::patch::block::is_placeholder;
-use crate::patch::edit::{Edit, ParseIssue, note};
+use crate::patch::edit::Edit;
 
-/// Info strings that mark a fence as a diff.
-const DIFF_INFOS: [&str; 3] = ["diff", "patch", "udiff"];
+/// How many of the file's first (last) non-blank lines are looked for near the new text's start (end).
+const ENDS: usize = 3;
+/// How far into the new text's start (end) they are looked for, in non-blank lines.
+const REACH: usize = 6;
 
-/// The whole files of the answer, each with the bytes it spans.
-pub(crate) fn read(
-    text: &str,
-    lines: &[Line<'_>],
-    claimed: &Claimed,
-    issues: &mut Vec<ParseIssue>,
-) -> Vec<(Range<usize>, Edit)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let Some(fence) = Fence::open(lines[i].1) else {
-            i += 1;
-            continue;
-        };
-        let close = (i + 1..lines.len()).find(|&j| fence.closes(lines[j].1));
-        let next = close.map_or(lines.len(), |c| c + 1);
-        let body = &lines[i + 1..close.unwrap_or(lines.len())];
-        let span = lines[i].0..line_end(lines, next.saturating_sub(1), text);
-        let language = fence.info.split(|c: char| c.is_whitespace() || c == ':').next().unwrap_or("");
-        let other_format = DIFF_INFOS.contains(&language.to_ascii_lowercase().as_str())
-            || claimed.overlaps(&span)
-            || body.iter().any(|(_, l)| marks_other_format(l));
-        let path = path_in_info(fence.info).or_else(|| path_above(lines, i));
-        match path {
-            Some(path) if !other_format => {
-                if close.is_none() {
-                    let problem = format!(
-                        "the whole file for {path} has no closing fence: the answer seems cut off before its end"
-                    );
-                    note(issues, ParseIssue::Format { format: EditFormat::Whole, problem });
-                } else {
-                    let new: Vec<&str> = body.iter().map(|l| l.1).collect();
-                    let mut edit = Edit::new(out.len() + 1, path, String::new(), new.join("\n"));
-                    edit.format = EditFormat::Whole;
-                    out.push((span, edit));
-                }
-            }
-            _ => {}
-        }
-        i = next;
+/// Whether `new` stands for the whole of the file whose text is `old`, or what it lacks: the file's head (one of its
+/// first three non-blank lines among the new text's first six), its tail (one of its last three among the new
+/// text's last six), and at least two thirds as many non-blank lines as the file.
+///
+/// Decided from real answers: every whole file written from real history (the `whole` variant of the history
+/// replay, `core/tests/patch_history`) keeps its head and tail within those reaches, while a definition shown
+/// alone, even the file's last one, lacks the head; a change that deletes a file's last lines or a third of it is
+/// refused, which the replay counts (never applied wrong).
+pub fn is_whole(old: &str, new: &str) -> Result<(), String> {
+    let (old, new) = (non_blank(old), non_blank(new));
+    if old.is_empty() {
+        return Ok(());
     }
-    out
-}
-
-/// The path on the line before the fence at line `i` (one blank line between allowed).
-fn path_above(lines: &[Line<'_>], i: usize) -> Option<String> {
-    let mut k = i.checked_sub(1)?;
-    if lines[k].1.trim().is_empty() {
-        k = k.checked_sub(1)?;
+    let head = old.iter().take(ENDS).any(|l| new.iter().take(REACH).any(|n| n == l));
+    let tail = old.iter().rev().take(ENDS).any(|l| new.iter().rev().take(REACH).any(|n| n == l));
+    let lacks = match (head, tail) {
+        (false, false) => Some("the file's first and last lines"),
+        (false, true) => Some("the file's first lines"),
+        (true, false) => Some("the file's last lines"),
+        (true, true) => None,
+    };
+    if let Some(lacks) = lacks {
+        return Err(format!("it lacks {lacks} (`{}`)", if head { old[old.len() - 1] } else { old[0] }));
     }
-    path_alone(lines[k].1)
+    if new.len() * 3 < old.len() * 2 {
+        return Err(format!("it has {} non-blank lines where the file has {}", new.len(), old.len()));
+    }
+    Ok(())
 }
 
-/// Whether a fenced line belongs to another format: a hunk header, a SEARCH/REPLACE marker or an ACR tag.
-fn marks_other_format(line: &str) -> bool {
-    let t = line.trim();
-    (line.starts_with("@@") && !line.starts_with("@@@"))
-        || t.starts_with("<<<<<<<")
-        || t.starts_with(">>>>>>>")
-        || ["<original>", "<patched>", "</original>", "</patched>"].iter().any(|tag| t.contains(tag))
+/// The lines of `text` that are not blank, trimmed.
+fn non_blank(text: &str) -> Vec<&str> {
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect()
 }
 
-/// Why a whole-file text looks cut short against the file's current text, if it does: a placeholder line the file
-/// does not have, or under two thirds of the file's non-blank lines without the file's last three.
+/// Why a whole-file text leaves code out, if it does: a placeholder line (`# ... rest unchanged`) that the file
+/// does not have.
 pub fn cut_short(old: &str, new: &str) -> Option<String> {
     let old_lines: Vec<&str> = old.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let new_lines: Vec<&str> = new.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    for (n, line) in new.lines().enumerate() {
-        if is_placeholder(line) && !old_lines.contains(&line.trim()) {
-            return Some(format!("line {} `{}` stands for code left out", n + 1, line.trim()));
-        }
-    }
-    let tail = &old_lines[old_lines.len().saturating_sub(3)..];
-    let has_tail = tail.is_empty() || new_lines.windows(tail.len()).any(|w| w == tail);
-    if new_lines.len() * 3 < old_lines.len() * 2 && !has_tail {
-        return Some(format!(
-            "it has {} non-blank lines where the file has {}, and it lacks the file's last lines (`{}`)",
-            new_lines.len(),
-            old_lines.len(),
-            tail.last().copied().unwrap_or("")
-        ));
-    }
-    None
+    new.lines()
+        .enumerate()
+        .find(|(_, l)| is_placeholder(l) && !old_lines.contains(&l.trim()))
+        .map(|(n, line)| format!("line {} `{}` stands for code left out", n + 1, line.trim()))
 }
 
 /// The whole-file edit made concrete against the file's current text: the original is that text.

@@ -1,0 +1,611 @@
+//! Definition edits: an answer that shows whole definitions (a function, a method, a class: its decorators, its
+//! `def`/`class` line and its body) replaces each definition it names. This is how small models write the fix they
+//! mean: the function they changed, alone in a fence, often with the line numbers they were shown.
+//!
+//! ````text
+//! shapes/square.py
+//! ```python
+//!     14     def area(self):
+//!     15         return self.side ** 2
+//! ```
+//! ````
+//!
+//! Reading the code shown ([`Shown::read`]): line-number prefixes are removed when every line has one and they count
+//! up by one (they then also say where the definition starts, which decides between places only when they agree
+//! with the file); the common indentation is removed; the text must parse, and hold nothing at its top level but
+//! definitions, imports, comments and docstrings. A class shown with only some of the file's members stands for
+//! those members, each in its class (the others are left as they are).
+//!
+//! Placing each definition ([`plan`]) in the file: by name, within the class when one is given; among several,
+//! the one the written line numbers point at, else the one a bug location is in, else none (the edit is refused as
+//! ambiguous, with the places). A definition the file does not have goes next to the one shown before it (or after
+//! it); imports the file lacks go after its last import. A definition whose body is only `...` or a placeholder
+//! comment was shown for orientation and changes nothing; one that leaves code out in its body is refused.
+//!
+//! Each placement becomes an ordinary [`Edit`] whose original is the definition's exact text in the file, with
+//! [`Edit::line`] set to where it starts, so it goes through the same matcher, gate and diff as every other format.
+
+use tree_sitter::Node;
+
+use super::block::{is_placeholder, strip_line_numbers};
+use super::edit::{Edit, EditFormat};
+use crate::language::Language;
+
+/// A definition in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unit {
+    /// Whether it is a class (or interface, enum...), not a function or method.
+    pub class_like: bool,
+    /// Its name.
+    pub name: String,
+    /// The class it is directly in, if any.
+    pub class: Option<String>,
+    /// First line (0-based), decorators and annotations included.
+    pub start: usize,
+    /// Last line (0-based): the line of its last token that is not a comment.
+    pub end: usize,
+    /// For a class: the definitions directly in its body.
+    pub members: Vec<Unit>,
+    /// For a class: whether its body holds statements besides definitions, a docstring and `pass`.
+    pub other_members: bool,
+}
+
+impl Unit {
+    /// `Class.name` or `name`.
+    pub fn qualified(&self) -> String {
+        match &self.class {
+            Some(c) => format!("{c}.{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+
+    /// Every definition in `units` and below, depth first.
+    fn flatten(units: &[Unit]) -> Vec<&Unit> {
+        let mut out = Vec::new();
+        for u in units {
+            out.push(u);
+            out.extend(Unit::flatten(&u.members));
+        }
+        out
+    }
+}
+
+/// What stands at the top level of a text.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Outline {
+    /// The definitions, in order.
+    pub units: Vec<Unit>,
+    /// Lines (0-based) of the top-level imports.
+    pub imports: Vec<(usize, usize)>,
+    /// Whether anything else stands at the top level (statements, assignments, calls...).
+    pub other: bool,
+    /// Whether the text has a syntax error.
+    pub errors: bool,
+}
+
+/// The top-level outline of `text` in `language`.
+pub(crate) fn outline(language: Language, text: &str) -> Outline {
+    let mut parser = language.parser();
+    let Some(tree) = language.parse(&mut parser, text) else {
+        return Outline { errors: true, ..Outline::default() };
+    };
+    let grammar = language.grammar();
+    let src = text.as_bytes();
+    let root = tree.root_node();
+    let mut out = Outline { errors: root.has_error(), ..Outline::default() };
+    let mut cursor = root.walk();
+    for child in root.named_children(&mut cursor) {
+        match classify(grammar, child) {
+            Top::Unit(node) => {
+                if let Some(u) = unit(grammar, child, node, src, None) {
+                    out.units.push(u);
+                }
+            }
+            Top::Import => out.imports.push((child.start_position().row, end_row(child))),
+            Top::Ignorable => {}
+            Top::Other => {
+                out.other = true;
+                nested_units(grammar, child, src, &mut out.units);
+            }
+        }
+    }
+    out
+}
+
+/// Definitions inside a top-level statement that can hold them (`if`, `try`, `with`...: Python defines functions
+/// per version that way), found through such statements only.
+fn nested_units(grammar: &crate::grammar::Grammar, node: Node<'_>, src: &[u8], out: &mut Vec<Unit>) {
+    let Some(containers) = grammar.container_kinds else { return };
+    if !containers.contains(&node.kind()) {
+        return;
+    }
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        match classify(grammar, child) {
+            Top::Unit(def) => out.extend(unit(grammar, child, def, src, None)),
+            Top::Other => nested_units(grammar, child, src, out),
+            Top::Import | Top::Ignorable => {}
+        }
+    }
+}
+
+/// What a top-level (or class-level) node is.
+enum Top<'t> {
+    /// A definition: the class or function node (inside its decorators).
+    Unit(Node<'t>),
+    Import,
+    /// Comments, docstrings, `pass`, a package line.
+    Ignorable,
+    Other,
+}
+
+fn classify<'t>(grammar: &crate::grammar::Grammar, node: Node<'t>) -> Top<'t> {
+    let kind = node.kind();
+    let is_def = |n: &Node<'_>| grammar.class_kinds.contains(&n.kind()) || grammar.function_kinds.contains(&n.kind());
+    if is_def(&node) {
+        return Top::Unit(node);
+    }
+    if kind == "decorated_definition" {
+        return match node.child_by_field_name("definition") {
+            Some(def) if is_def(&def) => Top::Unit(def),
+            _ => Top::Other,
+        };
+    }
+    match kind {
+        "import_statement" | "import_from_statement" | "future_import_statement" | "import_declaration" => Top::Import,
+        "comment" | "line_comment" | "block_comment" | "pass_statement" | "package_declaration" => Top::Ignorable,
+        // A docstring: a statement that is one string.
+        "expression_statement"
+            if node.named_child_count() == 1 && node.named_child(0).is_some_and(|c| c.kind() == "string") =>
+        {
+            Top::Ignorable
+        }
+        _ => Top::Other,
+    }
+}
+
+/// The definition `def` (whose outer node, with decorators, is `outer`).
+fn unit(
+    grammar: &crate::grammar::Grammar,
+    outer: Node<'_>,
+    def: Node<'_>,
+    src: &[u8],
+    class: Option<&str>,
+) -> Option<Unit> {
+    let name = def.child_by_field_name(grammar.name_field)?.utf8_text(src).ok()?.to_string();
+    let class_like = grammar.class_kinds.contains(&def.kind());
+    let mut members = Vec::new();
+    let mut other_members = false;
+    if class_like && let Some(body) = def.child_by_field_name("body") {
+        let mut cursor = body.walk();
+        for child in body.named_children(&mut cursor) {
+            match classify(grammar, child) {
+                Top::Unit(node) => members.extend(unit(grammar, child, node, src, Some(&name))),
+                Top::Ignorable => {}
+                Top::Import | Top::Other => other_members = true,
+            }
+        }
+    }
+    Some(Unit {
+        class_like,
+        name,
+        class: class.map(str::to_string),
+        start: outer.start_position().row,
+        end: end_row(def),
+        members,
+        other_members,
+    })
+}
+
+/// The last line (0-based) of a node: its last token that is not a comment.
+fn end_row(node: Node<'_>) -> usize {
+    let mut last = node;
+    loop {
+        let mut cursor = last.walk();
+        let next = last.children(&mut cursor).filter(|c| !c.kind().contains("comment")).last();
+        match next {
+            Some(child) => last = child,
+            None => break,
+        }
+    }
+    let end = last.end_position();
+    if end.column == 0 && end.row > last.start_position().row { end.row - 1 } else { end.row }
+}
+
+/// One definition of the code shown, ready to place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ShownDef {
+    /// Its name.
+    pub name: String,
+    /// The class it belongs to, when the code shows it inside one.
+    pub class: Option<String>,
+    /// Whether it is a class.
+    pub class_like: bool,
+    /// Its lines, without the indentation of its first line.
+    pub text: String,
+    /// The line number written before its first line, when the code carried numbers.
+    pub number: Option<u32>,
+}
+
+/// The code of a fenced block read as definitions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Shown {
+    /// The definitions, in order, classes shown in part already split into their members.
+    pub defs: Vec<ShownDef>,
+    /// The import lines, trimmed.
+    pub imports: Vec<String>,
+    /// The definitions shown only for orientation (a body of `...` or a placeholder comment): `Class.name`.
+    pub skipped: Vec<String>,
+    /// The language the code was read as.
+    pub language: Language,
+}
+
+/// Why fenced code is not whole definitions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NotDefinitions(pub String);
+
+impl Shown {
+    /// Reads `block` as definitions of `language`. `file` is the outline of the file they are for, when known: a
+    /// class shown with fewer members than the file's class of that name stands for those members.
+    pub fn read(block: &str, language: Language, file: Option<&Outline>) -> Result<Shown, NotDefinitions> {
+        let raw: Vec<&str> = block.split('\n').collect();
+        let (lines, first_number) = match strip_line_numbers(&raw) {
+            Some(stripped) => (stripped, first_line_number(&raw)),
+            None => (raw.iter().map(|l| l.to_string()).collect(), None),
+        };
+        let lines = dedent(&lines);
+        let text = lines.join("\n");
+        let (outline, shift) = parse_as_definitions(language, &text)?;
+        let line_of = |row: usize| row.saturating_sub(shift);
+        let number_of = |row: usize| first_number.map(|n| n + line_of(row) as u32);
+        let mut shown = Shown { defs: Vec::new(), imports: Vec::new(), skipped: Vec::new(), language };
+        for (from, to) in &outline.imports {
+            shown
+                .imports
+                .extend(lines[line_of(*from)..=line_of(*to).min(lines.len() - 1)].iter().map(|l| l.trim().to_string()));
+        }
+        let file_units = file.map(|f| Unit::flatten(&f.units)).unwrap_or_default();
+        for u in &outline.units {
+            let in_file = file_units.iter().find(|f| f.class_like && u.class_like && f.name == u.name);
+            let partial = u.class_like
+                && !u.members.is_empty()
+                && in_file.is_some_and(|f| f.members.iter().any(|m| !u.members.iter().any(|s| s.name == m.name)));
+            if partial {
+                if u.other_members {
+                    return Err(NotDefinitions(format!(
+                        "the class `{}` is shown with only some of its methods, and with other statements in its body \
+                         that cannot be placed",
+                        u.name
+                    )));
+                }
+                for m in &u.members {
+                    shown.push(m, &lines, line_of, number_of)?;
+                }
+            } else {
+                shown.push(u, &lines, line_of, number_of)?;
+            }
+        }
+        if shown.defs.is_empty() && shown.skipped.is_empty() {
+            return Err(NotDefinitions("it holds no definition".into()));
+        }
+        Ok(shown)
+    }
+
+    /// Adds the definition `u`, or notes it as shown only for orientation; refuses one that leaves code out.
+    fn push(
+        &mut self,
+        u: &Unit,
+        lines: &[String],
+        line_of: impl Fn(usize) -> usize,
+        number_of: impl Fn(usize) -> Option<u32>,
+    ) -> Result<(), NotDefinitions> {
+        let (from, to) = (line_of(u.start), line_of(u.end).min(lines.len() - 1));
+        let body: Vec<&str> = lines[from..=to].iter().map(String::as_str).collect();
+        let code: Vec<&str> = body.iter().skip(1).map(|l| l.trim()).filter(|l| !l.is_empty()).collect();
+        let head_end =
+            body.iter().position(|l| l.trim_end().ends_with(':') || l.trim_end().ends_with('{')).unwrap_or(0);
+        let after_head: Vec<&str> =
+            body.iter().skip(head_end + 1).map(|l| l.trim()).filter(|l| !l.is_empty()).collect();
+        let orientation =
+            !after_head.is_empty() && after_head.iter().all(|l| *l == "..." || *l == "}" || is_placeholder(l));
+        if orientation {
+            self.skipped.push(u.qualified());
+            return Ok(());
+        }
+        if let Some(line) = code.iter().find(|l| is_placeholder(l)) {
+            return Err(NotDefinitions(format!(
+                "`{}` leaves code out (`{line}`): show every line of each definition you change",
+                u.qualified()
+            )));
+        }
+        let indent = leading(body[0]);
+        let text = body.iter().map(|l| l.get(indent.min(leading(l))..).unwrap_or("")).collect::<Vec<_>>().join("\n");
+        self.defs.push(ShownDef {
+            name: u.name.clone(),
+            class: u.class.clone(),
+            class_like: u.class_like,
+            text: text.trim_end().to_string(),
+            number: number_of(u.start),
+        });
+        Ok(())
+    }
+}
+
+/// Parses `text` as nothing but definitions: the outline, and how many lines a wrapper added before the text
+/// (a method of Java is parsed inside a class).
+fn parse_as_definitions(language: Language, text: &str) -> Result<(Outline, usize), NotDefinitions> {
+    let outline = outline(language, text);
+    if outline.errors && language != Language::Python {
+        let wrapped = outline_in_class(language, text);
+        if let Some(wrapped) = wrapped {
+            return Ok((wrapped, 1));
+        }
+    }
+    if outline.errors {
+        return Err(NotDefinitions("it does not parse as code".into()));
+    }
+    if outline.other {
+        return Err(NotDefinitions("it holds statements besides definitions and imports".into()));
+    }
+    if outline.units.is_empty() {
+        return Err(NotDefinitions("it holds no definition".into()));
+    }
+    Ok((outline, 0))
+}
+
+/// Members of a class-based language written alone, parsed inside a class: their outline, shifted by the wrapper.
+fn outline_in_class(language: Language, text: &str) -> Option<Outline> {
+    let wrapped = format!("class AcrShown {{\n{text}\n}}\n");
+    let outer = outline(language, &wrapped);
+    if outer.errors || outer.other || outer.units.len() != 1 {
+        return None;
+    }
+    let class = outer.units.into_iter().next()?;
+    if class.other_members || class.members.is_empty() {
+        return None;
+    }
+    let units = class.members.into_iter().map(|m| Unit { class: None, ..m }).collect();
+    Some(Outline { units, imports: Vec::new(), other: false, errors: false })
+}
+
+/// The number written before the first numbered line of `lines`.
+fn first_line_number(lines: &[&str]) -> Option<u32> {
+    let line = lines.iter().find(|l| !l.trim().is_empty())?;
+    let t = line.trim_start();
+    let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+fn leading(line: &str) -> usize {
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+/// The lines without the indentation all their non-blank lines share.
+fn dedent(lines: &[String]) -> Vec<String> {
+    let cut = lines.iter().filter(|l| !l.trim().is_empty()).map(|l| leading(l)).min().unwrap_or(0);
+    lines.iter().map(|l| if l.trim().is_empty() { String::new() } else { l[cut..].to_string() }).collect()
+}
+
+/// Whether a fenced block looks like definitions at a glance (cheap, before any parse): after line numbers, imports,
+/// comments and decorators, its first line opens a function or a class.
+pub(crate) fn looks_like_definitions(body: &[&str]) -> bool {
+    let lines = strip_line_numbers(body).unwrap_or_else(|| body.iter().map(|l| l.to_string()).collect());
+    let skipped = |l: &str| {
+        l.is_empty()
+            || l.starts_with('#')
+            || l.starts_with("//")
+            || l.starts_with('@')
+            || l.starts_with("import ")
+            || (l.starts_with("from ") && l.contains(" import "))
+    };
+    let Some(first) = lines.iter().map(|l| l.trim()).find(|l| !skipped(l)) else { return false };
+    let python = ["def ", "async def ", "class "].iter().any(|k| first.starts_with(k));
+    let words: Vec<&str> = first.split_whitespace().collect();
+    const MODIFIERS: [&str; 8] =
+        ["public", "private", "protected", "static", "final", "abstract", "synchronized", "default"];
+    let mut kinds = words.iter().skip_while(|w| MODIFIERS.contains(w));
+    let java_type = kinds.next().is_some_and(|w| ["class", "interface", "enum", "record"].contains(w));
+    // A method's head: a type and a name before the parenthesis (`int area() {`), never a call or a statement.
+    let before_paren = first.split('(').next().unwrap_or("").split_whitespace().count();
+    let java_method = before_paren >= 2
+        && (first.ends_with('{') || first.ends_with(')') || first.contains(") throws "))
+        && !["return", "new", "else", "throw"].iter().any(|k| words.first() == Some(k));
+    python || java_type || java_method
+}
+
+/// A definition of the file the code shown is placed at: where, and why there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Placement {
+    /// The edit that makes the change (its original the file's exact lines, its line where they start).
+    pub edit: Edit,
+    /// What it does, for the report: ``replaced `Square.area` (lines 14-15)``.
+    pub note: String,
+}
+
+/// Why the code shown could not be placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unplaced {
+    /// Several definitions of the file fit a name: `(qualified name, start line, end line)` (1-based).
+    Ambiguous(String, Vec<(String, u32, u32)>),
+    /// The file has no definition of that name, and nothing shown beside it is placed.
+    Missing { name: String, similar: Vec<String> },
+    /// Every definition shown was only for orientation.
+    NothingToChange(Vec<String>),
+}
+
+/// The edits that put each definition of `shown` in place in `text` (whose outline is `file`), for the edit
+/// `template` (its index, file and format are kept). `hints` are the bug locations' line spans in this file (1-based).
+pub(crate) fn plan(
+    shown: &Shown,
+    text: &str,
+    file: &Outline,
+    template: &Edit,
+    hints: &[(u32, u32)],
+) -> Result<Vec<Placement>, Unplaced> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let units = Unit::flatten(&file.units);
+    // The place of each definition shown: Some(unit) when the file has it.
+    let mut places: Vec<Option<&Unit>> = Vec::with_capacity(shown.defs.len());
+    for d in &shown.defs {
+        let fits: Vec<&Unit> = units
+            .iter()
+            .copied()
+            .filter(|u| u.name == d.name && u.class_like == d.class_like)
+            .filter(|u| d.class.is_none() || u.class == d.class)
+            .collect();
+        let chosen = match fits.as_slice() {
+            [] => None,
+            [one] => Some(*one),
+            many => {
+                let by_number = d.number.and_then(|n| {
+                    let at: Vec<&Unit> = many
+                        .iter()
+                        .copied()
+                        .filter(|u| n as usize == u.start + 1 || head_line(u, &lines) + 1 == n as usize)
+                        .collect();
+                    (at.len() == 1).then(|| at[0])
+                });
+                let by_hint = || {
+                    let inside: Vec<&Unit> = many
+                        .iter()
+                        .copied()
+                        .filter(|u| hints.iter().any(|&(a, b)| (a as usize) <= u.end + 1 && u.start < b as usize))
+                        .collect();
+                    // The innermost definition a location falls in: of nested fits, the one starting last.
+                    match inside.as_slice() {
+                        [one] => Some(*one),
+                        _ => None,
+                    }
+                };
+                match by_number.or_else(by_hint) {
+                    Some(u) => Some(u),
+                    None => {
+                        let places =
+                            many.iter().map(|u| (u.qualified(), u.start as u32 + 1, u.end as u32 + 1)).collect();
+                        return Err(Unplaced::Ambiguous(qualified(d), places));
+                    }
+                }
+            }
+        };
+        places.push(chosen);
+    }
+    if shown.defs.is_empty() {
+        return Err(Unplaced::NothingToChange(shown.skipped.clone()));
+    }
+    let indent_of = |u: &Unit| lines[u.start].get(..leading(lines[u.start])).unwrap_or("").to_string();
+    // What happens at each definition of the file that changes, by its first line: its replacement, and the
+    // definitions the file lacks, placed before or after it.
+    struct Change<'u> {
+        unit: &'u Unit,
+        replacement: Option<String>,
+        before: Vec<String>,
+        after: Vec<String>,
+        notes: Vec<String>,
+    }
+    let mut changes: std::collections::BTreeMap<usize, Change<'_>> = std::collections::BTreeMap::new();
+    let change_at = |u| Change { unit: u, replacement: None, before: Vec::new(), after: Vec::new(), notes: Vec::new() };
+    for (i, d) in shown.defs.iter().enumerate() {
+        if let Some(u) = places[i] {
+            let change = changes.entry(u.start).or_insert_with(|| change_at(u));
+            change.replacement = Some(indented(&d.text, &indent_of(u)));
+            change.notes.push(format!("replaced `{}` (lines {}-{})", u.qualified(), u.start + 1, u.end + 1));
+            continue;
+        }
+        // After the nearest definition shown before it that the file has, else before the next one.
+        let before = (0..i).rev().find_map(|j| places[j]);
+        let after = (i + 1..shown.defs.len()).find_map(|j| places[j]);
+        let Some(anchor) = before.or(after) else {
+            let mut similar: Vec<String> =
+                units.iter().filter(|u| u.class_like == d.class_like).map(|u| u.qualified()).collect();
+            similar.sort_by_key(|n| name_distance(n, &d.name));
+            similar.truncate(3);
+            return Err(Unplaced::Missing { name: qualified(d), similar });
+        };
+        let change = changes.entry(anchor.start).or_insert_with(|| change_at(anchor));
+        let new = indented(&d.text, &indent_of(anchor));
+        if before.is_some() {
+            change.after.push(new)
+        } else {
+            change.before.push(new)
+        }
+        change.notes.push(format!("added `{}` next to `{}`", qualified(d), anchor.qualified()));
+    }
+    let mut out = Vec::new();
+    for change in changes.into_values() {
+        let u = change.unit;
+        let original = lines[u.start..=u.end.min(lines.len() - 1)].join("\n");
+        // Blank lines between definitions as PEP 8 has them: one in a class, two at the top level.
+        let gap = if u.class.is_some() { "\n\n" } else { "\n\n\n" };
+        let middle = change.replacement.unwrap_or_else(|| original.clone());
+        let parts: Vec<String> = change.before.into_iter().chain([middle]).chain(change.after).collect();
+        let patched = parts.join(gap);
+        out.push(Placement { edit: placed(template, original, patched, u.start), note: change.notes.join("; ") });
+    }
+    let present: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
+    let new_imports: Vec<&String> = shown.imports.iter().filter(|i| !present.contains(&i.as_str())).collect();
+    if let (false, Some(&(from, to))) = (new_imports.is_empty(), file.imports.last()) {
+        let original = lines[from..=to.min(lines.len() - 1)].join("\n");
+        let added: Vec<&str> = new_imports.iter().map(|s| s.as_str()).collect();
+        let patched = format!("{original}\n{}", added.join("\n"));
+        let note = format!("added the import(s) `{}`", added.join("`, `"));
+        out.push(Placement { edit: placed(template, original, patched, from), note });
+    }
+    // Bottom up, so that each edit's line still points at its place when the ones below it are in.
+    out.sort_by_key(|p| std::cmp::Reverse(p.edit.line));
+    Ok(out)
+}
+
+fn qualified(d: &ShownDef) -> String {
+    match &d.class {
+        Some(c) => format!("{c}.{}", d.name),
+        None => d.name.clone(),
+    }
+}
+
+/// The line of a definition's `def`/`class` head (past its decorators).
+fn head_line(u: &Unit, lines: &[&str]) -> usize {
+    (u.start..=u.end).find(|&i| !lines.get(i).is_some_and(|l| l.trim_start().starts_with('@'))).unwrap_or(u.start)
+}
+
+/// `text` with `indent` before each non-blank line.
+fn indented(text: &str, indent: &str) -> String {
+    text.split('\n')
+        .map(|l| if l.trim().is_empty() { String::new() } else { format!("{indent}{l}") })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The ordinary edit of a placement.
+fn placed(template: &Edit, original: String, patched: String, start: usize) -> Edit {
+    Edit {
+        original,
+        patched,
+        had_line_numbers: false,
+        format: EditFormat::Definition,
+        line: Some(start as u32 + 1),
+        ..template.clone()
+    }
+}
+
+/// A rough distance between two names, for suggestions: the length of what they do not share at their ends.
+fn name_distance(a: &str, b: &str) -> usize {
+    let a = a.rsplit('.').next().unwrap_or(a);
+    let prefix = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let suffix = a.chars().rev().zip(b.chars().rev()).take_while(|(x, y)| x == y).count();
+    a.len().max(b.len()).saturating_sub(prefix + suffix)
+}
+
+/// The names of the definitions a block of code shows, read as the first language it parses in as definitions
+/// (for code shown without a path).
+pub(crate) fn shown_names(block: &str) -> Vec<String> {
+    Language::ALL
+        .iter()
+        .find_map(|&language| Shown::read(block, language, None).ok())
+        .map(|shown| shown.defs.iter().chain([]).map(|d| d.name.clone()).collect())
+        .unwrap_or_default()
+}
+
+/// The names of every definition in a file.
+pub(crate) fn names_in(language: Language, text: &str) -> Vec<String> {
+    Unit::flatten(&outline(language, text).units).into_iter().map(|u| u.name.clone()).collect()
+}

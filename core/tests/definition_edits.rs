@@ -1,0 +1,170 @@
+//! Definition edits (issue 44): an answer that shows whole definitions replaces each one it names, found by file
+//! and class when given, else by the bug locations, else by a name that is unique; ambiguous names are refused with
+//! the places. The answers here are written the way small coder models write them: the method alone, with or
+//! without a path, with or without the line numbers the prompt showed.
+
+use acr_core::Repo;
+use acr_core::patch::{
+    self, BugLine, EditFailure, EditFormat, ExtractOptions, ExtractStatus, Extraction, FileOrEditFailure, Outcome,
+};
+
+const SQUARE: &str = "\"\"\"Squares.\"\"\"\n\nfrom shapes.shape import Shape\n\n\nclass Square(Shape):\n    \"\"\"A square.\"\"\"\n\n    def __init__(self, side):\n        self.side = side\n\n    def area(self):\n        return self.side * 2\n\n    def perimeter(self):\n        return 4 * self.side\n";
+const SHAPE: &str = "class Shape:\n    def area(self):\n        raise NotImplementedError\n\n    def describe(self):\n        return f\"{type(self).__name__} of area {self.area()}\"\n";
+const FIXED: &str = "\"\"\"Squares.\"\"\"\n\nfrom shapes.shape import Shape\n\n\nclass Square(Shape):\n    \"\"\"A square.\"\"\"\n\n    def __init__(self, side):\n        self.side = side\n\n    def area(self):\n        return self.side ** 2\n\n    def perimeter(self):\n        return 4 * self.side\n";
+
+fn repo() -> Repo {
+    Repo::from_files([("shapes/square.py", SQUARE.as_bytes()), ("shapes/shape.py", SHAPE.as_bytes())])
+}
+
+fn extract_with(answer: &str, options: &ExtractOptions) -> Extraction {
+    patch::extract(&repo(), answer, options)
+}
+
+fn extract(answer: &str) -> Extraction {
+    extract_with(answer, &ExtractOptions::default())
+}
+
+fn failure(ex: &Extraction) -> &EditFailure {
+    match &ex.edits[0].outcome {
+        Outcome::Failed { failure: FileOrEditFailure::Edit { failure } } => failure,
+        other => panic!("the edit did not fail on a file: {other:?}"),
+    }
+}
+
+fn assert_fixed(ex: &Extraction) {
+    assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
+    assert_eq!(ex.files.get("shapes/square.py").map(String::as_str), Some(FIXED), "{}", ex.diff);
+    assert_eq!(ex.files.len(), 1, "only square.py changes");
+    assert_eq!(ex.formats, vec![EditFormat::Definition]);
+}
+
+/// What Qwen2.5-Coder-1.5B wrote, in every form it wrote it: the method alone, in a fence, with the prompt's line
+/// numbers, with and without a path.
+#[test]
+fn the_method_alone_with_or_without_a_path_and_line_numbers() {
+    let answers = [
+        "The area of a square is its side squared.\n\n```python\n    12     def area(self):\n    13         return self.side ** 2\n```\n",
+        "shapes/square.py\n```python\n    12     def area(self):\n    13         return self.side ** 2\n```\n",
+        "```python\ndef area(self):\n    return self.side ** 2\n```\n",
+        "`shapes/square.py`\n```python\n    def area(self):\n        return self.side ** 2\n```\n",
+        "```python shapes/square.py\nclass Square(Shape):\n    def area(self):\n        return self.side ** 2\n```\n",
+    ];
+    for answer in answers {
+        let located = ExtractOptions {
+            bug_lines: vec![BugLine { file: "shapes/square.py".into(), line: 12, end: Some(13) }],
+            ..ExtractOptions::default()
+        };
+        assert_fixed(&extract_with(answer, &located));
+    }
+    // Without a location, `area` is in both files: the path, the class or the line numbers decide.
+    assert_fixed(&extract(answers[1]));
+    assert_fixed(&extract(answers[3]));
+    assert_fixed(&extract(answers[4]));
+    let ex = extract(answers[2]);
+    assert!(matches!(failure(&ex), EditFailure::Ambiguous { .. }), "{:?}", ex.edits);
+    assert!(ex.reason.contains("square.py") && ex.reason.contains("shape.py"), "{}", ex.reason);
+}
+
+/// Line numbers decide between two definitions of one name only when they agree with the file.
+#[test]
+fn line_numbers_that_agree_with_the_file_pick_the_definition() {
+    let text = "class A:\n    def run(self):\n        return 1\n\n\nclass B:\n    def run(self):\n        return 1\n";
+    let r = Repo::from_files([("m.py", text.as_bytes())]);
+    let answer = |n: u32| format!("m.py\n```python\n{n:>6}     def run(self):\n{:>6}         return 2\n```\n", n + 1);
+    let ex = patch::extract(&r, &answer(7), &ExtractOptions::default());
+    assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
+    assert_eq!(
+        ex.files["m.py"],
+        "class A:\n    def run(self):\n        return 1\n\n\nclass B:\n    def run(self):\n        return 2\n"
+    );
+    let ex = patch::extract(&r, &answer(40), &ExtractOptions::default());
+    assert!(matches!(failure(&ex), EditFailure::Ambiguous { candidates } if candidates.len() == 2), "{:?}", ex.edits);
+}
+
+/// A class shown with one of its methods stands for that method; the others stay as they are.
+#[test]
+fn a_class_shown_in_part_changes_only_the_members_shown() {
+    let answer =
+        "shapes/square.py\n```python\nclass Square(Shape):\n    def area(self):\n        return self.side ** 2\n```\n";
+    assert_fixed(&extract(answer));
+}
+
+/// A class shown whole replaces the class.
+#[test]
+fn a_class_shown_whole_replaces_the_class() {
+    let class = &FIXED[FIXED.find("class Square").unwrap()..];
+    let answer = format!("shapes/square.py\n```python\n{class}```\n");
+    assert_fixed(&extract(&answer));
+}
+
+/// Decorators go with their definition; a helper the file lacks goes after the definition shown before it, and an
+/// import it lacks after the file's last import.
+#[test]
+fn decorators_new_helpers_and_imports() {
+    let text =
+        "import os\n\n\n@cache\ndef size(path):\n    return os.path.getsize(path)\n\n\ndef other():\n    return 0\n";
+    let r = Repo::from_files([("m.py", text.as_bytes())]);
+    let answer = "m.py\n```python\nimport math\n\n@cache\ndef size(path):\n    return rounded(os.path.getsize(path))\n\n\ndef rounded(n):\n    return math.ceil(n)\n```\n";
+    let ex = patch::extract(&r, answer, &ExtractOptions::default());
+    assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
+    assert_eq!(
+        ex.files["m.py"],
+        "import os\nimport math\n\n\n@cache\ndef size(path):\n    return rounded(os.path.getsize(path))\n\n\ndef rounded(n):\n    return math.ceil(n)\n\n\ndef other():\n    return 0\n"
+    );
+}
+
+/// A definition shown with `...` for a body is shown for orientation: it is left as it is, and one that leaves part
+/// of its body out is refused.
+#[test]
+fn placeholders_stand_for_definitions_left_alone_never_for_lines_to_delete() {
+    let answer = "shapes/square.py\n```python\n    def __init__(self, side):\n        ...\n\n    def area(self):\n        return self.side ** 2\n```\n";
+    let ex = extract(answer);
+    assert_fixed(&ex);
+    let Outcome::Applied(applied) = &ex.edits[0].outcome else { panic!() };
+    assert!(applied.notes.iter().any(|n| n.contains("__init__")), "{:?}", applied.notes);
+    let only = "shapes/square.py\n```python\n    def area(self):\n        ...\n```\n";
+    assert!(matches!(failure(&extract(only)), EditFailure::NotAUnit { .. }));
+    let partial = "shapes/square.py\n```python\n    def area(self):\n        # ... existing code ...\n        return self.side ** 2\n```\n";
+    let ex = extract(partial);
+    assert!(
+        matches!(failure(&ex), EditFailure::NotAUnit { reason } if reason.contains("leaves code out")),
+        "{:?}",
+        ex.edits
+    );
+}
+
+/// A name the file does not have is refused with the names it has.
+#[test]
+fn a_definition_the_file_lacks_is_refused_with_similar_names() {
+    let ex = extract("shapes/square.py\n```python\n    def areas(self):\n        return self.side ** 2\n```\n");
+    assert!(
+        matches!(failure(&ex), EditFailure::NoDefinition { name, similar } if name == "areas" && similar.contains(&"Square.area".to_string())),
+        "{:?}",
+        ex.edits
+    );
+}
+
+/// QuixBugs' get_factors, as the model wrote it in its first answer: a complete rewrite of the function in a bare
+/// fence, no path. The function is unique in the repository, so it is placed.
+#[test]
+fn a_bare_fence_with_a_unique_function_is_placed() {
+    let program = "def get_factors(n):\n    if n == 1:\n        return []\n\n    for i in range(2, int(n ** 0.5) + 1):\n        if n % i == 0:\n            return [i] + get_factors(n // i)\n\n    return []\n\n\n\"\"\"\nPrime Factorization\n\"\"\"\n";
+    let r = Repo::from_files([("get_factors.py", program.as_bytes()), ("README.md", b"# factors\n".as_slice())]);
+    let answer = "Here is the corrected function:\n\n```\ndef get_factors(n):\n    if n == 1:\n        return []\n\n    for i in range(2, int(n ** 0.5) + 1):\n        if n % i == 0:\n            return [i] + get_factors(n // i)\n\n    return [n]\n```\n";
+    let ex = patch::extract(&r, answer, &ExtractOptions::default());
+    assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
+    assert_eq!(ex.files["get_factors.py"], program.replace("    return []\n\n\n\"\"\"", "    return [n]\n\n\n\"\"\""));
+}
+
+/// A Java method written alone is placed in its class.
+#[test]
+fn a_java_method_alone_is_placed_in_its_class() {
+    let text = "package shop;\n\npublic class Cart {\n    private int total;\n\n    public int total() {\n        return total + 1;\n    }\n}\n";
+    let r = Repo::from_files([("src/main/java/shop/Cart.java", text.as_bytes())]);
+    let answer = "src/main/java/shop/Cart.java\n```java\n    public int total() {\n        return total;\n    }\n```\n";
+    let ex = patch::extract(&r, answer, &ExtractOptions::default());
+    if cfg!(feature = "java") {
+        assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
+        assert_eq!(ex.files["src/main/java/shop/Cart.java"], text.replace("return total + 1;", "return total;"));
+    }
+}
