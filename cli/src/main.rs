@@ -71,6 +71,9 @@ enum Command {
         /// Bill every answer as long as its cap (usage.completion_tokens = max_tokens): the worst case for budgets.
         #[arg(long)]
         answer_to_cap: bool,
+        /// Refuse (HTTP 400) every request whose messages contain TEXT.
+        #[arg(long, value_name = "TEXT")]
+        refuse_when: Option<String>,
     },
     /// Index a repository's sources (Python and Java) and print counts.
     Index {
@@ -234,12 +237,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run { dir, issue, out, repair } => run::run(repair.run_args(dir, issue, out)),
         Command::Batch(command) => batch::run(command),
-        Command::ServeModel { script, port, host, event_gap_ms, dialect, context_window, answer_to_cap } => {
+        Command::ServeModel {
+            script,
+            port,
+            host,
+            event_gap_ms,
+            dialect,
+            context_window,
+            answer_to_cap,
+            refuse_when,
+        } => {
             let manner = serve_model::Manner {
                 dialect,
                 event_gap: Duration::from_millis(event_gap_ms),
                 context_window,
                 answer_to_cap,
+                refuse_when,
             };
             serve_model::run(&script, &host, port, manner)
         }

@@ -13,6 +13,8 @@
 //! `--answer-to-cap` bills every answer as long as its cap (`usage.completion_tokens` is the request's `max_tokens`;
 //! the text is still the script's), as a model that never stops early would: the worst case for a budget.
 //!
+//! `--refuse-when TEXT` refuses (400) every request whose messages contain TEXT: a task the server will not serve.
+//!
 //! `--dialect` plays the edges where real servers differ (where thinking goes, streamed usage, what they refuse;
 //! see [`crate::dialect`]), and `--context-window` gives the server a context limit to refuse (or, as Ollama does,
 //! silently cut) prompts over.
@@ -54,7 +56,7 @@ const MAX_CONNECTIONS: usize = 64;
 const DELTA_CHARS: usize = 24;
 
 /// How the server behaves, besides its script.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Manner {
     /// The server it plays.
     pub dialect: Dialect,
@@ -65,6 +67,8 @@ pub struct Manner {
     /// Bill every answer as long as the cap it was asked with (`usage.completion_tokens` is the request's
     /// `max_tokens`): a model that never stops before its cap, for testing budgets at their worst.
     pub answer_to_cap: bool,
+    /// Refuse (400) every request whose messages contain this text: a task whose requests a server will not serve.
+    pub refuse_when: Option<String>,
 }
 
 /// The script being played, shared by every connection, and the server's manner.
@@ -121,7 +125,7 @@ async fn handle(
     } else if method == Method::POST && uri.path().ends_with("/chat/completions") {
         match body {
             Ok(bytes) => match std::str::from_utf8(&bytes) {
-                Ok(raw) => answer(&served.model.lock().unwrap_or_else(PoisonError::into_inner), served.manner, raw),
+                Ok(raw) => answer(&served.model.lock().unwrap_or_else(PoisonError::into_inner), &served.manner, raw),
                 Err(_) => Reply::Json(StatusCode::BAD_REQUEST, error_body("the body is not UTF-8")),
             },
             Err(rejection) => {
@@ -172,7 +176,7 @@ impl Drop for Sent {
 }
 
 /// One completion.
-fn answer(model: &ScriptedModel, manner: Manner, raw: &str) -> Reply {
+fn answer(model: &ScriptedModel, manner: &Manner, raw: &str) -> Reply {
     let Ok(body) = serde_json::from_str::<Value>(raw) else {
         return Reply::Json(StatusCode::BAD_REQUEST, error_body("the body is not JSON"));
     };
@@ -180,6 +184,12 @@ fn answer(model: &ScriptedModel, manner: Manner, raw: &str) -> Reply {
         Ok(m) => m,
         Err(e) => return Reply::Json(StatusCode::BAD_REQUEST, error_body(&format!("bad messages: {e}"))),
     };
+    if let Some(text) = &manner.refuse_when
+        && messages.iter().any(|m| m.content.contains(text.as_str()))
+    {
+        let why = format!("this request is refused: it contains {text:?}");
+        return Reply::Json(StatusCode::BAD_REQUEST, manner.dialect.error_body(&why, "invalid_request_error"));
+    }
     let dialect = manner.dialect;
     // As the agent estimates its requests: the conversation and the definitions of the tools offered.
     let tools = body
@@ -331,7 +341,7 @@ mod tests {
         let model = ScriptedModel::new(Script { repeat_last: true, ..script });
         for (kind, messages) in acr_core::prompt::samples() {
             let body = json!({"model": "m", "messages": messages}).to_string();
-            let Reply::Json(status, reply) = answer(&model, Manner::default(), &body) else { panic!("a JSON answer") };
+            let Reply::Json(status, reply) = answer(&model, &Manner::default(), &body) else { panic!("a JSON answer") };
             assert_eq!(status, StatusCode::OK, "{kind:?}: {reply}");
             let reply: Value = serde_json::from_str(&reply).unwrap();
             let content = reply["choices"][0]["message"]["content"].as_str().unwrap_or_default();
@@ -339,7 +349,7 @@ mod tests {
         }
         let ping = answer(
             &model,
-            Manner::default(),
+            &Manner::default(),
             &json!({"messages": [{"role": "user", "content": "Reply with the word: ok"}]}).to_string(),
         );
         assert!(matches!(&ping, Reply::Json(_, p) if p.contains("\"content\":\"ok\"")), "{ping:?}");
@@ -384,10 +394,10 @@ mod tests {
             let model = ScriptedModel::new(Script { repeat_last: true, ..script.clone() });
             let manner = Manner { dialect, context_window: Some(50), ..Manner::default() };
             let short = json!({"messages": messages}).to_string();
-            let Reply::Json(status, _) = answer(&model, manner, &short) else { panic!("a JSON answer") };
+            let Reply::Json(status, _) = answer(&model, &manner, &short) else { panic!("a JSON answer") };
             assert_eq!(status, StatusCode::OK, "{dialect:?}");
             let long = json!({"messages": [{"role": "user", "content": "x".repeat(400)}]}).to_string();
-            let Reply::Json(status, body) = answer(&model, manner, &long) else { panic!("a JSON answer") };
+            let Reply::Json(status, body) = answer(&model, &manner, &long) else { panic!("a JSON answer") };
             let expected = if dialect.truncates_silently() { StatusCode::OK } else { StatusCode::BAD_REQUEST };
             assert_eq!(status, expected, "{dialect:?}: {body}");
         }
@@ -405,7 +415,7 @@ mod tests {
         for stream in [false, true] {
             let model = ScriptedModel::new(Script { repeat_last: true, ..script.clone() });
             let body = json!({"model": "m", "messages": messages, "tools": tools, "stream": stream}).to_string();
-            let answer = match answer(&model, Manner::default(), &body) {
+            let answer = match answer(&model, &Manner::default(), &body) {
                 Reply::Json(status, body) => {
                     assert_eq!(status, StatusCode::OK, "{body}");
                     let response = acr_core::llm::openai::HttpResponse { status: 200, body, retry_after: None };

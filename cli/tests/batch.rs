@@ -5,6 +5,15 @@ mod common;
 #[path = "batch/fixture.rs"]
 mod fixture;
 
+#[path = "batch/budget.rs"]
+mod budget;
+#[path = "batch/scale.rs"]
+mod scale;
+#[path = "batch/select.rs"]
+mod select;
+#[path = "batch/server.rs"]
+mod server;
+
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

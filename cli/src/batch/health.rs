@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use acr_core::llm::LlmError;
+use acr_core::llm::{ChatRequest, LlmError, tools};
 
 /// Tries of one call that keeps failing while the server answers other calls, before the failure goes to the agent.
 const OWN_FAILURE_TRIES: u32 = 4;
@@ -28,11 +28,14 @@ const FIRST_WAIT: Duration = Duration::from_secs(2);
 /// The longest single wait.
 const LONGEST_WAIT: Duration = Duration::from_secs(60);
 
-/// What a failure says of the server, when it is the server's and may pass: `None` for a failure of the request's
-/// own (a refusal, a prompt too long, a key refused, a budget), which waiting would not mend.
-pub fn transient(error: &LlmError) -> Option<String> {
+/// What a failure of `request` says of the server, when it is the server's and may pass: `None` for a failure of
+/// the request's own (a refusal, a prompt too long, tools the server does not take, a key refused, a budget), which
+/// waiting would not mend.
+pub fn transient(error: &LlmError, request: &ChatRequest) -> Option<String> {
     match error {
         LlmError::Transport(_) | LlmError::RateLimited(_) | LlmError::Timeout => Some(error.to_string()),
+        // Some servers refuse tools with a 500 (llama.cpp without --jinja): the agent goes on without them at once.
+        LlmError::Http { status, message } if !request.tools.is_empty() && tools::refused(*status, message) => None,
         LlmError::Http { status, .. } if *status >= 500 => Some(error.to_string()),
         _ => None,
     }
@@ -140,12 +143,17 @@ mod tests {
 
     #[test]
     fn only_the_servers_own_failures_are_waited_out() {
-        assert!(transient(&LlmError::Transport("connection refused".into())).is_some());
-        assert!(transient(&LlmError::Timeout).is_some());
-        assert!(transient(&LlmError::Http { status: 503, message: "busy".into() }).is_some());
-        assert!(transient(&LlmError::Http { status: 400, message: "too long".into() }).is_none());
-        assert!(transient(&LlmError::Auth("bad key".into())).is_none());
-        assert!(transient(&LlmError::ModelUnknown("m".into())).is_none());
+        let plain = ChatRequest::new(acr_core::llm::Stage::Search, Vec::new());
+        let with_tools = ChatRequest { tools: acr_core::llm::Tool::search_apis(), ..plain.clone() };
+        let jinja = LlmError::Http { status: 500, message: "tools param requires --jinja flag".into() };
+        assert!(transient(&LlmError::Transport("connection refused".into()), &plain).is_some());
+        assert!(transient(&LlmError::Timeout, &plain).is_some());
+        assert!(transient(&LlmError::Http { status: 503, message: "busy".into() }, &plain).is_some());
+        assert!(transient(&jinja, &with_tools).is_none(), "a refusal of tools is not an outage");
+        assert!(transient(&jinja, &plain).is_some());
+        assert!(transient(&LlmError::Http { status: 400, message: "too long".into() }, &plain).is_none());
+        assert!(transient(&LlmError::Auth("bad key".into()), &plain).is_none());
+        assert!(transient(&LlmError::ModelUnknown("m".into()), &plain).is_none());
     }
 
     #[test]

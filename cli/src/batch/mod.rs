@@ -190,8 +190,10 @@ struct Plan<'t> {
     queue: Vec<&'t Task>,
     selected: HashSet<String>,
     forget: HashSet<&'t str>,
-    /// Tasks done or failed earlier and kept.
-    kept: usize,
+    /// Tasks done earlier and kept.
+    done: usize,
+    /// Tasks failed earlier and kept.
+    failed: usize,
 }
 
 /// Decides what runs: a selected task runs unless it has ended (done, failed) and `--redo` does not name how.
@@ -202,8 +204,14 @@ fn plan<'t>(
     predictions: &HashMap<&str, bool>,
     out: &Path,
 ) -> Plan<'t> {
-    let mut plan =
-        Plan { records: Vec::new(), queue: Vec::new(), selected: HashSet::new(), forget: HashSet::new(), kept: 0 };
+    let mut plan = Plan {
+        records: Vec::new(),
+        queue: Vec::new(),
+        selected: HashSet::new(),
+        forget: HashSet::new(),
+        done: 0,
+        failed: 0,
+    };
     for task in tasks {
         let id = task.instance_id.as_str();
         let last = match predictions.get(id) {
@@ -225,7 +233,8 @@ fn plan<'t>(
             plan.records.push(Record::new(id, Status::Pending, ""));
             plan.queue.push(task);
         } else {
-            plan.kept += usize::from(last.status.is_final());
+            plan.done += usize::from(last.status == Status::Done);
+            plan.failed += usize::from(last.status == Status::Failed);
             plan.records.push(last);
         }
     }
@@ -371,10 +380,15 @@ fn say_what_runs(
 ) {
     let workers = usize::from(options.workers).min(plan.queue.len()).max(1);
     eprintln!(
-        "acr batch: {} tasks{}, {} done earlier, {} to run with {} worker{}",
+        "acr batch: {} tasks{}, {} done earlier, {}{} to run with {} worker{}",
         tasks.len(),
         options.shard.map_or(String::new(), |s| format!(" (shard {s} of {listed})")),
-        plan.kept,
+        plan.done,
+        if plan.failed > 0 {
+            format!("{} failed earlier (kept: --redo failed runs them again), ", plan.failed)
+        } else {
+            String::new()
+        },
         plan.queue.len(),
         workers,
         if workers == 1 { "" } else { "s" }

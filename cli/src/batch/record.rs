@@ -35,11 +35,6 @@ impl Status {
             Status::NotRun => "not_run",
         }
     }
-
-    /// Whether the task has ended for good (until `--redo` asks for it again).
-    pub fn is_final(self) -> bool {
-        matches!(self, Status::Done | Status::Failed)
-    }
 }
 
 /// One task's line in batch.json and in the journal (also kept as OUT/<instance_id>/record.json).

@@ -223,7 +223,7 @@ impl<L: Llm> Llm for Gate<L> {
             match &answer {
                 Ok(_) => self.health.answered(),
                 Err(e) => {
-                    if let Some(what) = super::health::transient(e)
+                    if let Some(what) = super::health::transient(e, &request)
                         && self.health.wait(&what, sent, waits)
                     {
                         waits += 1;

@@ -56,6 +56,14 @@ fn state_of(repo: &Path) -> String {
     format!("{refs}\n{status}\n{worktrees}")
 }
 
+/// One SWE-bench task as a JSON line.
+fn task_line(id: &str, repo: &str, commit: &str, issue: &str) -> Value {
+    json!({
+        "instance_id": id, "repo": repo, "base_commit": commit, "problem_statement": issue,
+        "version": "1.0", "created_at": "2026-11-27T00:00:00Z",
+    })
+}
+
 pub fn fixture() -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir");
     let repos = dir.path().join("repos");
@@ -84,11 +92,7 @@ pub fn fixture() -> Fixture {
     ];
     let mut lines = String::new();
     for (id, repo, commit) in tasks {
-        let task = json!({
-            "instance_id": id, "repo": repo, "base_commit": commit, "problem_statement": issue,
-            "version": "1.0", "created_at": "2026-11-27T00:00:00Z",
-        });
-        lines.push_str(&format!("{task}\n"));
+        lines.push_str(&format!("{}\n", task_line(id, repo, commit, &issue)));
     }
     let tasks_file = dir.path().join("tasks.jsonl");
     std::fs::write(&tasks_file, lines).unwrap();
@@ -119,18 +123,43 @@ impl Fixture {
         self.dir.path().join(name)
     }
 
+    /// A list of `n` tasks (the fixture's five, over and over under new ids), written to `name`.
+    pub fn many(&self, n: usize, name: &str) -> PathBuf {
+        let text = std::fs::read_to_string(&self.tasks).unwrap();
+        let five: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let mut lines = String::new();
+        for k in 0..n {
+            let mut task = five[k % five.len()].clone();
+            task["instance_id"] = json!(format!("many__task-{k}"));
+            lines.push_str(&format!("{task}\n"));
+        }
+        let path = self.out(name);
+        std::fs::write(&path, lines).unwrap();
+        path
+    }
+
     /// `acr batch` against `server` into `out`, with more options.
     pub fn batch(&self, server: &ModelServer, out: &Path, extra: &[&str]) -> Command {
+        self.command(&self.tasks, &server.url, out, extra)
+    }
+
+    /// `acr batch` over the list `tasks` against the model server at `url` into `out`, with more options.
+    pub fn command(&self, tasks: &Path, url: &str, out: &Path, extra: &[&str]) -> Command {
+        self.command_for("scripted", tasks, url, out, extra)
+    }
+
+    /// [`Fixture::command`] with another `--model`.
+    pub fn command_for(&self, model: &str, tasks: &Path, url: &str, out: &Path, extra: &[&str]) -> Command {
         let mut command = Command::new(ACR);
         command
             .arg("batch")
             .arg("--tasks")
-            .arg(&self.tasks)
+            .arg(tasks)
             .arg("--repos")
             .arg(&self.repos)
             .arg("--out")
             .arg(out)
-            .args(["--endpoint", &server.url, "--model", "scripted"])
+            .args(["--endpoint", url, "--model", model])
             .args(extra);
         command
     }
