@@ -176,3 +176,31 @@ fn a_long_tools_run_in_a_small_window_leaves_out_whole_exchanges() {
         assert_eq!(tool_calls, 10, "{cell}: every search was a tool call");
     }
 }
+
+/// A patch that writes a block of separator lines (2.4 KB of one line repeated), streamed to `acr run --stream` in
+/// small deltas: the repeats end where the patch goes on, so the answer is never taken for a loop while it arrives,
+/// and the whole block reaches the diff.
+#[test]
+fn a_streamed_patch_with_repeated_lines_arrives_whole() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let path = root().join("tests/fixtures/scripts/demo-reasoning.json");
+    let mut script: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let rule = format!("        # {}\n", "-".repeat(70));
+    script["answers"]["patch"] = serde_json::json!([format!(
+        "# modification 1\n```\n<file>inventory/cart.py</file>\n<original>\n        for item, units in self.lines.items():\n            \
+         total += item.price_cents\n</original>\n<patched>\n{}        for item, units in self.lines.items():\n            \
+         total += item.price_cents * units\n</patched>\n```\n",
+        rule.repeat(30)
+    )]);
+    let banner = scratch.path().join("demo-banner.json");
+    std::fs::write(&banner, script.to_string()).unwrap();
+    let server = ModelServer::start_with(&banner, &["--dialect", "openai"]);
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = acr_run(&server, &["--stream"], out.path());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "acr run failed:\n{stderr}");
+    let diff = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(diff.matches(&format!("+{rule}")).count(), 30, "{diff}");
+    let loops = of_kind(&events(out.path()), "model").iter().filter(|e| e["cut"]["kind"] == "loop").count();
+    assert_eq!(loops, 0);
+}

@@ -263,7 +263,7 @@ impl<T: Transport> OpenAiClient<T> {
             }
             if !(200..300).contains(&response.status) || reader.is_none() {
                 let mut answer = parse_response(&response).map_err(|e| self.explain(e, &response))?;
-                trim_loop(&mut answer);
+                repetition::trim(&mut answer);
                 super::estimate::fill_missing_usage(&mut answer, request);
                 return Ok(answer);
             }
@@ -327,7 +327,7 @@ impl<T: Transport> OpenAiClient<T> {
     ) -> Result<ChatResponse, LlmError> {
         let reader = reader.unwrap_or_default();
         let mut answer = reader.finish_or_cut(cut)?;
-        trim_loop(&mut answer);
+        repetition::trim(&mut answer);
         super::estimate::fill_missing_usage(&mut answer, request);
         Ok(answer)
     }
@@ -364,14 +364,6 @@ impl<T: Transport> OpenAiClient<T> {
 /// Whether a wait of `ms` before a retry leaves time for the retry, for a request with `left` ms to go.
 fn waits_within(left: Option<u64>, ms: u64) -> bool {
     left.is_none_or(|left| ms < left)
-}
-
-/// A whole answer that ends repeating itself is cut after the first repeats, and says so.
-fn trim_loop(answer: &mut ChatResponse) {
-    if let Some(cut) = repetition::loop_cut(&answer.content) {
-        answer.content.truncate(cut);
-        answer.cut = Some(Cut::Loop);
-    }
 }
 
 /// How a request is sent.

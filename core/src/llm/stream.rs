@@ -94,17 +94,20 @@ impl StreamReader {
         Partial { answer: split.answer, reasoning: reasoning.join("\n\n"), chunks: self.chunks }
     }
 
-    /// Whether the answer or the thinking so far ends repeating itself ([`repetition`]).
+    /// Whether the answer or the thinking so far ends in a loop still growing ([`repetition`]).
     pub fn looping(&self) -> bool {
         repetition::loop_cut(&self.content).is_some() || repetition::loop_cut(&self.reasoning).is_some()
     }
 
     /// The answer once the body has ended, or was ended early for `cut`: then what arrived, marked with the cut (a
-    /// loop is cut after its first repeats). A stream that stopped with no end is kept the same way, as broken off.
+    /// loop is cut after its first repeats). A stream left unread while it was looping is cut as a loop; one that
+    /// reached its end is the model's whole answer, repeats and all. A stream that stopped with no end is kept the
+    /// same way, as broken off.
     pub fn finish_or_cut(mut self, cut: Option<Cut>) -> Result<ChatResponse, LlmError> {
+        let ended = self.done || self.finished;
         let cut = match cut {
             Some(cut) => cut,
-            None if self.looping() => Cut::Loop,
+            None if !ended && self.looping() => Cut::Loop,
             None => return self.finish(),
         };
         if let Some(e) = self.error.take() {
@@ -362,6 +365,73 @@ mod tests {
         let length = r#"{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#;
         let capped = read_in_pieces(&sse(&[&delta("content", "long"), length, "[DONE]"]), 7).1.unwrap();
         assert_eq!((capped.content.as_str(), capped.cut), ("long", Some(Cut::Cap)));
+    }
+
+    /// Streams `text` as content deltas of `size` characters, then the end, and feeds the body to a reader seven bytes
+    /// at a time, asking whether the answer is looping each time 64 bytes more of it have arrived (the client asks
+    /// less often: each time an eighth more has arrived). Returns the bytes of answer received when the reader first
+    /// said so, if it did, and the reader.
+    fn stream_watching_for_a_loop(text: &str, size: usize, finish: &str) -> (Option<usize>, StreamReader) {
+        let chars: Vec<char> = text.chars().collect();
+        let deltas: Vec<String> = chars.chunks(size).map(|c| delta("content", &c.iter().collect::<String>())).collect();
+        let mut events: Vec<&str> = deltas.iter().map(String::as_str).collect();
+        let end = format!(r#"{{"choices":[{{"index":0,"delta":{{}},"finish_reason":"{finish}"}}]}}"#);
+        events.extend([end.as_str(), "[DONE]"]);
+        let mut reader = StreamReader::new();
+        let mut asked = 0;
+        for piece in sse(&events).as_bytes().chunks(7) {
+            reader.push(piece).unwrap();
+            if reader.received() >= asked + 64 {
+                asked = reader.received();
+                if reader.looping() {
+                    return (Some(asked), reader);
+                }
+            }
+        }
+        (None, reader)
+    }
+
+    /// Repeated content that ends is what files hold, not a model looping: a long base64 string (a kilobyte of zero
+    /// bytes), a table of zeros, a file of separator lines, a row of `=`, each in a patch and streamed chunk by chunk,
+    /// is never taken for a loop while it arrives, and the answer is read whole.
+    #[test]
+    fn repeated_content_that_ends_is_not_cut() {
+        let patch = |content: String| {
+            format!(
+                "# modification 1\n```\n<file>data.py</file>\n<original>\n</original>\n<patched>\n{content}</patched>\n```\n"
+            )
+        };
+        let base64 = format!("BLANK = \"{}==\"\n", "A".repeat(1_364));
+        let zeros = format!("EXPECTED = [\n{}]\n", "    [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n".repeat(60));
+        let separators = format!("{}def main():\n    pass\n", format!("{}\n", "#".repeat(79)).repeat(40));
+        let rule = format!("Title\n{}\n\nText.\n", "=".repeat(720));
+        let mut cut = Vec::new();
+        for (name, content) in [("base64", base64), ("zeros", zeros), ("separators", separators), ("rule", rule)] {
+            let answer = patch(content);
+            let (looped, reader) = stream_watching_for_a_loop(&answer, 24, "stop");
+            if let Some(at) = looped {
+                cut.push(format!("{name} at {at}"));
+                continue;
+            }
+            let read = reader.finish_or_cut(None).unwrap();
+            assert_eq!((read.content.as_str(), read.cut), (answer.as_str(), None), "{name}");
+        }
+        assert!(cut.is_empty(), "taken for loops: {cut:?}");
+    }
+
+    /// A phrase repeated until the answer's cap is cut within its first kilobyte of repeats; filler repeated until
+    /// the cap (zeros, the model no longer writing words) once it has grown past the larger span data can take.
+    #[test]
+    fn a_loop_still_growing_is_cut() {
+        let lead = "The bug is in `Cart.total`. The fix calls";
+        let (looped, reader) = stream_watching_for_a_loop(&format!("{lead}{}", "_to_json".repeat(1_000)), 6, "length");
+        let at = looped.expect("a loop");
+        assert!(at < lead.len() + 1_024, "cut after {at} bytes");
+        let read = reader.finish_or_cut(None).unwrap();
+        assert_eq!((read.content.as_str(), read.cut), (format!("{lead}_to_json_to_json").as_str(), Some(Cut::Loop)));
+        let (looped, _) = stream_watching_for_a_loop(&format!("{lead} {}", "0, ".repeat(3_000)), 6, "length");
+        let at = looped.expect("a loop");
+        assert!(at > repetition::FILLER_SPAN && at < lead.len() + repetition::FILLER_SPAN + 1_024, "cut after {at}");
     }
 
     #[test]
