@@ -308,7 +308,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     match &outcome.stopped {
         Some(Stop::Cancelled) => eprintln!("stopped early by Ctrl-C"),
-        Some(stop) => eprintln!("stopped early: {stop}"),
+        Some(stop) => eprintln!("stopped early: {stop}; {}", stop_advice(stop)),
         None => {}
     }
     eprintln!(
@@ -489,4 +489,25 @@ fn write_artefacts(out: &Path, transcript: &Transcript, summary: &serde_json::Va
         }
     }
     Ok(())
+}
+
+/// What to do about a run stopped early, in the terms of `acr run`'s options.
+fn stop_advice(stop: &Stop) -> &'static str {
+    match stop {
+        Stop::Budget(_) => {
+            "raise the limit it names (--max-calls, --max-tokens, --max-seconds, --max-cost; 0 for none)"
+        }
+        Stop::Cancelled => "the same command runs it again",
+        Stop::KeyRefused(_) => "check the key in the variable --api-key-env names",
+        Stop::ModelUnknown(_) => {
+            "check --model against the server's list of models (GET /v1/models), and that --endpoint is the server's \
+             OpenAI-compatible base (it usually ends in /v1)"
+        }
+        Stop::Unreachable(_) => "check --endpoint and that the server is running; a rate limit passes with time",
+        Stop::ServerError(_) => "each failed call and what the server said are in the transcript (--out DIR)",
+        Stop::ContextTooSmall(_) => {
+            "start the server with a larger context window (llama-server -c N, OLLAMA_CONTEXT_LENGTH=N for Ollama) and \
+             pass the same --context-window N"
+        }
+    }
 }

@@ -169,6 +169,7 @@ fn a_call_budget_stops_the_run_and_keeps_the_best_patch() {
     let run = acr_run(&server, &["--mode", "mcts", "--max-calls", "8"], out.path());
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("stopped early: budget exhausted: 8 calls used of 8 calls"), "{stderr}");
+    assert!(stderr.contains("; raise the limit it names (--max-calls"), "what to do: {stderr}");
     assert!(run.status.success(), "a patch was kept:\n{stderr}");
     assert!(String::from_utf8_lossy(&run.stdout).contains("+++ b/inventory/cart.py"));
     let outcome: serde_json::Value =
