@@ -7,6 +7,8 @@ mod fixture;
 
 #[path = "batch/budget.rs"]
 mod budget;
+#[path = "batch/envs.rs"]
+mod envs;
 #[path = "batch/scale.rs"]
 mod scale;
 #[path = "batch/select.rs"]

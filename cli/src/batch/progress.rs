@@ -81,8 +81,8 @@ pub fn started(id: &str, running: usize) -> String {
 }
 
 /// The line of a task that ended:
-/// `[3/20] id: patch (5 calls, 12.1 s) | 7 of 20 done, 5 with a patch, 1 failed, 0 stopped, 0 not run | 40 calls,
-/// 52.0k tokens | 1m 10s elapsed, ~2m 40s left`.
+/// `[3/20] id: patch (5 calls, 12.1 s) | 7 of 20 done (5 with a patch), 1 failed | 40 calls, 52.0k tokens | 1m 10s,
+/// ~2m 40s left`.
 pub fn ended(record: &Record, view: &View) -> String {
     let what = match record.status {
         Status::Done if record.patch => "patch".to_string(),
@@ -94,7 +94,7 @@ pub fn ended(record: &Record, view: &View) -> String {
     };
     let c = &view.counts;
     format!(
-        "[{}/{}] {}: {what} ({} calls, {:.1} s) | {} | {} | {} elapsed{}",
+        "[{}/{}] {}: {what} ({} calls, {:.1} s) | {} | {} | {}{}",
         c.ended,
         c.to_run,
         record.instance_id,
@@ -107,12 +107,15 @@ pub fn ended(record: &Record, view: &View) -> String {
     )
 }
 
-/// `7 of 20 done, 5 with a patch, 1 failed, 0 stopped, 0 not run`.
+/// `7 of 20 done (5 with a patch), 1 failed`, and the tasks stopped and not run when there are some.
 pub fn counts(c: &Counts) -> String {
-    format!(
-        "{} of {} done, {} with a patch, {} failed, {} stopped, {} not run",
-        c.done, c.total, c.patches, c.failed, c.stopped, c.not_run
-    )
+    let mut text = format!("{} of {} done ({} with a patch), {} failed", c.done, c.total, c.patches, c.failed);
+    for (n, what) in [(c.stopped, "stopped"), (c.not_run, "not run")] {
+        if n > 0 {
+            text.push_str(&format!(", {n} {what}"));
+        }
+    }
+    text
 }
 
 /// The bar's words: `5 with a patch, 1 failed, 2 running | 40 calls, 52.0k of 1.0M tokens, $0.31 of $5.00 | ~2m left`.
@@ -192,8 +195,8 @@ mod tests {
         let record = Record { patch: true, model_calls: 5, seconds: 12.1, ..Record::new("a", Status::Done, "") };
         assert_eq!(
             ended(&record, &view),
-            "[7/20] a: patch (5 calls, 12.1 s) | 6 of 20 done, 5 with a patch, 1 failed, 0 stopped, 0 not run | 40 \
-             calls, 52.0k of 1.0M tokens, $0.3100 of $5.00 | 1m 10s elapsed, ~2m 10s left"
+            "[7/20] a: patch (5 calls, 12.1 s) | 6 of 20 done (5 with a patch), 1 failed | 40 calls, 52.0k of 1.0M \
+             tokens, $0.3100 of $5.00 | 1m 10s, ~2m 10s left"
         );
     }
 }
