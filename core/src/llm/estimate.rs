@@ -4,7 +4,9 @@
 //! ([`super::budget`]), answers from servers that send no `usage`, and the scripted model's counts. Four characters a
 //! token is close for English prose and code with GPT-style tokenizers (code with much indentation comes out
 //! higher, other scripts lower); every message also costs a few tokens of framing. Estimates are rounded up, so a
-//! budget check errs on the side of stopping early.
+//! budget check errs on the side of stopping early. Fitting a request to a context window asks for more care,
+//! since a prompt over it is refused or, by Ollama, cut silently: until the server has counted a prompt, the window
+//! takes code's three characters a token ([`super::window::UNCOUNTED_SCALE`]), then the server's own ratio.
 
 use super::{ChatRequest, ChatResponse, Message, Usage};
 

@@ -3,15 +3,18 @@
 //! Servers differ in what they do with a prompt longer than their context: most refuse it with a 400, Ollama cuts
 //! its start silently and answers as if nothing happened (see `acr serve-model --dialect`). So the agent keeps a
 //! [`Window`]: the size the user gave, the server published (llama.cpp's `/props`), or a refusal named
-//! ([`Overflow::read`]), and how many tokens the server counts for each token of the one estimator
-//! ([`super::estimate`]), learned from the usage it reports; until the server has counted a prompt, estimates carry
-//! a margin ([`UNCOUNTED_SCALE`]: three characters a token, as code runs). Before every request [`fit`] estimates its size and,
-//! while the prompt leaves too little room for an answer, replaces the oldest search results of the conversation
-//! with a short note naming the calls left out, which the model reads in their place. When that is not enough (a
-//! small window, and a long answer the next request must quote), the longest message after the system prompt loses
-//! its middle, with a note where it was, and then the oldest exchanges go, until the request fits. The answer gets the room that is left, up to its
-//! stage's cap, so a request the server would accept is never refused here. When even that is not enough, the
-//! request is not sent and the run ends with [`TooLong`].
+//! ([`Overflow::read`], which reads the prompt's own size, never the prompt and answer together), and how many
+//! tokens the server counts for each token of the one estimator ([`super::estimate`]), learned from the usage it
+//! reports; until the server has counted a prompt, estimates carry a margin ([`UNCOUNTED_SCALE`]: three characters
+//! a token, as code runs).
+//!
+//! Before every request [`fit`] estimates its size and, while the prompt leaves too little room for an answer,
+//! replaces the oldest search results of the conversation with a short note naming the calls left out, which the
+//! model reads in their place. When that is not enough (a small window, and a long answer the next request must
+//! quote), the longest message after the system prompt loses its middle, with a note where it was, and then the
+//! oldest exchanges go whole (a model's turn with the results of the tools it called), until the request fits. The
+//! answer gets the room that is left, up to its stage's cap, so a request the server would accept is never refused
+//! here. When even that is not enough, the request is not sent and the run ends with [`TooLong`].
 
 use std::fmt;
 
