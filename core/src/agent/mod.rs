@@ -580,8 +580,12 @@ impl<L: Llm, R: Runner> Agent<L, R> {
                     self.note("the model did not answer in time; asking once more");
                 }
                 LlmError::ContextOverflow(overflow) => {
-                    let needed = overflow.prompt_size(u64::from(request.answer_cap())).unwrap_or_default();
-                    let window = overflow.window.unwrap_or_default();
+                    // The size as the server counted it, or as the agent estimates it when the refusal says none.
+                    let learned = self.window.unwrap_or_else(Window::unknown);
+                    let cap = u64::from(request.answer_cap());
+                    let prompt = overflow.prompt_size(cap).unwrap_or_else(|| learned.likely_tokens(request));
+                    let needed = prompt + window::MIN_ANSWER.min(cap);
+                    let window = overflow.window.unwrap_or(learned.tokens);
                     return Err(LlmError::ContextWindow(TooLong { needed, window }).into());
                 }
                 e @ (LlmError::Http { .. } | LlmError::Timeout | LlmError::Malformed(_)) => {

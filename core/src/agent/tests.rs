@@ -956,6 +956,73 @@ fn the_context_window_is_learned_from_the_server() {
     assert!(published.sizes.borrow().iter().all(|&s| s <= window), "nothing over the window was sent");
 }
 
+/// A server whose tokenizer counts more tokens than the estimator (as it may on code), that reports
+/// what it counted in each answer's usage, and refuses a prompt and answer cap over its window naming the window
+/// alone (LiteLLM's shortened wording).
+struct Counting {
+    model: ScriptedModel,
+    /// Server tokens per estimated token.
+    ratio: f64,
+    window: u64,
+    refused: RefCell<usize>,
+}
+
+impl Counting {
+    fn counted(&self, request: &ChatRequest) -> u64 {
+        (estimate::request_tokens(request) as f64 * self.ratio).ceil() as u64
+    }
+}
+
+impl Llm for Counting {
+    async fn chat(&self, request: &ChatRequest) -> Result<crate::llm::ChatResponse, LlmError> {
+        let counted = self.counted(request);
+        if counted + u64::from(request.answer_cap()) > self.window {
+            *self.refused.borrow_mut() += 1;
+            let message = format!("This model's maximum context length is {} tokens.", self.window);
+            return Err(LlmError::ContextOverflow(window::Overflow::read(400, &message, &message).unwrap()));
+        }
+        let answer = self.model.chat(request).await?;
+        let usage = crate::llm::Usage { prompt_tokens: counted, completion_tokens: 10 };
+        Ok(crate::llm::ChatResponse { usage, usage_estimated: false, ..answer })
+    }
+}
+
+/// What the server counted of the first prompts is kept before any window is known, so a refusal that names only
+/// the window is enough: the request goes again fitted by the server's own count, and nothing else is refused.
+/// (Fitted by the estimate, even with its margin, the request is refused again, and the run ends on the window.)
+#[test]
+fn the_servers_count_learned_before_the_window_fits_the_first_refused_request() {
+    let search = crate::prompt::Prompt::Search { issue: ISSUE, language: Language::Python, trace: None };
+    let first = (estimate::request_tokens(&search.request(&[])) as f64 * 1.5).ceil() as u64;
+    let model = Counting {
+        model: ScriptedModel::new(search_script().answer(Stage::Patch, GOOD_PATCH)),
+        ratio: 1.5,
+        window: first + u64::from(Stage::Search.answer_cap()),
+        refused: 0.into(),
+    };
+    let (repo, index) = workspace();
+    let agent = Agent::<_, NoRunner>::new(repo, index, &model, None, AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(ISSUE)).expect("an outcome");
+    assert_eq!(outcome.stopped, None, "{:?}", notes_of(&outcome));
+    assert_eq!(outcome.status, ExtractStatus::ApplicablePatch, "{}", outcome.reason);
+    assert_eq!(*model.refused.borrow(), 1, "{:?}", notes_of(&outcome));
+}
+
+/// A server that counts three times the estimate and keeps refusing the first request, naming its window alone:
+/// the run ends on the window, and says how large the request is as far as the agent can tell.
+#[test]
+fn a_request_refused_again_and_again_ends_the_run_with_its_size() {
+    let search = crate::prompt::Prompt::Search { issue: ISSUE, language: Language::Python, trace: None };
+    let estimated = estimate::request_tokens(&search.request(&[]));
+    let model =
+        Counting { model: ScriptedModel::new(search_script()), ratio: 3.0, window: estimated * 2, refused: 0.into() };
+    let (repo, index) = workspace();
+    let agent = Agent::<_, NoRunner>::new(repo, index, &model, None, AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(ISSUE)).expect("an outcome");
+    let Some(Stop::ContextTooSmall(too_long)) = outcome.stopped else { panic!("{:?}", outcome.stopped) };
+    assert!(too_long.needed > estimated && too_long.window == model.window, "{too_long:?}, estimated {estimated}");
+}
+
 /// The user stops the run while an answer arrives: what arrived stays in the transcript, marked as stopped by the
 /// user, and the run ends as stopped.
 #[test]
