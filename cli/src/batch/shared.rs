@@ -196,13 +196,15 @@ pub struct Gate<L> {
     pub health: Arc<Health>,
     /// The batch budget's refusal, if it refused this task a request.
     pub refused: Rc<Cell<Option<Exhausted>>>,
+    /// The client's own time-out for an answer (`--timeout`), in milliseconds.
+    pub client_timeout_ms: u64,
 }
 
 impl<L: Llm> Llm for Gate<L> {
-    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+    async fn chat(&self, asked: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let mut waits = 0;
         loop {
-            let (mut hold, request) = match self.budget.admit(request) {
+            let (mut hold, request) = match self.budget.admit(asked) {
                 Ok(admitted) => admitted,
                 Err(e) => {
                     self.refused.set(Some(e));
@@ -220,8 +222,12 @@ impl<L: Llm> Llm for Gate<L> {
                 Err(_) => None,
             };
             drop(hold);
+            // A time-out shorter than the client's own was set by a time limit (the task's or the batch's): when it
+            // passes, that limit is reached, the server did not fail.
+            let limited = request.timeout_ms.is_some_and(|t| t < self.client_timeout_ms);
             match &answer {
                 Ok(_) => self.health.answered(),
+                Err(LlmError::Timeout) if limited => {}
                 Err(e) => {
                     if let Some(what) = super::health::transient(e, &request)
                         && self.health.wait(&what, sent, waits)
@@ -266,7 +272,13 @@ mod tests {
     fn gate(budget: &Arc<BatchBudget>) -> Gate<ScriptedModel> {
         let script = Script { repeat_last: true, ..Script::default() }.answer(Stage::Search, "x".repeat(400));
         let health = Health::new(std::time::Duration::ZERO, Arc::default(), Box::new(|_| {}));
-        Gate { inner: ScriptedModel::new(script), budget: budget.clone(), health, refused: Rc::default() }
+        Gate {
+            inner: ScriptedModel::new(script),
+            budget: budget.clone(),
+            health,
+            refused: Rc::default(),
+            client_timeout_ms: 300_000,
+        }
     }
 
     fn request() -> ChatRequest {

@@ -140,6 +140,7 @@ impl Batch<'_> {
             budget: self.budget.clone(),
             health: self.health.clone(),
             refused: refused.clone(),
+            client_timeout_ms: self.run_args.timeout.saturating_mul(1000),
         };
         let config = run::config_from(&self.run_args);
         let budget = (self.run_args.budget, self.price);

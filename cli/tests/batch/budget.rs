@@ -104,3 +104,21 @@ fn a_batch_limit_of_zero_is_no_limit_as_for_each_runs_own() {
     assert_eq!(predictions(&out).len(), 5);
     assert_eq!(batch_json(&out)["batch_budget"]["max_calls"], Value::Null);
 }
+
+/// The time limit cuts the time-out of the request in flight: a slow answer ends at the limit (kept as cut by
+/// the time), instead of the limit being passed by a whole answer (here, four and a half seconds).
+#[test]
+fn the_time_limit_cuts_the_answer_in_flight() {
+    let f = fixture();
+    let server = ModelServer::start_with(&f.script, &["--event-gap-ms", "500"]);
+    let out = f.out("out");
+    let started = std::time::Instant::now();
+    let run = f.run(&server, &out, &["--stream", "--batch-max-seconds", "1.5"]);
+    let took = started.elapsed().as_secs_f64();
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    assert!(took < 4.0, "ended {took:.1} s after a start with 1.5 s of budget: the slow answer was not cut");
+    let outcome: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("acme__shop-1/transcript.json")).unwrap()).unwrap();
+    let cut = outcome["events"].as_array().unwrap().iter().find(|e| e["event"] == "model").map(|e| e["cut"].clone());
+    assert_eq!(cut.and_then(|c| c["kind"].as_str().map(String::from)).as_deref(), Some("time"), "{outcome}");
+}
