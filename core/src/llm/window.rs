@@ -155,9 +155,9 @@ fn number_after<'t>(text: &'t str, key: &str) -> Option<(u64, &'t str)> {
 
 /// Server tokens per estimated token taken until the server has counted a prompt: code runs about three characters
 /// a token where the estimator counts four, so a request is fitted as if it were all code. SmolLM2's tokenizer (the
-/// real-server tests' model) counts 3.3 to 4.1 characters a token on this project's README, the demo repository
-/// and CPython's standard library; three characters a token covers them all, at the cost of an answer a quarter
-/// shorter than it could be on the first requests.
+/// real-server tests' model) counts 3.2 to 3.7 characters a token on this project's README, the demo repository,
+/// the core's Rust sources and CPython's standard library; three characters a token covers them all, at the cost of
+/// an answer a quarter shorter than it could be on the first requests.
 pub const UNCOUNTED_SCALE: f64 = 4.0 / 3.0;
 
 /// What the agent knows of the model's context window.
@@ -187,7 +187,7 @@ impl Window {
     /// A request's prompt in the server's tokens as a request is fitted: the estimate at the learned scale, or with
     /// the margin while the server has counted nothing.
     pub fn prompt_tokens(&self, request: &ChatRequest) -> u64 {
-        scaled(estimate::request_tokens(request), self.scale.unwrap_or(UNCOUNTED_SCALE))
+        scaled(estimate::request_tokens(request), self.fitting_scale())
     }
 
     /// A request's prompt in the server's tokens as best known, without the margin: what the notes name and what a
