@@ -2,6 +2,9 @@
 //! llama.cpp), streamed and not, with a reasoning model and without: the same patch in every cell, the thinking kept
 //! apart wherever the server put it, and the usage estimated (and marked so) only where the server sent none.
 //! Where a dialect cannot serve a run as asked (a context window too small), the run ends with the server's reason.
+//! The edges of the model layer against the servers that draw them: a refusal over the window read for the prompt
+//! alone, a long tools run in a small window against OpenAI's refusal of orphaned tool messages, and a streamed
+//! answer with repeated lines that must not be taken for a loop.
 
 use std::path::{Path, PathBuf};
 
