@@ -52,6 +52,9 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive sudo_if_needed apt-get install -y -qq "$@" >/dev/null
 }
 
+# package_version DIR: the version an installed npm package's package.json gives.
+package_version() { sed -n 's/^  "version": "\(.*\)",$/\1/p' "$1/package.json" | head -1; }
+
 # npm_install DIR: DIR's package.json into DIR/node_modules, from its lock file, when either is newer.
 npm_install() {
   if [ ! -f "$1/node_modules/.package-lock.json" ] || [ "$1/package.json" -nt "$1/node_modules/.package-lock.json" ] ||
@@ -95,14 +98,14 @@ setup_play() {
   # Pyodide, whose files `make web` copies into dist/ for Python in the tab. Both are WebAssembly run by Node.
   npm_install web
   local binaryen pyodide
-  binaryen=$(node -p 'require("./web/node_modules/binaryen/package.json").version')
+  binaryen=$(package_version web/node_modules/binaryen)
   if ! proven wasm-opt "$binaryen"; then
     printf '\0asm\1\0\0\0' >"$work/empty.wasm"
     web/node_modules/.bin/wasm-opt -Oz "$work/empty.wasm" -o "$work/opt.wasm" ||
       die "binaryen's wasm-opt $binaryen does not run under $(node --version)"
     mark_proven wasm-opt "$binaryen"
   fi
-  pyodide=$(node -p 'require("./web/node_modules/pyodide/package.json").version')
+  pyodide=$(package_version web/node_modules/pyodide)
   if ! proven pyodide "$pyodide"; then
     say "checking Pyodide $pyodide (runs Python once)"
     node --input-type=module -e '
@@ -153,12 +156,14 @@ setup_test_system() {
       die "bubblewrap cannot make a sandbox here (user namespaces?); the runner needs it"
     mark_proven bwrap "$(bwrap --version)"
   fi
-  if ! proven javac "$(javac -version 2>&1)"; then
+  local jdk
+  jdk=$(readlink -f "$(command -v javac)")
+  if ! proven javac "$jdk"; then
     mkdir -p "$work/java" && printf 'class Probe { public static void main(String[] a) { System.out.print("ok"); } }\n' \
       >"$work/java/Probe.java"
     javac -d "$work/java" "$work/java/Probe.java" && [ "$(java -cp "$work/java" Probe)" = ok ] ||
-      die "the JDK ($(javac -version 2>&1)) cannot compile and run a class"
-    mark_proven javac "$(javac -version 2>&1)"
+      die "the JDK ($jdk) cannot compile and run a class"
+    mark_proven javac "$jdk"
   fi
 }
 
@@ -193,10 +198,12 @@ setup_test_packages() {
     pip_quiet download --no-deps --only-binary=:all: --python-version 3.14 --dest tests/wheels "${wheels[@]}"
   fi
   # CPython with the same pytest, for the differential suite that compares the tab's Python with CPython.
-  if ! tests/.venv/bin/python3 -m pytest --version >/dev/null 2>&1; then
+  if [ ! -x tests/.venv/bin/pytest ] || [ tests/.venv/bin/pytest -ot tests/.venv/pyvenv.cfg ]; then
     say "python3 -m venv tests/.venv (pytest from tests/wheels)"
+    rm -rf tests/.venv
     python3 -m venv tests/.venv
     tests/.venv/bin/python3 -m pip install -q --disable-pip-version-check --no-index --find-links tests/wheels pytest
+    tests/.venv/bin/python3 -m pytest --version >/dev/null || die "pytest does not run in tests/.venv"
   fi
 }
 

@@ -61,12 +61,14 @@ fn failure(f: &FileOrEditFailure) -> EditFailure {
                 wanted: wanted.clone(),
                 nearest: nearest.iter().map(|n| NearLine { line: n.line, text: n.text.clone() }).collect(),
             }),
-            CoreFailure::Ambiguous { candidates } => EditFailure::Ambiguous(
-                candidates
-                    .iter()
-                    .map(|c| EditCandidate { line: c.line, end_line: c.end_line, enclosing: c.enclosing.clone() })
-                    .collect(),
-            ),
+            CoreFailure::Ambiguous { candidates } | CoreFailure::AmbiguousDefinition { candidates, .. } => {
+                EditFailure::Ambiguous(
+                    candidates
+                        .iter()
+                        .map(|c| EditCandidate { line: c.line, end_line: c.end_line, enclosing: c.enclosing.clone() })
+                        .collect(),
+                )
+            }
             CoreFailure::PlaceholderMismatch { original, patched } => {
                 EditFailure::PlaceholderMismatch(PlaceholderCounts {
                     original: u32_of(*original),

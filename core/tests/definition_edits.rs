@@ -61,7 +61,7 @@ fn the_method_alone_with_or_without_a_path_and_line_numbers() {
     assert_fixed(&extract(answers[3]));
     assert_fixed(&extract(answers[4]));
     let ex = extract(answers[2]);
-    assert!(matches!(failure(&ex), EditFailure::Ambiguous { .. }), "{:?}", ex.edits);
+    assert!(matches!(failure(&ex), EditFailure::AmbiguousDefinition { .. }), "{:?}", ex.edits);
     assert!(ex.reason.contains("square.py") && ex.reason.contains("shape.py"), "{}", ex.reason);
 }
 
@@ -78,7 +78,11 @@ fn line_numbers_that_agree_with_the_file_pick_the_definition() {
         "class A:\n    def run(self):\n        return 1\n\n\nclass B:\n    def run(self):\n        return 2\n"
     );
     let ex = patch::extract(&r, &answer(40), &ExtractOptions::default());
-    assert!(matches!(failure(&ex), EditFailure::Ambiguous { candidates } if candidates.len() == 2), "{:?}", ex.edits);
+    assert!(
+        matches!(failure(&ex), EditFailure::AmbiguousDefinition { candidates, .. } if candidates.len() == 2),
+        "{:?}",
+        ex.edits
+    );
 }
 
 /// A class shown with one of its methods stands for that method; the others stay as they are.

@@ -160,6 +160,14 @@ pub enum EditFailure {
         /// Every place it occurs, in file order.
         candidates: Vec<Candidate>,
     },
+    /// A definition shown by a name the file (or, without a path, the repository) defines more than once, and
+    /// nothing decides between the places.
+    AmbiguousDefinition {
+        /// The name as shown.
+        name: String,
+        /// Every definition of that name (`enclosing` names it: `Class.method`, or the file for other files).
+        candidates: Vec<Candidate>,
+    },
     /// The original skips lines with placeholders, but the patched text has a different number of them.
     PlaceholderMismatch {
         /// Placeholders between code lines in the original.
@@ -196,6 +204,21 @@ pub enum EditFailure {
     },
 }
 
+/// Places, as a failure lists them: `3 in `A.f`; 9 in `B.f`` (the first twenty).
+fn places(candidates: &[Candidate]) -> String {
+    let named = candidates.iter().any(|c| c.enclosing.is_some());
+    let list: Vec<String> = candidates
+        .iter()
+        .take(20)
+        .map(|c| match &c.enclosing {
+            Some(e) => format!("{} in `{e}`", c.line),
+            None => c.line.to_string(),
+        })
+        .collect();
+    let more = if candidates.len() > 20 { format!(" and {} more", candidates.len() - 20) } else { String::new() };
+    format!("{}{more}", list.join(if named { "; " } else { ", " }))
+}
+
 impl fmt::Display for EditFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -226,25 +249,19 @@ impl fmt::Display for EditFailure {
                     Ok(())
                 }
             }
-            EditFailure::Ambiguous { candidates } => {
-                let named = candidates.iter().any(|c| c.enclosing.is_some());
-                let list: Vec<String> = candidates
-                    .iter()
-                    .take(20)
-                    .map(|c| match &c.enclosing {
-                        Some(e) => format!("{} in `{e}`", c.line),
-                        None => c.line.to_string(),
-                    })
-                    .collect();
-                let n = candidates.len();
-                let more = if n > 20 { format!(" and {} more", n - 20) } else { String::new() };
-                let sep = if named { "; " } else { ", " };
-                write!(
-                    f,
-                    "the <original> occurs {n} times (lines {}{more}); include more surrounding lines so it occurs once",
-                    list.join(sep)
-                )
-            }
+            EditFailure::Ambiguous { candidates } => write!(
+                f,
+                "the <original> occurs {} times (lines {}); include more surrounding lines so it occurs once",
+                candidates.len(),
+                places(candidates)
+            ),
+            EditFailure::AmbiguousDefinition { name, candidates } => write!(
+                f,
+                "`{name}` is defined {} times (lines {}); show the definition inside its class, or with its path and \
+                 the line numbers it was shown with, so that one place fits",
+                candidates.len(),
+                places(candidates)
+            ),
             EditFailure::PlaceholderMismatch { original, patched } => write!(
                 f,
                 "the <original> leaves out code with {original} placeholder line(s) but the <patched> has {patched}; \
@@ -289,7 +306,7 @@ impl EditFailure {
         match self {
             EditFailure::EmptyOriginal => "empty_original",
             EditFailure::NotFound { .. } => "not_found",
-            EditFailure::Ambiguous { .. } => "ambiguous",
+            EditFailure::Ambiguous { .. } | EditFailure::AmbiguousDefinition { .. } => "ambiguous",
             EditFailure::PlaceholderMismatch { .. } => "placeholder_mismatch",
             EditFailure::CutShort { .. } => "cut_short",
             EditFailure::NotAUnit { .. } => "not_a_unit",
@@ -301,7 +318,9 @@ impl EditFailure {
     /// For [`EditFailure::Ambiguous`], the first line of every candidate.
     pub fn ambiguous_lines(&self) -> Option<Vec<u32>> {
         match self {
-            EditFailure::Ambiguous { candidates } => Some(candidates.iter().map(|c| c.line).collect()),
+            EditFailure::Ambiguous { candidates } | EditFailure::AmbiguousDefinition { candidates, .. } => {
+                Some(candidates.iter().map(|c| c.line).collect())
+            }
             _ => None,
         }
     }

@@ -44,10 +44,13 @@ pub(crate) struct Unit {
     pub start: usize,
     /// Last line (0-based): the line of its last token that is not a comment.
     pub end: usize,
-    /// For a class: the definitions directly in its body.
+    /// The definitions in its body: a class's methods and nested classes, a function's local functions (also
+    /// those under its `if`, `try` and `with` statements).
     pub members: Vec<Unit>,
-    /// For a class: whether its body holds statements besides definitions, a docstring and `pass`.
+    /// Whether its body holds statements besides definitions, a docstring and `pass` (for a class shown in part).
     pub other_members: bool,
+    /// Whether its body opens with a docstring.
+    pub docstring: bool,
 }
 
 impl Unit {
@@ -77,6 +80,8 @@ pub(crate) struct Outline {
     pub units: Vec<Unit>,
     /// Lines (0-based) of the top-level imports.
     pub imports: Vec<(usize, usize)>,
+    /// Lines (0-based) of the top-level docstrings (statements that are one string).
+    pub docstrings: Vec<(usize, usize)>,
     /// Whether anything else stands at the top level (statements, assignments, calls...).
     pub other: bool,
     /// Whether the text has a syntax error.
@@ -102,6 +107,7 @@ pub(crate) fn outline(language: Language, text: &str) -> Outline {
                 }
             }
             Top::Import => out.imports.push((child.start_position().row, end_row(child))),
+            Top::Docstring => out.docstrings.push((child.start_position().row, end_row(child))),
             Top::Ignorable => {}
             Top::Other => {
                 out.other = true;
@@ -124,7 +130,7 @@ fn nested_units(grammar: &crate::grammar::Grammar, node: Node<'_>, src: &[u8], o
         match classify(grammar, child) {
             Top::Unit(def) => out.extend(unit(grammar, child, def, src, None)),
             Top::Other => nested_units(grammar, child, src, out),
-            Top::Import | Top::Ignorable => {}
+            Top::Import | Top::Docstring | Top::Ignorable => {}
         }
     }
 }
@@ -134,7 +140,9 @@ enum Top<'t> {
     /// A definition: the class or function node (inside its decorators).
     Unit(Node<'t>),
     Import,
-    /// Comments, docstrings, `pass`, a package line.
+    /// A statement that is one string.
+    Docstring,
+    /// Comments, `pass`, a package line.
     Ignorable,
     Other,
 }
@@ -154,11 +162,10 @@ fn classify<'t>(grammar: &crate::grammar::Grammar, node: Node<'t>) -> Top<'t> {
     match kind {
         "import_statement" | "import_from_statement" | "future_import_statement" | "import_declaration" => Top::Import,
         "comment" | "line_comment" | "block_comment" | "pass_statement" | "package_declaration" => Top::Ignorable,
-        // A docstring: a statement that is one string.
         "expression_statement"
             if node.named_child_count() == 1 && node.named_child(0).is_some_and(|c| c.kind() == "string") =>
         {
-            Top::Ignorable
+            Top::Docstring
         }
         _ => Top::Other,
     }
@@ -176,13 +183,21 @@ fn unit(
     let class_like = grammar.class_kinds.contains(&def.kind());
     let mut members = Vec::new();
     let mut other_members = false;
-    if class_like && let Some(body) = def.child_by_field_name("body") {
+    let mut docstring = false;
+    if let Some(body) = def.child_by_field_name("body") {
         let mut cursor = body.walk();
-        for child in body.named_children(&mut cursor) {
+        for (i, child) in body.named_children(&mut cursor).enumerate() {
             match classify(grammar, child) {
-                Top::Unit(node) => members.extend(unit(grammar, child, node, src, Some(&name))),
+                // A class's definitions are its methods; a function's are local functions of no class.
+                Top::Unit(node) => members.extend(unit(grammar, child, node, src, class_like.then_some(&name))),
+                Top::Docstring => docstring |= i == 0,
                 Top::Ignorable => {}
-                Top::Import | Top::Other => other_members = true,
+                Top::Import | Top::Other => {
+                    other_members = true;
+                    if !class_like {
+                        nested_units(grammar, child, src, &mut members);
+                    }
+                }
             }
         }
     }
@@ -194,6 +209,7 @@ fn unit(
         end: end_row(def),
         members,
         other_members,
+        docstring,
     })
 }
 
@@ -234,6 +250,9 @@ pub(crate) struct Shown {
     pub defs: Vec<ShownDef>,
     /// The import lines, trimmed.
     pub imports: Vec<String>,
+    /// The first line of each docstring at the top level, trimmed: the module's, which the file must have as written
+    /// (a definition edit cannot change it).
+    pub docstrings: Vec<String>,
     /// The definitions shown only for orientation (a body of `...` or a placeholder comment): `Class.name`.
     pub skipped: Vec<String>,
     /// The language the code was read as.
@@ -242,7 +261,12 @@ pub(crate) struct Shown {
 
 /// Why fenced code is not whole definitions.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct NotDefinitions(pub String);
+pub(crate) enum NotDefinitions {
+    /// It is not definitions at all (other statements, no definition, code that does not parse).
+    Not(String),
+    /// It is definitions, but one leaves part of its body out.
+    LeavesOut(String),
+}
 
 impl Shown {
     /// Reads `block` as definitions of `language`. `file` is the outline of the file they are for, when known: a
@@ -258,7 +282,11 @@ impl Shown {
         let (outline, shift) = parse_as_definitions(language, &text)?;
         let line_of = |row: usize| row.saturating_sub(shift);
         let number_of = |row: usize| first_number.map(|n| n + line_of(row) as u32);
-        let mut shown = Shown { defs: Vec::new(), imports: Vec::new(), skipped: Vec::new(), language };
+        let mut shown =
+            Shown { defs: Vec::new(), imports: Vec::new(), docstrings: Vec::new(), skipped: Vec::new(), language };
+        for (from, _) in &outline.docstrings {
+            shown.docstrings.extend(lines.get(line_of(*from)).map(|l| l.trim().to_string()));
+        }
         for (from, to) in &outline.imports {
             shown
                 .imports
@@ -267,12 +295,18 @@ impl Shown {
         let file_units = file.map(|f| Unit::flatten(&f.units)).unwrap_or_default();
         for u in &outline.units {
             let in_file = file_units.iter().find(|f| f.class_like && u.class_like && f.name == u.name);
+            // A class shown without some of what the file's class has (a method, its docstring, its attributes)
+            // stands for the methods it shows: what it does not show is left as it is.
             let partial = u.class_like
                 && !u.members.is_empty()
-                && in_file.is_some_and(|f| f.members.iter().any(|m| !u.members.iter().any(|s| s.name == m.name)));
+                && in_file.is_some_and(|f| {
+                    f.members.iter().any(|m| !u.members.iter().any(|s| s.name == m.name))
+                        || (f.docstring && !u.docstring)
+                        || (f.other_members && !u.other_members)
+                });
             if partial {
                 if u.other_members {
-                    return Err(NotDefinitions(format!(
+                    return Err(NotDefinitions::Not(format!(
                         "the class `{}` is shown with only some of its methods, and with other statements in its body \
                          that cannot be placed",
                         u.name
@@ -286,7 +320,7 @@ impl Shown {
             }
         }
         if shown.defs.is_empty() && shown.skipped.is_empty() {
-            return Err(NotDefinitions("it holds no definition".into()));
+            return Err(NotDefinitions::Not("it holds no definition".into()));
         }
         Ok(shown)
     }
@@ -313,7 +347,7 @@ impl Shown {
             return Ok(());
         }
         if let Some(line) = code.iter().find(|l| is_placeholder(l)) {
-            return Err(NotDefinitions(format!(
+            return Err(NotDefinitions::LeavesOut(format!(
                 "`{}` leaves code out (`{line}`): show every line of each definition you change",
                 u.qualified()
             )));
@@ -342,13 +376,13 @@ fn parse_as_definitions(language: Language, text: &str) -> Result<(Outline, usiz
         }
     }
     if outline.errors {
-        return Err(NotDefinitions("it does not parse as code".into()));
+        return Err(NotDefinitions::Not("it does not parse as code".into()));
     }
     if outline.other {
-        return Err(NotDefinitions("it holds statements besides definitions and imports".into()));
+        return Err(NotDefinitions::Not("it holds statements besides definitions and imports".into()));
     }
     if outline.units.is_empty() {
-        return Err(NotDefinitions("it holds no definition".into()));
+        return Err(NotDefinitions::Not("it holds no definition".into()));
     }
     Ok((outline, 0))
 }
@@ -365,7 +399,7 @@ fn outline_in_class(language: Language, text: &str) -> Option<Outline> {
         return None;
     }
     let units = class.members.into_iter().map(|m| Unit { class: None, ..m }).collect();
-    Some(Outline { units, imports: Vec::new(), other: false, errors: false })
+    Some(Outline { units, ..Outline::default() })
 }
 
 /// The number written before the first numbered line of `lines`.
@@ -422,15 +456,34 @@ pub(crate) struct Placement {
     pub note: String,
 }
 
+/// A definition of a file, as failures list it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// `Class.name` or `name`.
+    pub name: String,
+    /// First line, 1-based (decorators included).
+    pub start: u32,
+    /// Last line, 1-based.
+    pub end: u32,
+}
+
+impl Place {
+    fn of(u: &Unit) -> Place {
+        Place { name: u.qualified(), start: u.start as u32 + 1, end: u.end as u32 + 1 }
+    }
+}
+
 /// Why the code shown could not be placed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Unplaced {
-    /// Several definitions of the file fit a name: `(qualified name, start line, end line)` (1-based).
-    Ambiguous(String, Vec<(String, u32, u32)>),
+    /// Several definitions of the file fit a name.
+    Ambiguous(String, Vec<Place>),
     /// The file has no definition of that name, and nothing shown beside it is placed.
     Missing { name: String, similar: Vec<String> },
     /// Every definition shown was only for orientation.
     NothingToChange(Vec<String>),
+    /// The code changes something outside its definitions that cannot be placed (the module's docstring).
+    Outside(String),
 }
 
 /// The edits that put each definition of `shown` in place in `text` (whose outline is `file`), for the edit
@@ -443,6 +496,13 @@ pub(crate) fn plan(
     hints: &[(u32, u32)],
 ) -> Result<Vec<Placement>, Unplaced> {
     let lines: Vec<&str> = text.split('\n').collect();
+    let trimmed: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
+    if let Some(doc) = shown.docstrings.iter().find(|d| !trimmed.contains(&d.as_str())) {
+        return Err(Unplaced::Outside(format!(
+            "it changes the module's docstring (`{doc}`), which is not a definition: write the whole file, or leave the \
+             docstring out"
+        )));
+    }
     let units = Unit::flatten(&file.units);
     // The place of each definition shown: Some(unit) when the file has it.
     let mut places: Vec<Option<&Unit>> = Vec::with_capacity(shown.defs.len());
@@ -480,8 +540,7 @@ pub(crate) fn plan(
                 match by_number.or_else(by_hint) {
                     Some(u) => Some(u),
                     None => {
-                        let places =
-                            many.iter().map(|u| (u.qualified(), u.start as u32 + 1, u.end as u32 + 1)).collect();
+                        let places = many.iter().map(|u| Place::of(u)).collect();
                         return Err(Unplaced::Ambiguous(qualified(d), places));
                     }
                 }
@@ -541,8 +600,7 @@ pub(crate) fn plan(
         let patched = parts.join(gap);
         out.push(Placement { edit: placed(template, original, patched, u.start), note: change.notes.join("; ") });
     }
-    let present: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
-    let new_imports: Vec<&String> = shown.imports.iter().filter(|i| !present.contains(&i.as_str())).collect();
+    let new_imports: Vec<&String> = shown.imports.iter().filter(|i| !trimmed.contains(&i.as_str())).collect();
     if let (false, Some(&(from, to))) = (new_imports.is_empty(), file.imports.last()) {
         let original = lines[from..=to.min(lines.len() - 1)].join("\n");
         let added: Vec<&str> = new_imports.iter().map(|s| s.as_str()).collect();
@@ -605,7 +663,25 @@ pub(crate) fn shown_names(block: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The names of every definition in a file.
-pub(crate) fn names_in(language: Language, text: &str) -> Vec<String> {
-    Unit::flatten(&outline(language, text).units).into_iter().map(|u| u.name.clone()).collect()
+/// Whether `text` may define `name`, at a glance: for Python a line that opens `def name(` or `class name`; for
+/// other languages the name followed by a parenthesis, a brace or a space somewhere.
+pub(crate) fn may_define(language: Language, text: &str, name: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memmem::find_iter(bytes, name.as_bytes()).any(|at| {
+        let after = bytes.get(at + name.len()).copied().unwrap_or(b'\n');
+        let line_start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let head = text[line_start..at].trim_start();
+        match language {
+            Language::Python => {
+                matches!(head, "def " | "async def " | "class ") && matches!(after, b'(' | b':' | b'[' | b' ')
+            }
+            #[allow(unreachable_patterns)]
+            _ => matches!(after, b'(' | b'{' | b' ' | b'<'),
+        }
+    })
+}
+
+/// The definitions of a file named `name`.
+pub(crate) fn places_of(language: Language, text: &str, name: &str) -> Vec<Place> {
+    Unit::flatten(&outline(language, text).units).into_iter().filter(|u| u.name == name).map(Place::of).collect()
 }

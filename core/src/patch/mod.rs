@@ -154,7 +154,9 @@ impl FileOrEditFailure {
     /// The places an ambiguous original occurs (empty for any other failure).
     pub fn candidates(&self) -> &[Candidate] {
         match self {
-            FileOrEditFailure::Edit { failure: EditFailure::Ambiguous { candidates } } => candidates,
+            FileOrEditFailure::Edit {
+                failure: EditFailure::Ambiguous { candidates } | EditFailure::AmbiguousDefinition { candidates, .. },
+            } => candidates,
             _ => &[],
         }
     }
@@ -558,7 +560,7 @@ fn apply_one(
         };
         gate.set_syntax(syntax_of(path));
         let result = if code_block {
-            apply_code(path, text, edit, &apply_options, gate, gating)
+            apply_code(path, text, edit, &apply_options, options.asked, gate, gating)
         } else {
             apply::apply_gated(text, edit, &apply_options, gate, gating)
         };
@@ -609,25 +611,27 @@ fn apply_code(
     text: &str,
     edit: &Edit,
     options: &ApplyOptions,
+    asked: Option<EditFormat>,
     gate: &mut Gate,
     gating: Gating,
 ) -> Result<Applied, EditFailure> {
     use formats::code::{Concrete, Misfit};
-    let placements = match formats::code::concrete(path, text, edit, &options.hints) {
+    let placements = match formats::code::concrete(path, text, edit, &options.hints, asked) {
         Ok(Concrete::Whole(whole)) => return apply::apply_gated(text, &whole, options, gate, gating),
         Ok(Concrete::Definitions(placements, skipped)) => (placements, skipped),
         Err(Misfit::CutShort(reason)) => return Err(EditFailure::CutShort { reason }),
-        Err(Misfit::NotAUnit(reason)) => return Err(EditFailure::NotAUnit { reason }),
-        Err(Misfit::Unplaced(Unplaced::Ambiguous(_, places))) => {
+        Err(Misfit::NotAUnit(reason) | Misfit::LeavesOut(reason)) => return Err(EditFailure::NotAUnit { reason }),
+        Err(Misfit::Unplaced(Unplaced::Ambiguous(name, places))) => {
             let candidates = places
                 .into_iter()
-                .map(|(name, line, end_line)| Candidate { line, end_line, enclosing: Some(name) })
+                .map(|p| Candidate { line: p.start, end_line: p.end, enclosing: Some(p.name) })
                 .collect();
-            return Err(EditFailure::Ambiguous { candidates });
+            return Err(EditFailure::AmbiguousDefinition { name, candidates });
         }
         Err(Misfit::Unplaced(Unplaced::Missing { name, similar })) => {
             return Err(EditFailure::NoDefinition { name, similar });
         }
+        Err(Misfit::Unplaced(Unplaced::Outside(reason))) => return Err(EditFailure::NotAUnit { reason }),
         Err(Misfit::Unplaced(Unplaced::NothingToChange(skipped))) => {
             let reason = format!(
                 "every definition shown (`{}`) has only `...` or a placeholder comment for a body, so nothing changes",
@@ -678,30 +682,45 @@ fn definition_files(
         });
     };
     let text_of = |p: &str| working.get(p).map(String::as_str).or_else(|| repo.file(p)).unwrap_or("");
-    let defines = |p: &str| {
-        let Some(language) = Language::of_path(p) else { return false };
+    // A look at the text first (cheap for every file of a large repository), the parse only where it may.
+    let places = |p: &str| {
+        let Some(language) = Language::of_path(p) else { return Vec::new() };
         let text = text_of(p);
-        memchr::memmem::find(text.as_bytes(), first.as_bytes()).is_some()
-            && definition::names_in(language, text).iter().any(|n| n == first)
+        if !definition::may_define(language, text, first) {
+            return Vec::new();
+        }
+        definition::places_of(language, text, first)
     };
     let mut located: Vec<String> = Vec::new();
     for b in &options.bug_lines {
-        if !located.contains(&b.file) && repo.file(&b.file).is_some() && defines(&b.file) {
+        if !located.contains(&b.file) && repo.file(&b.file).is_some() && !places(&b.file).is_empty() {
             located.push(b.file.clone());
         }
     }
     if !located.is_empty() {
         return Ok(located);
     }
-    let defining: Vec<String> =
-        repo.files().map(|(p, _)| p).filter(|p| !is_test_file(p) && defines(p)).map(str::to_string).collect();
+    let defining: Vec<(String, Vec<definition::Place>)> = repo
+        .files()
+        .map(|(p, _)| p)
+        .filter(|p| !is_test_file(p))
+        .map(|p| (p.to_string(), places(p)))
+        .filter(|(_, places)| !places.is_empty())
+        .collect();
     match defining.len() {
         0 => Err(EditFailure::NoDefinition { name: first.clone(), similar: Vec::new() }),
-        1 => Ok(defining),
-        _ => Err(EditFailure::Ambiguous {
+        1 => Ok(defining.into_iter().map(|(p, _)| p).collect()),
+        _ => Err(EditFailure::AmbiguousDefinition {
+            name: first.clone(),
             candidates: defining
                 .iter()
-                .map(|p| Candidate { line: 1, end_line: 1, enclosing: Some(format!("`{first}` in {p}")) })
+                .flat_map(|(p, places)| {
+                    places.iter().map(move |place| Candidate {
+                        line: place.start,
+                        end_line: place.end,
+                        enclosing: Some(format!("{}, {p}", place.name)),
+                    })
+                })
                 .collect(),
         }),
     }

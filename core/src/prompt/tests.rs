@@ -119,7 +119,7 @@ fn snapshot_of_the_java_prompts() {
 }
 
 /// The instructions of every edit format, as the opening patch request, a retry that shows the model the start of
-/// an answer nothing could be read from, and the reviewer's feedback carry them. Each is recognised as its kind.
+/// an answer nothing could be read from, the reviewer's feedback and a request to place ambiguous edits carry them. Each is recognised as its kind.
 #[test]
 fn snapshot_of_every_edit_format() {
     use crate::patch::EditFormat;
@@ -132,6 +132,10 @@ fn snapshot_of_every_edit_format() {
                 answer_start: "I would multiply the price by the units in `total`:\n\n    return sum(i.price * i.units",
             },
             Prompt::ReviewFeedback { analysis: "It adds units.", advice: "Multiply.", format },
+            Prompt::PatchAmbiguous {
+                refused: "- edit 1 (shop/cart.py): 3 in `Cart.total`; 9 in `Order.total`\n",
+                format,
+            },
         ];
         let mut rendered = Vec::new();
         for prompt in &prompts {

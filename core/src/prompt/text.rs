@@ -372,6 +372,17 @@ pub fn patch_failed(reason: &str, format: EditFormat, answer_start: &str) -> Str
 /// Asks again for a patch of which some edits were refused because their original occurs in several places.
 /// `refused` lists those edits with the places, one line each.
 pub fn patch_ambiguous(refused: &str, format: EditFormat) -> String {
+    if format == EditFormat::Definition {
+        return format!(
+            "Only part of your patch could be applied. These definitions have a name that is defined in more than \
+             one place, and nothing says which one you meant, so they were left out:\n{}\nThe other definitions \
+             applied. Write the whole patch again, every definition included. Show each definition above inside its \
+             class (its `class` line above it), or after its file's path with the line numbers it was shown with, so \
+             that it fits one place only.\n\n{}",
+            refused.trim_end(),
+            edit_format(format)
+        );
+    }
     format!(
         "Only part of your patch could be applied. The <original> of these edits matches more than one place, and \
          nothing says which one you meant, so they were left out:\n{}\nThe other edits applied. Write the whole \

@@ -95,18 +95,26 @@ pub(crate) enum Misfit {
     CutShort(String),
     /// Neither the whole file nor whole definitions.
     NotAUnit(String),
+    /// Definitions, one of which leaves part of its body out.
+    LeavesOut(String),
     /// Definitions that cannot be placed.
     Unplaced(Unplaced),
 }
 
 /// What the code block `edit` stands for in the file `path` whose text is `current`. `hints` are the bug
-/// locations' line spans in this file.
+/// locations' line spans in this file; `asked` is the format the prompt asked for.
 ///
-/// Code that looks like definitions is placed as definitions first: a module of only imports and definitions
-/// written whole then changes only the definitions it changes, and never loses a line the answer does not show. It
-/// is taken as the whole file only when it holds more than definitions. Other code with a path is the whole file
-/// when it is one, and definitions otherwise.
-pub(crate) fn concrete(path: &str, current: &str, edit: &Edit, hints: &[(u32, u32)]) -> Result<Concrete, Misfit> {
+/// Code with a path is the whole file when it is one ([`super::whole::is_whole`]: the file's first and last lines
+/// and about as many lines), and whole definitions otherwise; when definitions were asked for, it is read as
+/// definitions first, and as the whole file only when it holds more than definitions. Code without a path can
+/// only be definitions.
+pub(crate) fn concrete(
+    path: &str,
+    current: &str,
+    edit: &Edit,
+    hints: &[(u32, u32)],
+    asked: Option<EditFormat>,
+) -> Result<Concrete, Misfit> {
     let language = Language::of_path(path);
     let as_definitions = || definitions(language, current, edit, hints);
     let as_whole = || -> Result<Concrete, Misfit> {
@@ -116,26 +124,31 @@ pub(crate) fn concrete(path: &str, current: &str, edit: &Edit, hints: &[(u32, u3
         }
         Ok(Concrete::Whole(super::whole::as_edit(current, edit)))
     };
-    let has_path = !edit.file.is_empty();
-    match edit.format {
-        EditFormat::Definition => match as_definitions() {
-            Err(Misfit::NotAUnit(not)) if has_path => as_whole().map_err(|m| match m {
-                Misfit::NotAUnit(why) => Misfit::NotAUnit(format!("{not}, and it is not the whole file: {why}")),
-                other => other,
-            }),
-            other => other,
-        },
-        _ => match as_whole() {
-            Ok(whole) => Ok(whole),
-            Err(Misfit::NotAUnit(why)) => as_definitions().map_err(|m| match m {
-                Misfit::NotAUnit(not) => {
-                    Misfit::NotAUnit(format!("it is not the whole file ({why}), nor whole definitions ({not})"))
-                }
-                other => other,
-            }),
-            Err(other) => Err(other),
-        },
+    // Neither reading fits: a placeholder that stands for code left out says most; else both reasons.
+    let neither = |why: String, not: String| match super::whole::cut_short(current, &edit.patched) {
+        Some(placeholder) if has_path(edit) => Misfit::CutShort(placeholder),
+        _ => Misfit::NotAUnit(format!("it is not the whole file ({why}), nor whole definitions ({not})")),
+    };
+    let definitions_first =
+        !has_path(edit) || (edit.format == EditFormat::Definition && asked == Some(EditFormat::Definition));
+    let (first, second): (Reading<'_>, Reading<'_>) =
+        if definitions_first { (&as_definitions, &as_whole) } else { (&as_whole, &as_definitions) };
+    match first() {
+        Err(Misfit::NotAUnit(one)) if has_path(edit) => second().map_err(|m| match m {
+            Misfit::NotAUnit(other) if definitions_first => neither(other, one),
+            Misfit::NotAUnit(other) => neither(one, other),
+            m => m,
+        }),
+        result => result,
     }
+}
+
+/// One way of reading a code block against its file.
+type Reading<'a> = &'a dyn Fn() -> Result<Concrete, Misfit>;
+
+/// Whether a code block came with a path.
+fn has_path(edit: &Edit) -> bool {
+    !edit.file.is_empty()
 }
 
 fn definitions(
@@ -148,8 +161,10 @@ fn definitions(
         return Err(Misfit::NotAUnit("definitions can be placed only in source files of a known language".into()));
     };
     let file: Outline = definition::outline(language, current);
-    let shown =
-        Shown::read(&edit.patched, language, Some(&file)).map_err(|NotDefinitions(why)| Misfit::NotAUnit(why))?;
+    let shown = Shown::read(&edit.patched, language, Some(&file)).map_err(|not| match not {
+        NotDefinitions::Not(why) => Misfit::NotAUnit(why),
+        NotDefinitions::LeavesOut(why) => Misfit::LeavesOut(why),
+    })?;
     let placements = definition::plan(&shown, current, &file, edit, hints).map_err(Misfit::Unplaced)?;
     Ok(Concrete::Definitions(placements, shown.skipped))
 }

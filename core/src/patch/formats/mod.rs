@@ -153,7 +153,7 @@ pub fn read(answer: &str, asked: Option<EditFormat>) -> Read {
     let mut run = |reader: Reader, only_fenced: Option<&[Range<usize>]>, claimed: &mut Claimed, found: &mut Vec<_>| {
         let mut more = reader.run(&text, &lines, claimed, &mut issues);
         if let Some(fenced) = only_fenced {
-            more.retain(|(r, _)| fenced.iter().any(|f| f.start <= r.start && r.end <= f.end));
+            more.retain(|(r, _)| fenced.iter().any(|f| in_fence(&text, r, f)));
         }
         claimed.add(more.iter().map(|(r, _)| r.clone()));
         found.extend(more);
@@ -195,6 +195,15 @@ fn fenced_spans(text: &str, lines: &[Line<'_>]) -> Vec<Range<usize>> {
     fences(lines)
         .map(|(open, close, _)| lines[open].0..line_end(lines, close.unwrap_or(lines.len() - 1), text))
         .collect()
+}
+
+/// Whether the text an edit was read from, `span`, is the fence `fence`'s: it ends inside the fence and starts
+/// inside it or on the few lines just before it (the block's path).
+fn in_fence(text: &str, span: &Range<usize>, fence: &Range<usize>) -> bool {
+    let before = text.get(span.start..fence.start).unwrap_or("");
+    span.end <= fence.end
+        && span.end > fence.start
+        && (span.start >= fence.start || before.lines().count() <= PATH_LOOKBACK)
 }
 
 /// The answer's code fences, in order: the opening line, the closing line (`None` when the fence runs to the end
