@@ -681,6 +681,16 @@ pub(crate) fn may_define(language: Language, text: &str, name: &str) -> bool {
     })
 }
 
+/// The lines of a file outside its top-level definitions: its docstring, imports, assignments and comments.
+pub(crate) fn module_lines(language: Language, text: &str) -> Vec<&str> {
+    let units = outline(language, text).units;
+    text.split('\n')
+        .enumerate()
+        .filter(|(i, _)| !units.iter().any(|u| (u.start..=u.end).contains(i)))
+        .map(|(_, l)| l)
+        .collect()
+}
+
 /// The definitions of a file named `name`.
 pub(crate) fn places_of(language: Language, text: &str, name: &str) -> Vec<Place> {
     Unit::flatten(&outline(language, text).units).into_iter().filter(|u| u.name == name).map(Place::of).collect()

@@ -119,6 +119,10 @@ pub(crate) fn concrete(
     let as_definitions = || definitions(language, current, edit, hints);
     let as_whole = || -> Result<Concrete, Misfit> {
         super::whole::is_whole(current, &edit.patched).map_err(Misfit::NotAUnit)?;
+        if let Some(language) = language {
+            let lines = definition::module_lines(language, current);
+            super::whole::keeps_module_lines(&lines, &edit.patched).map_err(Misfit::NotAUnit)?;
+        }
         if let Some(reason) = super::whole::cut_short(current, &edit.patched) {
             return Err(Misfit::CutShort(reason));
         }

@@ -17,26 +17,31 @@
 use crate::patch::block::is_placeholder;
 use crate::patch::edit::Edit;
 
-/// How far into the new text's start (end) the file's first (last) non-blank line is looked for, in non-blank lines.
+/// How many of the file's first (last) non-blank lines are looked for near the new text's start (end).
+const ENDS: usize = 3;
+/// How far into the new text's start (end) they are looked for, in non-blank lines.
 const REACH: usize = 6;
 
-/// Whether `new` stands for the whole of the file whose text is `old`, or what it lacks: the file's head (its first
-/// non-blank line among the new text's first six), its tail (its last non-blank line among the new text's last
-/// six), and at least two thirds as many non-blank lines as the file.
+/// Whether `new` stands for the whole of the file whose text is `old`, or what it lacks: the file's head (one of its
+/// first three non-blank lines among the new text's first six), its tail (one of its last three among the new
+/// text's last six, unless the new text is at least as long: lines added at the end), and at least two thirds as many
+/// non-blank lines as the file. For a source file, [`super::code`] also asks that it keep the file's lines outside
+/// its definitions ([`keeps_module_lines`]).
 ///
 /// Decided from real answers. Whole files written from real history (the `whole` variant of the history replay,
-/// `core/tests/patch_history`, tuned on six and itsdangerous, measured on attrs and click) keep their first and last
-/// lines within those reaches unless the commit changed them; answers that show definitions (the partial-answer
-/// replay, `core/tests/partial_answers`) lack the file's first line, even the file's last definition shown alone,
-/// and a single function shown without the module's docstring above it. A whole file that fails the rule is read as
-/// its definitions when it is nothing else, and refused when it is more.
+/// `core/tests/patch_history`: the latest 120 commits of six, itsdangerous, attrs and click) change their first or
+/// last lines often (a copyright year, `from __future__ import annotations`, a version, a function added at the end),
+/// so one of three lines at each end is enough; answers that show definitions (the partial-answer replay,
+/// `core/tests/partial_answers`) lack the module's own lines (its docstring, imports and assignments), even when
+/// they show the file's last definition or its only one.
 pub fn is_whole(old: &str, new: &str) -> Result<(), String> {
     let (old, new) = (non_blank(old), non_blank(new));
     if old.is_empty() {
         return Ok(());
     }
-    let head = new.iter().take(REACH).any(|n| *n == old[0]);
-    let tail = new.iter().rev().take(REACH).any(|n| *n == old[old.len() - 1]);
+    let head = old.iter().take(ENDS).any(|l| new.iter().take(REACH).any(|n| n == l));
+    let tail =
+        new.len() >= old.len() || old.iter().rev().take(ENDS).any(|l| new.iter().rev().take(REACH).any(|n| n == l));
     let lacks = match (head, tail) {
         (false, false) => Some("the file's first and last lines"),
         (false, true) => Some("the file's first lines"),
@@ -48,6 +53,36 @@ pub fn is_whole(old: &str, new: &str) -> Result<(), String> {
     }
     if new.len() * 3 < old.len() * 2 {
         return Err(format!("it has {} non-blank lines where the file has {}", new.len(), old.len()));
+    }
+    Ok(())
+}
+
+/// Whether `new` keeps at least half of `module_lines`, the file's non-blank lines outside its definitions (its
+/// docstring, imports, assignments, comments), or what it lacks.
+pub fn keeps_module_lines(module_lines: &[&str], new: &str) -> Result<(), String> {
+    let mut present: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for l in non_blank(new) {
+        *present.entry(l).or_default() += 1;
+    }
+    let missing: Vec<&str> = module_lines
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .filter(|l| match present.get_mut(l) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .collect();
+    let all = module_lines.iter().filter(|l| !l.trim().is_empty()).count();
+    if missing.len() * 2 > all {
+        return Err(format!(
+            "it lacks {} of the file's {all} lines outside its definitions (`{}`)",
+            missing.len(),
+            missing[0]
+        ));
     }
     Ok(())
 }
