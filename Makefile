@@ -36,7 +36,9 @@ play: web
 	python3 tools/serve.py dist $(PORT)
 
 ## Benchmarks (figures, not tests): `acr apply` against AutoCodeRover's apply with pylint (set ACR_SRC to a checkout of
-## ACR for its side); index, search, locate and patch natively; index in wasm against native; hostile
+## ACR for its side); QuixBugs' visible half repaired by Qwen2.5-Coder-1.5B and SmolLM2-135M on llama-server (the
+## bench fetches Qwen into ~/.cache/acr-wasm once); index, search, locate and patch natively, the partial-answer and
+## history replays; index in wasm against native; hostile
 ## sources natively (time, peak heap) and the largest accepted zip in the tab (time, wasm memory); `acr index` against
 ## AutoCodeRover's own indexer on sympy, astropy and Django (set ACR_SRC to a checkout of ACR for the ratio); Python in
 ## the tab (cold start, warm run, pytest, bytes downloaded, second load from the cache); sympy and Django dropped into
@@ -45,6 +47,8 @@ bench: pkg
 	cargo build -q --release -p acr-cli
 	python3 tools/bench_apply.py
 	python3 tests/bench/small_model.py --stream
+	python3 tests/bench/quixbugs.py --model qwen2.5-coder-1.5b
+	python3 tests/bench/quixbugs.py --model smollm2
 	cargo bench -q -p acr-core
 	ACR_JAVAC_FULL=1 cargo test -q -p acr-core --features java --test gate_javac -- --nocapture
 	node tests/bench/index.mjs

@@ -2,6 +2,7 @@
 """`acr apply` against AutoCodeRover's own apply, one edit to a 4,000-line module, whole processes, in one run.
 
 Usage: python3 tools/bench_apply.py [--runs N] [--acr-src DIR] [--acr-python PY] [--lines N] [--file PY_FILE]
+                                    [--baseline ACR_BINARY]
 
 The module is generated (classes of eight methods, every line of it unique, about --lines lines) unless --file names
 a Python file to edit instead. The answer changes one line of the method nearest the middle, in AutoCodeRover's
@@ -12,7 +13,9 @@ whose gate is `pylint --errors-only` on the new file (pylint 3.2.3, as ACR pins;
 a Python that has it; by default a venv under ~/.cache/acr-wasm/pylint, made on first use from the package
 registry). Runs
 alternate between the two so that load on the machine hits both alike; prints each one's median and the median of
-the pairwise ratios. Prints figures; asserts only that both applied the edit. Run by `make bench`.
+the pairwise ratios. `--baseline` names another `acr` binary (an earlier build: `git worktree add ... OLD && cargo
+build --release` there) to time against this one the same way, in turn. Prints figures; asserts only that each side
+applied the edit. Run by `make bench`.
 """
 
 import argparse
@@ -113,6 +116,7 @@ def main() -> None:
     ap.add_argument("--file", type=Path)
     ap.add_argument("--acr-src", default=os.environ.get("ACR_SRC"))
     ap.add_argument("--acr-python", default=os.environ.get("ACR_PYTHON"))
+    ap.add_argument("--baseline", type=Path, help="another acr binary, timed against this build in turn")
     args = ap.parse_args()
     if not ACR_BIN.exists():
         sys.exit(f"{ACR_BIN} is missing: cargo build --release -p acr-cli")
@@ -132,8 +136,12 @@ def main() -> None:
         print(f"module: {text.count(chr(10))} lines, {len(text.encode())} bytes; one edit near the middle")
         ours_cmd = [str(ACR_BIN), "apply", str(repo), str(answer_file)]
         theirs_cmd = None
-        acr_python = (args.acr_python or pylint_python()) if args.acr_src else None
-        if acr_python:
+        their_name = "AutoCodeRover apply + pylint (process)"
+        acr_python = (args.acr_python or pylint_python()) if args.acr_src and not args.baseline else None
+        if args.baseline:
+            theirs_cmd = [str(args.baseline), "apply", str(repo), str(answer_file)]
+            their_name = f"{args.baseline.name} apply, baseline (process)"
+        elif acr_python:
             theirs_cmd = [str(acr_python), "-c", ACR_APPLY, args.acr_src, str(pristine), str(acr_copy), str(answer_file)]
         else:
             print("AutoCodeRover's apply skipped: give --acr-src (or $ACR_SRC), a checkout of nus-apr/auto-code-rover")
@@ -148,7 +156,7 @@ def main() -> None:
         ms = lambda xs: statistics.median(xs) * 1e3  # noqa: E731
         print(f"acr apply (whole process)               median {ms(ours):8.1f} ms  min {min(ours) * 1e3:8.1f} ms")
         if theirs:
-            print(f"AutoCodeRover apply + pylint (process)  median {ms(theirs):8.1f} ms  min {min(theirs) * 1e3:8.1f} ms")
+            print(f"{their_name:<39} median {ms(theirs):8.1f} ms  min {min(theirs) * 1e3:8.1f} ms")
             ratios = [t / o for o, t in zip(ours, theirs)]
             print(f"ratio (pairwise, {args.runs} pairs)            median {statistics.median(ratios):6.1f}x "
                   f"min {min(ratios):6.1f}x  max {max(ratios):6.1f}x")

@@ -196,6 +196,67 @@ fn llama_server_answers_end_with_an_outcome() {
     let run = acr_run(&llama, &llama.model, None, &["--max-calls", "8", "--max-seconds", "25", "--timeout", "120"]);
     assert_ended_with_outcome(&run, &["budget"]);
     assert!(!of_kind(&run.events, "model").is_empty(), "the model was asked\n{}", run.why());
+    let notes = run.notes();
+    assert!(
+        notes.iter().any(|n| n.contains("holds the model to a JSON schema")),
+        "llama-server is known by its /props to take JSON schemas: {notes:?}\n{}",
+        run.why()
+    );
+}
+
+/// The proxy's request as the agent sends it (its JSON schema in `response_format`), to llama-server with the tiny
+/// SmolLM2: held to the schema, the answer is JSON of the proxy's shape every time, read as JSON (not as prose) by
+/// the proxy's reader, whatever nonsense the strings hold. Unconstrained, the same model seldom writes that.
+#[test]
+fn a_constrained_proxy_answer_from_llama_server_parses() {
+    use acr_core::answers::{Source, search};
+    use acr_core::llm::openai::{HttpResponse, parse_response, request_body};
+    use acr_core::prompt::Prompt;
+
+    let Some(llama) = Server::start(&["llama"]) else { return };
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let notes = [
+        "I would look at the cart first: search_class(\"Cart\") and then search_method_in_class(\"total\", \"Cart\").",
+        "The bug is in inventory/cart.py, in Cart.total: it adds the price once per line and ignores the units.",
+        "Let me check search_code_in_file(\"116\", \"Square.py\"), search_code_in_file(\"117\", \"Square.py\") and more.",
+    ];
+    let mut unconstrained_json = 0;
+    for (i, answer) in notes.iter().enumerate() {
+        let request = Prompt::Proxy { answer }.request(&[]);
+        let schema = request.schema.clone().expect("the proxy's request carries its schema");
+        for constrained in [true, false] {
+            // At temperature 0 the tiny model says the same every time, so the test does too.
+            let sent = acr_core::llm::ChatRequest { schema: constrained.then(|| schema.clone()), ..request.clone() }
+                .with_temperature(0.0);
+            let body = request_body(&llama.model, &sent);
+            std::fs::write(format!("/tmp/proxy-body-{i}-{constrained}.json"), body.to_string()).unwrap();
+            let url = format!("{}/chat/completions", llama.base_url);
+            let mut response =
+                agent.post(&url).header("Content-Type", "application/json").send(body.to_string()).unwrap();
+            let status = response.status().as_u16();
+            let body = response.body_mut().read_to_string().unwrap();
+            let answer = parse_response(&HttpResponse { status, body: body.clone(), retry_after: None })
+                .unwrap_or_else(|e| panic!("note {i}, constrained {constrained}: {e}\n{body}"));
+            let json: Option<Value> = serde_json::from_str(answer.content.trim()).ok();
+            let read = search::read(&answer.content);
+            if !constrained {
+                unconstrained_json += usize::from(json.is_some() && read.source == Source::Json);
+                continue;
+            }
+            assert_eq!(answer.cut, None, "note {i}: the answer ended by itself: {}", answer.content);
+            let json = json.unwrap_or_else(|| panic!("note {i}: not JSON: {}", answer.content));
+            assert!(json["API_calls"].as_array().is_some_and(|c| c.iter().all(Value::is_string)), "{json}");
+            assert!(json["API_calls"].as_array().unwrap().len() <= acr_core::api::MAX_CALLS_PER_ROUND, "{json}");
+            let locations = json["bug_locations"].as_array().unwrap_or_else(|| panic!("{json}"));
+            for location in locations {
+                for key in ["file", "class", "method", "intended_behavior"] {
+                    assert!(location[key].is_string(), "note {i}: {key} in {json}");
+                }
+            }
+            assert_eq!(read.source, Source::Json, "note {i}: read as the proxy's JSON: {}", answer.content);
+        }
+    }
+    eprintln!("unconstrained, {unconstrained_json} of {} proxy answers were the proxy's JSON", notes.len());
 }
 
 #[test]
@@ -372,5 +433,75 @@ fn the_mocks_llamacpp_dialect_does_what_llama_server_does() {
         for chunk in real_usage.iter().chain(&mock_usage) {
             assert_eq!(chunk["choices"], serde_json::json!([]), "a chunk of its own: {chunk}");
         }
+    }
+}
+
+/// The `acr run` line of each local-model block of the README, between `<!-- local-models:start -->` and its end,
+/// with its line continuations joined.
+fn readme_local_model_commands() -> Vec<String> {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let start = readme.find("<!-- local-models:start -->").expect("the README marks its local-model blocks");
+    let end = readme[start..].find("<!-- local-models:end -->").expect("and their end") + start;
+    readme[start..end]
+        .replace("\\\n", " ")
+        .lines()
+        .filter(|l| l.trim_start().starts_with("acr run "))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+/// The README's blocks for a repository and a model on the user's machine (llama.cpp, Ollama, LM Studio, vLLM) run
+/// as written against the real llama-server, with only what stands for the user's own put in: the server's URL for
+/// the block's, the demo repository and its issue for `~/src/myproject` and `issue.md`, an output folder, and a
+/// small budget added. Each run ends with an outcome.
+#[test]
+fn the_readmes_local_model_blocks_run_against_llama_server() {
+    let commands = readme_local_model_commands();
+    assert_eq!(commands.len(), 4, "one block per server: {commands:#?}");
+    let Some(llama) = Server::start(&["llama", "--ctx", "16384"]) else { return };
+    let demo = root().join("web/demo");
+    for command in &commands {
+        let out = tempfile::tempdir().expect("temp dir");
+        let words: Vec<&str> = command.split_whitespace().collect();
+        assert_eq!(&words[..2], ["acr", "run"], "{command}");
+        let mut args: Vec<String> = Vec::new();
+        let mut i = 2;
+        while i < words.len() {
+            let (word, next) = (words[i], words.get(i + 1).copied());
+            match (word, next) {
+                ("~/src/myproject", _) => args.push(demo.display().to_string()),
+                ("--issue", Some("issue.md")) => {
+                    args.extend(["--issue".into(), demo.join("ISSUE.md").display().to_string()]);
+                    i += 1;
+                }
+                ("--endpoint", Some(url)) => {
+                    assert!(url.starts_with("http://localhost:") && url.ends_with("/v1"), "{command}");
+                    args.extend(["--endpoint".into(), llama.base_url.clone()]);
+                    i += 1;
+                }
+                ("--out", Some(_)) => {
+                    args.extend(["--out".into(), out.path().display().to_string()]);
+                    i += 1;
+                }
+                (w, _) => args.push(w.to_string()),
+            }
+            i += 1;
+        }
+        for needed in ["--runner", "--context-window", "--model", "--out"] {
+            assert!(args.iter().any(|a| a == needed), "the block gives {needed}: {command}");
+        }
+        args.extend(["--max-calls", "3", "--max-seconds", "25", "--overall-retries", "1"].map(String::from));
+        let output = Command::new(common::ACR).arg("run").args(&args).output().expect("acr run runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let outcome: Value = serde_json::from_str(
+            &std::fs::read_to_string(out.path().join("outcome.json"))
+                .unwrap_or_else(|e| panic!("no outcome.json ({e}) for `{command}`:\n{stderr}")),
+        )
+        .expect("outcome.json is JSON");
+        let status = outcome["status"].as_str().unwrap_or_default();
+        assert!(STATUSES.contains(&status), "`{command}` ended with {outcome}\n{stderr}");
+        let stopped = outcome["stopped"]["kind"].as_str();
+        assert!(stopped.is_none_or(|k| k == "budget"), "`{command}` stopped: {outcome}\n{stderr}");
+        assert!(out.path().join("final.diff").exists(), "`{command}` wrote final.diff");
     }
 }
