@@ -4,6 +4,7 @@
 #   tools/setup.sh play   what `make play` needs: the playground's build (clang for tree-sitter's C on wasm32, the
 #                         wasm32 target, wasm-bindgen-cli, binaryen's wasm-opt) and Python for the tab (Pyodide,
 #                         micropip). Nothing else.
+#   tools/setup.sh llama  only llama.cpp's llama-server and the tests' model (proven, or built from source).
 #   tools/setup.sh test   the above, and what `make test` needs besides: Chromium and ChromeDriver, bubblewrap, a JDK,
 #                         JUnit 5 and Maven, SLURM and munge, nightly with rust-src and cargo-fuzz, the tests' npm
 #                         packages and wheels, a CPython venv with pytest, and the real model servers (llama.cpp's
@@ -23,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-test}
-case "$mode" in play | test) ;; *) echo "usage: tools/setup.sh [play|test]" >&2; exit 2 ;; esac
+case "$mode" in play | llama | test) ;; *) echo "usage: tools/setup.sh [play|llama|test]" >&2; exit 2 ;; esac
 
 say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 die() { printf '\033[1msetup: error:\033[0m %s\n' "$*" >&2; exit 1; }
@@ -359,6 +360,11 @@ setup_servers() {
   setup_venv swebench swebench==5.0.2 5.0.2 "$cache/swebench/bin/python3" -c 'import swebench.harness.run_evaluation'
 }
 
+if [ "$mode" = llama ]; then
+  setup_llama
+  say "ready (llama)"
+  exit 0
+fi
 setup_play
 if [ "$mode" = test ]; then
   setup_test_system

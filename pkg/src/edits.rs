@@ -1,9 +1,10 @@
 //! `applyEdits(repo, answer)`: a model's answer to a patch, in any edit format (`<file>/<original>/<patched>` tags,
-//! SEARCH/REPLACE blocks, a unified diff, whole files; the result's `formats` says which), and
+//! SEARCH/REPLACE blocks, a unified diff, whole definitions, whole files; the result's `formats` says which; the
+//! `format` option names the one the model was asked for, read first), and
 //! `checkSyntax(source)`: the syntax gate on one Python source.
 
 use acr_core::gate;
-use acr_core::patch::{self, BugLine, ExtractOptions};
+use acr_core::patch::{self, BugLine, EditFormat, ExtractOptions};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
@@ -19,6 +20,8 @@ struct ApplyInput {
     bug_lines: Vec<BugLineInput>,
     #[serde(default = "refuse_by_default")]
     refuse_ambiguous: bool,
+    #[serde(default)]
+    format: Option<EditFormat>,
 }
 
 fn refuse_by_default() -> bool {
@@ -27,7 +30,7 @@ fn refuse_by_default() -> bool {
 
 impl Default for ApplyInput {
     fn default() -> Self {
-        ApplyInput { bug_lines: Vec::new(), refuse_ambiguous: refuse_by_default() }
+        ApplyInput { bug_lines: Vec::new(), refuse_ambiguous: refuse_by_default(), format: None }
     }
 }
 
@@ -53,7 +56,7 @@ pub fn apply_edits(
     let options = ExtractOptions {
         bug_lines: opts.bug_lines.into_iter().map(|b| BugLine { file: b.file, line: b.line, end: b.end }).collect(),
         refuse_ambiguous: opts.refuse_ambiguous,
-        ..ExtractOptions::default()
+        asked: opts.format,
     };
     let extraction = repo.with_core(|core| patch::extract(core, &answer, &options));
     to_js(&ExtractionView::from(&extraction))

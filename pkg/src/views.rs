@@ -556,6 +556,9 @@ export interface ApplyOptions {
   /** Refuse an original that occurs more than once when no bug line decides (default `true`, the refusal lists the
    * candidate lines); `false` takes the first match. */
   refuseAmbiguous?: boolean;
+  /** The edit format the model was asked for: its edits are read first, and the other formats only inside code
+   * fences when it has none. By default every format is read, each as far as it is sure. */
+  format?: EditFormat;
 }
 
 /** The result of `checkSyntax()`: CPython 3.12's verdict, the first problem with a 1-based line and column. */

@@ -179,6 +179,22 @@ test("applyEdits options: ambiguous originals can be refused, or placed by a bug
   assert.equal(acr.applyEdits(r, answer, { bugLines: [{ file: "a.py", line: 6 }] }).edits[0].start, 6);
 });
 
+test("a function shown whole replaces the one of its name; the format asked is read first", () => {
+  const r = acr.Repo.fromFiles({
+    "shapes/square.py": "class Square:\n    def __init__(self, side):\n        self.side = side\n\n    def area(self):\n        return self.side * 2\n",
+  });
+  const answer = "The area is the side squared.\n\n```python\n     5     def area(self):\n     6         return self.side ** 2\n```\n";
+  const applied = acr.applyEdits(r, answer);
+  assert.equal(applied.status, "APPLICABLE_PATCH", applied.reason);
+  assert.deepEqual(applied.formats, ["definition"]);
+  assert.match(applied.files["shapes/square.py"], /return self\.side \*\* 2\n$/);
+  assert.match(applied.edits[0].message, /replaced `Square\.area`/);
+  // Asked for SEARCH/REPLACE: the fenced definition is still read, as nothing in the asked format is there.
+  assert.equal(acr.applyEdits(r, answer, { format: "search-replace" }).status, "APPLICABLE_PATCH");
+  const unknown = acr.applyEdits(r, "```python\ndef volume(self):\n    return 0\n```\n");
+  assert.equal(unknown.edits[0].failure, "no_definition");
+});
+
 test("checkSyntax gives the first problem with a 1-based position", () => {
   assert.deepEqual(acr.checkSyntax("x = 1\n"), { ok: true, line: null, column: null, message: null, kind: null });
   const bad = acr.checkSyntax("def f():\n    x = 1\n  return x\n");
