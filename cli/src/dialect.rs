@@ -4,13 +4,26 @@
 //! client meets in practice, so the agent can be tested against each server it will be pointed at without the
 //! server or a model:
 //!
-//! | dialect | thinking of a reasoning model | streamed usage | JSON mode | tools | prompt over the context |
+//! | dialect | thinking of a reasoning model | streamed usage | `json_object` | tools | prompt over the context |
 //! |---------|-------------------------------|----------------|-----------|-------|-------------------------|
 //! | `openai` | `<think>` left in the text (OpenAI's own models send none) | a last chunk, when asked | yes | yes | 400 `context_length_exceeded` |
 //! | `ollama` | a `reasoning` field | a last chunk, when asked | yes | yes | cut silently, logged |
 //! | `vllm` | a `reasoning_content` field | a last chunk, when asked | yes | 400 (no `--enable-auto-tool-choice`) | 400 "your request has N input tokens", or "'max_tokens' … is too large" |
 //! | `lmstudio` | `<think>` left in the text | none | 400 (only `json_schema`) | yes | 400 |
 //! | `llamacpp` | a `reasoning_content` field | a last chunk, when asked | yes | 500 (no `--jinja`) | 400 `exceed_context_size_error` with `n_ctx`, for the prompt alone |
+//!
+//! A JSON schema for the answer (`response_format: json_schema`, [`Dialect::schema_refusal`]) is taken by every
+//! current release; OpenAI holds it to its strict rules (every object closed, every property required, no
+//! `maxLength` or `minLength`) and refuses a schema that breaks them. `--no-json-schema` plays what comes before
+//! structured outputs:
+//!
+//! | dialect | a JSON schema, without structured outputs |
+//! |---------|-------------------------------------------|
+//! | `openai` | 400 "'response_format' of type 'json_schema' is not supported with this model" (gpt-3.5-turbo, gpt-4-turbo) |
+//! | `ollama` | taken and ignored (before 0.5); `GET /api/version` says `0.4.7` (and `0.12.6` without the flag) |
+//! | `vllm` | 400, its request validation: `response_format.type` must be `text` or `json_object` |
+//! | `lmstudio` | 400, `response_format.type` must be `json_object` or `text` |
+//! | `llamacpp` | 500 `response_format type must be one of "text" or "json_object", but got: json_schema` (before it read `json_schema`) |
 //!
 //! `openai` and `vllm` also refuse, with a 400 in their own words, a conversation whose `tool` messages do not pair
 //! with the calls of the assistant turn before them (vLLM as it checks a Mistral model's conversation; the others
@@ -20,6 +33,8 @@
 //! same requests). The refusals are those of each server's default configuration; their wording is each server's own in spirit (a
 //! client must never depend on it beyond the keywords the agent looks for: `response_format`, `tools`, `context`).
 //! vLLM's errors also come in its own shape (`{"object": "error", "message": …}` instead of `{"error": {…}}`).
+
+use std::collections::BTreeSet;
 
 use acr_core::llm::reasoning::separate;
 use acr_core::llm::tools::{self, Unpaired};
@@ -105,6 +120,60 @@ impl Dialect {
             }
             _ => Shaped { content: text.to_string(), thinking: None },
         }
+    }
+
+    /// The release `GET /api/version` names, for the servers that publish one there (Ollama): one that holds a model
+    /// to a JSON schema, or one from before that (`takes_schemas: false`).
+    pub fn version(self, takes_schemas: bool) -> Option<&'static str> {
+        (self == Dialect::Ollama).then_some(if takes_schemas { "0.12.6" } else { "0.4.7" })
+    }
+
+    /// The refusal this server gives a request whose answer must follow a JSON schema: with `takes_schemas`, only a
+    /// schema OpenAI's strict mode refuses (by OpenAI); without, the refusal of a release or model without structured
+    /// outputs, in the server's words (Ollama before 0.5 took the field and ignored it). `None` serves the request.
+    pub fn schema_refusal(self, request: &Value, takes_schemas: bool) -> Option<(StatusCode, String)> {
+        let format = request.get("response_format").filter(|f| f["type"] == "json_schema")?;
+        if takes_schemas {
+            let named = &format["json_schema"]["name"];
+            let why = match named.as_str() {
+                _ if self != Dialect::OpenAi => return None,
+                Some(name)
+                    if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || "_-".contains(c)) =>
+                {
+                    let schema = &format["json_schema"]["schema"];
+                    if format["json_schema"]["strict"] != true {
+                        return None;
+                    }
+                    match unpermitted(schema, "") {
+                        Some((at, keyword)) => format!(
+                            "Invalid schema for response_format '{name}': In context=({at}), '{keyword}' is not permitted."
+                        ),
+                        None => {
+                            let broken = unstrict(schema, "")?;
+                            format!("Invalid schema for response_format '{name}': In context=({broken}), {STRICT_RULE}")
+                        }
+                    }
+                }
+                _ => "Missing required parameter: 'response_format.json_schema.name'.".to_string(),
+            };
+            return Some((StatusCode::BAD_REQUEST, self.error_body(&why, "invalid_request_error")));
+        }
+        let why = match self {
+            Dialect::OpenAi => {
+                "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."
+            }
+            Dialect::Ollama => return None,
+            Dialect::Vllm => {
+                "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}]"
+            }
+            Dialect::LmStudio => "'response_format.type' must be 'json_object' or 'text'",
+            Dialect::LlamaCpp => {
+                let why = "response_format type must be one of \"text\" or \"json_object\", but got: json_schema";
+                let body = json!({"error": {"code": 500, "message": why, "type": "server_error"}});
+                return Some((StatusCode::INTERNAL_SERVER_ERROR, body.to_string()));
+            }
+        };
+        Some((StatusCode::BAD_REQUEST, self.error_body(why, "invalid_request_error")))
     }
 
     /// The refusal this server gives a request it cannot serve as sent in its default configuration: tools, JSON
@@ -222,6 +291,46 @@ impl Dialect {
     }
 }
 
+/// What OpenAI's strict mode asks of every object of a schema.
+const STRICT_RULE: &str =
+    "'additionalProperties' is required to be supplied and to be false, and 'required' must list every property.";
+
+/// The first keyword of a schema that OpenAI's strict mode does not permit (`maxLength`, `minLength`), with where.
+fn unpermitted(schema: &Value, at: &str) -> Option<(String, &'static str)> {
+    let inside = |part: &str| if at.is_empty() { part.to_string() } else { format!("{at}, {part}") };
+    if let Some(keyword) = ["maxLength", "minLength"].into_iter().find(|k| schema.get(*k).is_some()) {
+        return Some((at.to_string(), keyword));
+    }
+    let properties = schema["properties"].as_object().into_iter().flatten();
+    let mut below = properties.map(|(k, v)| (inside(&format!("'{k}'")), v));
+    let items = schema.get("items").map(|i| (inside("'items'"), i));
+    below.find_map(|(at, inner)| unpermitted(inner, &at)).or_else(|| items.and_then(|(at, i)| unpermitted(i, &at)))
+}
+
+/// Where a schema breaks OpenAI's strict rules (the path of the first object that is not closed or does not require
+/// every property, empty for the root), or `None` when it keeps them.
+fn unstrict(schema: &Value, at: &str) -> Option<String> {
+    let inside = |part: &str| if at.is_empty() { part.to_string() } else { format!("{at}, {part}") };
+    if schema["type"] == "object" {
+        let properties = schema["properties"].as_object();
+        let keys: BTreeSet<&str> = properties.into_iter().flatten().map(|(k, _)| k.as_str()).collect();
+        let required: BTreeSet<&str> =
+            schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        if schema["additionalProperties"] != false || keys != required {
+            return Some(at.to_string());
+        }
+        for (key, property) in properties.into_iter().flatten() {
+            if let Some(broken) = unstrict(property, &inside(&format!("'{key}'"))) {
+                return Some(broken);
+            }
+        }
+    }
+    match schema.get("items") {
+        Some(items) if schema["type"] == "array" => unstrict(items, &inside("'items'")),
+        _ => None,
+    }
+}
+
 /// OpenAI's refusal of an invalid message, naming the message.
 fn openai_invalid(message: &str, at: usize) -> String {
     let param = format!("messages.[{at}].role");
@@ -263,6 +372,57 @@ mod tests {
         let (status, body) = Dialect::LmStudio.refusal(&json_mode, 10, None).unwrap();
         assert_eq!(status, StatusCode::BAD_REQUEST);
         assert!(body.contains("response_format"), "{body}");
+    }
+
+    /// Every current release takes the agent's schemas (OpenAI's strict rules hold for each), except that OpenAI
+    /// refuses the proxy's bounds on lengths and takes the schema without them; it refuses a schema that breaks its
+    /// rules. Without structured outputs each server refuses a schema in words the agent reads as a refusal of the
+    /// schema, except Ollama before 0.5, which takes it, ignores it, and names its release.
+    #[test]
+    fn json_schemas_are_taken_or_refused_as_each_server_does() {
+        let ask = |schema: &acr_core::llm::JsonSchema| json!({"response_format": schema.response_format()});
+        for &dialect in Dialect::value_variants() {
+            for shape in acr_core::answers::Shape::ALL {
+                let schema = shape.schema();
+                let refused = dialect.schema_refusal(&ask(&schema), true);
+                if dialect == Dialect::OpenAi && shape == acr_core::answers::Shape::Proxy {
+                    let (status, body) = refused.expect("maxLength refused");
+                    let message = acr_core::llm::wire::error_message(&body);
+                    assert!(message.contains("'maxLength' is not permitted"), "{message}");
+                    assert!(acr_core::llm::schema::refused(status.as_u16(), &message), "{message}");
+                    let unbounded = schema.unbounded().expect("bounds");
+                    assert_eq!(dialect.schema_refusal(&ask(&unbounded), true), None, "{shape:?} unbounded");
+                    continue;
+                }
+                assert_eq!(refused, None, "{dialect:?} {shape:?}");
+            }
+        }
+        let open = acr_core::llm::JsonSchema {
+            name: "loose".into(),
+            schema: json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}}}, "required": ["a"], "additionalProperties": false}),
+        };
+        let (status, body) = Dialect::OpenAi.schema_refusal(&ask(&open), true).expect("refused");
+        let message = acr_core::llm::wire::error_message(&body);
+        assert!(message.contains("In context=('a', 'items')"), "{message}");
+        assert!(acr_core::llm::schema::refused(status.as_u16(), &message), "{message}");
+        assert_eq!(Dialect::LlamaCpp.schema_refusal(&ask(&open), true), None, "llama.cpp makes a grammar of it");
+        let unnamed = json!({"response_format": {"type": "json_schema", "json_schema": {"schema": {}}}});
+        assert!(Dialect::OpenAi.schema_refusal(&unnamed, true).is_some());
+
+        let request = ask(&acr_core::answers::Shape::Review.schema());
+        for &dialect in Dialect::value_variants() {
+            match dialect.schema_refusal(&request, false) {
+                None => assert_eq!(dialect, Dialect::Ollama, "only Ollama ignores it"),
+                Some((status, body)) => {
+                    let message = acr_core::llm::wire::error_message(&body);
+                    assert!(acr_core::llm::schema::refused(status.as_u16(), &message), "{dialect:?}: {message}");
+                }
+            }
+        }
+        assert_eq!(Dialect::Ollama.version(true), Some("0.12.6"));
+        assert_eq!(acr_core::llm::schema::ollama_takes_schemas(Dialect::Ollama.version(false).unwrap()), Some(false));
+        assert_eq!(Dialect::Vllm.version(true), None);
+        assert_eq!(Dialect::OpenAi.schema_refusal(&json!({"response_format": {"type": "text"}}), false), None);
     }
 
     /// A `tool` message whose call was left out, or a call left without its result: OpenAI and vLLM refuse the

@@ -74,6 +74,10 @@ enum Command {
         /// Refuse (HTTP 400) every request whose messages contain TEXT.
         #[arg(long, value_name = "TEXT")]
         refuse_when: Option<String>,
+        /// Play a release (for OpenAI, a model) that takes no JSON schema for the answer: refused in the server's
+        /// words, or, for Ollama before 0.5, ignored while /api/version says the release.
+        #[arg(long)]
+        no_json_schema: bool,
     },
     /// Index a repository's sources (Python and Java) and print counts.
     Index {
@@ -246,6 +250,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             context_window,
             answer_to_cap,
             refuse_when,
+            no_json_schema,
         } => {
             let manner = serve_model::Manner {
                 dialect,
@@ -253,6 +258,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 context_window,
                 answer_to_cap,
                 refuse_when,
+                json_schema: !no_json_schema,
             };
             serve_model::run(&script, &host, port, manner)
         }

@@ -88,6 +88,12 @@ impl Llm for CliModel {
             CliModel::Scripted(m) => m.context_window().await,
         }
     }
+    async fn takes_json_schema(&self) -> Option<bool> {
+        match self {
+            CliModel::Remote(m) => m.takes_json_schema().await,
+            CliModel::Scripted(m) => m.takes_json_schema().await,
+        }
+    }
 }
 
 /// A model that stops answering once the user has pressed Ctrl-C: no request is sent after it, and a call cut short
@@ -109,6 +115,9 @@ impl<L: Llm> Llm for Stoppable<L> {
     }
     async fn context_window(&self) -> Option<u64> {
         self.model.context_window().await
+    }
+    async fn takes_json_schema(&self) -> Option<bool> {
+        self.model.takes_json_schema().await
     }
 }
 

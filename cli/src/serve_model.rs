@@ -15,6 +15,12 @@
 //!
 //! `--refuse-when TEXT` refuses (400) every request whose messages contain TEXT: a task the server will not serve.
 //!
+//! A request whose answer must follow a JSON schema (`response_format: json_schema`) is served as the dialect's
+//! server serves it ([`Dialect::schema_refusal`]): taken (OpenAI's strict rules checked), or, with
+//! `--no-json-schema`, refused in the server's words as a release or model without structured outputs does, or,
+//! for Ollama, taken and ignored while its `GET /api/version` names a release before 0.5. The answer is the
+//! script's either way: the scripted model is not held to the schema.
+//!
 //! `--dialect` plays the edges where real servers differ (where thinking goes, streamed usage, what they refuse;
 //! see [`crate::dialect`]), and `--context-window` gives the server a context limit to refuse (or, as Ollama does,
 //! silently cut) prompts over.
@@ -56,7 +62,7 @@ const MAX_CONNECTIONS: usize = 64;
 const DELTA_CHARS: usize = 24;
 
 /// How the server behaves, besides its script.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Manner {
     /// The server it plays.
     pub dialect: Dialect,
@@ -69,6 +75,22 @@ pub struct Manner {
     pub answer_to_cap: bool,
     /// Refuse (400) every request whose messages contain this text: a task whose requests a server will not serve.
     pub refuse_when: Option<String>,
+    /// Take a JSON schema for the answer, as the dialect's current release does; `false` plays a release (or, for
+    /// OpenAI, a model) that takes none.
+    pub json_schema: bool,
+}
+
+impl Default for Manner {
+    fn default() -> Self {
+        Manner {
+            dialect: Dialect::default(),
+            event_gap: Duration::default(),
+            context_window: None,
+            answer_to_cap: false,
+            refuse_when: None,
+            json_schema: true,
+        }
+    }
 }
 
 /// The script being played, shared by every connection, and the server's manner.
@@ -100,8 +122,8 @@ pub fn run(script: &Path, host: &str, port: u16, manner: Manner) -> anyhow::Resu
     })
 }
 
-/// Every route: `POST …/chat/completions` answers from the script, `OPTIONS` answers CORS preflights, the rest
-/// is a 404; every answer allows any origin.
+/// Every route: `POST …/chat/completions` answers from the script, `OPTIONS` answers CORS preflights, Ollama's
+/// `GET /api/version` says its release, the rest is a 404; every answer allows any origin.
 pub fn router(model: ScriptedModel, manner: Manner) -> Router {
     let served = Arc::new(Served { model: Mutex::new(model), manner });
     Router::new().fallback(handle).with_state(served).layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -132,6 +154,13 @@ async fn handle(
                 Reply::Json(rejection.status(), error_body(&format!("cannot read the body: {}", rejection.body_text())))
             }
         }
+    } else if let Some(version) = served
+        .manner
+        .dialect
+        .version(served.manner.json_schema)
+        .filter(|_| method == Method::GET && uri.path() == "/api/version")
+    {
+        Reply::Json(StatusCode::OK, json!({ "version": version }).to_string())
     } else {
         Reply::Json(StatusCode::NOT_FOUND, error_body("only POST /v1/chat/completions is served here"))
     };
@@ -191,6 +220,9 @@ fn answer(model: &ScriptedModel, manner: &Manner, raw: &str) -> Reply {
         return Reply::Json(StatusCode::BAD_REQUEST, manner.dialect.error_body(&why, "invalid_request_error"));
     }
     let dialect = manner.dialect;
+    if let Some((status, refusal)) = dialect.schema_refusal(&body, manner.json_schema) {
+        return Reply::Json(status, refusal);
+    }
     // As the agent estimates its requests: the conversation and the definitions of the tools offered.
     let tools = body
         .get("tools")

@@ -207,3 +207,56 @@ fn a_streamed_patch_with_repeated_lines_arrives_whole() {
     let loops = of_kind(&events(out.path()), "model").iter().filter(|e| e["cut"]["kind"] == "loop").count();
     assert_eq!(loops, 0);
 }
+
+/// A search answer in words goes to the proxy model, whose JSON has a schema: in every dialect the proxy's request
+/// carries it and the transcript marks the answer constrained (OpenAI's after refusing the schema's bounds on
+/// lengths, which the request then goes without). Against a release or model without structured outputs
+/// (`--no-json-schema`) the server's refusals are read as such (a 400, or llama.cpp's 500, never waited out), the
+/// request goes again at once without the bounds, then without the schema, and the run says so; Ollama before 0.5,
+/// which ignores a schema in silence, is known by its version and never sent one. The patch is the same in every
+/// cell.
+#[test]
+fn json_answers_are_constrained_where_the_server_takes_a_schema() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let plain = without_thinking(scratch.path());
+    let mut script: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&plain).unwrap()).unwrap();
+    script["answers"]["search"] = serde_json::json!(["I would start with how the cart adds up its lines."]);
+    script["answers"]["proxy"] =
+        serde_json::json!([r#"{"API_calls": ["search_class(\"Cart\")"], "bug_locations": []}"#]);
+    let prose = scratch.path().join("demo-proxy.json");
+    std::fs::write(&prose, script.to_string()).unwrap();
+    for dialect in DIALECTS {
+        for takes in [true, false] {
+            let cell = format!("{dialect}, takes schemas {takes}");
+            let args: &[&str] =
+                if takes { &["--dialect", dialect] } else { &["--dialect", dialect, "--no-json-schema"] };
+            let server = ModelServer::start_with(&prose, args);
+            let out = tempfile::tempdir().expect("temp dir");
+            let started = std::time::Instant::now();
+            let run = acr_run(&server, &[], out.path());
+            let stderr = String::from_utf8_lossy(&run.stderr);
+            assert!(run.status.success(), "{cell}: acr run failed:\n{stderr}");
+            assert!(started.elapsed().as_secs() < 20, "{cell}: a refusal was waited out: {:?}", started.elapsed());
+            let diff = String::from_utf8_lossy(&run.stdout);
+            assert!(diff.contains("+            total += item.price_cents * units"), "{cell}: {diff}");
+            let events = events(out.path());
+            let models = of_kind(&events, "model");
+            let constrained: Vec<&str> =
+                models.iter().filter(|e| e["constrained"] == true).map(|e| e["stage"].as_str().unwrap()).collect();
+            assert_eq!(constrained, if takes { vec!["proxy"] } else { vec![] }, "{cell}");
+            assert!(models.iter().all(|e| e["cut"]["kind"] != "failed"), "{cell}: a refusal counted as a failed call");
+            let notes: Vec<&str> = of_kind(&events, "note").iter().map(|e| e["text"].as_str().unwrap()).collect();
+            let bounds_refused = notes.iter().filter(|n| n.contains("refused a JSON schema")).count();
+            let dropped: Vec<&&str> = notes.iter().filter(|n| n.contains("does not take a JSON schema")).collect();
+            let refuses = !takes && dialect != "ollama";
+            // OpenAI refuses the proxy's bounds on lengths (`maxLength`) and takes its schema without them.
+            let expected = (usize::from(refuses || dialect == "openai"), usize::from(refuses));
+            assert_eq!((bounds_refused, dropped.len()), expected, "{cell}: {notes:#?}");
+            if dialect == "llamacpp" && refuses {
+                assert!(dropped[0].contains("HTTP 500"), "{cell}: {dropped:?}");
+            }
+            let said = of_kind(&events, "note").iter().any(|e| e["text"].as_str().unwrap().contains("holds the model"));
+            assert_eq!(said, takes && dialect == "ollama", "{cell}: only Ollama's version says so");
+        }
+    }
+}

@@ -105,6 +105,18 @@ const LINE: Param =
     Param { name: "line_no", kind: ParamKind::Number { default: None }, aliases: &["line", "line_number", "lineno"] };
 /// Lines either side of the target when `get_code_around_line` is called without a window.
 pub const DEFAULT_WINDOW: u32 = 10;
+
+/// Most distinct search calls run in one round; the rest of a longer list are not run, and the model is told which
+/// (`proxy::bound`), as a model that lists a hundred calls at once (a small one looping over line numbers)
+/// is not searching any more.
+///
+/// Taken from AutoCodeRover's recorded GPT-4 run (`../shared/replay`, 300 SWE-bench Lite tasks) so that no recorded
+/// round is cut: of its 1,197 proxy rounds (`proxy/acr-run-1.jsonl`), the calls of the try ACR acted on, read and
+/// deduplicated as the agent reads them, number at most 9 in one round (django-10914, round 1; two rounds have 7,
+/// fourteen 6); the search and decide answers of the agent's conversations (`agent/acr-run-1/`), read the same way,
+/// name no more than that. The cap is that largest round, 9, plus one. `core/tests/call_cap.rs` measures it again
+/// whenever the corpus is present.
+pub const MAX_CALLS_PER_ROUND: usize = 10;
 const WINDOW: Param = Param {
     name: "window",
     kind: ParamKind::Number { default: Some(DEFAULT_WINDOW) },

@@ -29,12 +29,14 @@ pub fn event_view(event: Event, app: AppState) -> AnyView {
             tool_calls,
             usage,
             usage_estimated,
+            constrained,
             ms,
             cut,
             ..
         } => view! {
             <ModelEvent stage=stage prompt=prompt messages=messages answer=answer reasoning=reasoning
-                tool_calls=tool_calls usage=usage usage_estimated=usage_estimated ms=ms cut=cut />
+                tool_calls=tool_calls usage=usage usage_estimated=usage_estimated constrained=constrained ms=ms
+                cut=cut />
         }
         .into_any(),
         Event::Proxy { round, source, calls, locations, problems, notes } => view! {
@@ -85,6 +87,7 @@ fn ModelEvent(
     tool_calls: Vec<ToolCall>,
     usage: Usage,
     usage_estimated: bool,
+    constrained: bool,
     ms: f64,
     cut: Option<Cut>,
 ) -> impl IntoView {
@@ -102,7 +105,7 @@ fn ModelEvent(
                 <summary>
                     <span class="badge">{stage.name()}</span>
                     " " <span class="answer-line">{first}</span>
-                    <span class="meta">{model_meta(messages, usage, usage_estimated, ms)}</span>
+                    <span class="meta">{model_meta(messages, usage, usage_estimated, constrained, ms)}</span>
                 </summary>
                 <h4>"Sent (last message)"</h4>
                 <pre class="text">{prompt}</pre>
@@ -372,9 +375,13 @@ fn answer_line(answer: &str, calls: &[String], failed: bool) -> String {
 }
 
 /// A model call's size and duration (`~` marks estimated token counts).
-fn model_meta(messages: usize, usage: Usage, estimated: bool, ms: f64) -> String {
+fn model_meta(messages: usize, usage: Usage, estimated: bool, constrained: bool, ms: f64) -> String {
     let about = if estimated { "~" } else { "" };
-    format!("{messages} msgs · {about}{}+{about}{} tokens · {ms:.0} ms", usage.prompt_tokens, usage.completion_tokens)
+    let schema = if constrained { " · JSON schema" } else { "" };
+    format!(
+        "{messages} msgs · {about}{}+{about}{} tokens{schema} · {ms:.0} ms",
+        usage.prompt_tokens, usage.completion_tokens
+    )
 }
 
 /// What the proxy read, counted.
@@ -430,8 +437,9 @@ mod tests {
     #[test]
     fn model_calls_mark_estimated_tokens() {
         let usage = Usage { prompt_tokens: 10, completion_tokens: 3 };
-        assert_eq!(model_meta(4, usage, false, 12.4), "4 msgs · 10+3 tokens · 12 ms");
-        assert_eq!(model_meta(4, usage, true, 12.6), "4 msgs · ~10+~3 tokens · 13 ms");
+        assert_eq!(model_meta(4, usage, false, false, 12.4), "4 msgs · 10+3 tokens · 12 ms");
+        assert_eq!(model_meta(4, usage, true, false, 12.6), "4 msgs · ~10+~3 tokens · 13 ms");
+        assert_eq!(model_meta(2, usage, false, true, 9.0), "2 msgs · 10+3 tokens · JSON schema · 9 ms");
     }
 
     #[test]

@@ -136,6 +136,17 @@ impl Llm for PlaygroundModel {
             }
         }
     }
+
+    /// Whether the server holds the model to a JSON schema, as far as it says (llama.cpp's `/props`, Ollama's
+    /// version); the demo model cannot be.
+    async fn takes_json_schema(&self) -> Option<bool> {
+        match &self.backend {
+            Backend::Demo(m) => m.takes_json_schema().await,
+            Backend::Remote(m) => {
+                unless_stopped(async { Ok(m.takes_json_schema().await) }, &self.stop).await.ok().flatten()
+            }
+        }
+    }
 }
 
 /// Runs `call` unless `stop` is set first (checked every 100 ms). A call that fails once `stop` is set failed

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use acr_core::llm::{ChatRequest, LlmError, tools};
+use acr_core::llm::{ChatRequest, LlmError, schema, tools};
 
 /// Tries of one call that keeps failing while the server answers other calls, before the failure goes to the agent.
 const OWN_FAILURE_TRIES: u32 = 4;
@@ -34,8 +34,10 @@ const LONGEST_WAIT: Duration = Duration::from_secs(60);
 pub fn transient(error: &LlmError, request: &ChatRequest) -> Option<String> {
     match error {
         LlmError::Transport(_) | LlmError::RateLimited(_) | LlmError::Timeout => Some(error.to_string()),
-        // Some servers refuse tools with a 500 (llama.cpp without --jinja): the agent goes on without them at once.
+        // Some servers refuse tools with a 500 (llama.cpp without --jinja), or a JSON schema (llama.cpp before it
+        // read one): the agent goes on without them at once.
         LlmError::Http { status, message } if !request.tools.is_empty() && tools::refused(*status, message) => None,
+        LlmError::Http { status, message } if request.schema.is_some() && schema::refused(*status, message) => None,
         LlmError::Http { status, .. } if *status >= 500 => Some(error.to_string()),
         _ => None,
     }
@@ -151,6 +153,13 @@ mod tests {
         assert!(transient(&LlmError::Http { status: 503, message: "busy".into() }, &plain).is_some());
         assert!(transient(&jinja, &with_tools).is_none(), "a refusal of tools is not an outage");
         assert!(transient(&jinja, &plain).is_some());
+        let with_schema = ChatRequest { schema: Some(acr_core::answers::Shape::Review.schema()), ..plain.clone() };
+        let old_llama = LlmError::Http {
+            status: 500,
+            message: "response_format type must be one of \"text\" or \"json_object\", but got: json_schema".into(),
+        };
+        assert!(transient(&old_llama, &with_schema).is_none(), "a refusal of the schema is not an outage");
+        assert!(transient(&old_llama, &plain).is_some());
         assert!(transient(&LlmError::Http { status: 400, message: "too long".into() }, &plain).is_none());
         assert!(transient(&LlmError::Auth("bad key".into()), &plain).is_none());
         assert!(transient(&LlmError::ModelUnknown("m".into()), &plain).is_none());

@@ -243,6 +243,9 @@ impl<L: Llm> Llm for Gate<L> {
     async fn context_window(&self) -> Option<u64> {
         self.inner.context_window().await
     }
+    async fn takes_json_schema(&self) -> Option<bool> {
+        self.inner.takes_json_schema().await
+    }
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ pub use transcript::{Event, Phase, ReadBy, RunPurpose, ShownUnit, Transcript, Tr
 use crate::index::Index;
 use crate::llm::budget::Exhausted;
 use crate::llm::window::{self, TooLong, Window};
-use crate::llm::{ChatRequest, ChatResponse, Cut, Llm, LlmError, Message, ToolCall, estimate, tools};
+use crate::llm::{ChatRequest, ChatResponse, Cut, Llm, LlmError, Message, ToolCall, estimate, schema, tools};
 use crate::locate::BugLocation;
 use crate::patch::{ExtractStatus, Extraction};
 use crate::prompt::Prompt;
@@ -317,12 +317,17 @@ pub struct Agent<L, R = NoRunner> {
     transcript: Transcript,
     /// Whether search requests offer tools: [`AgentConfig::tools`], until the server refuses them.
     tools: bool,
+    /// How answers that must be JSON are asked for ([`crate::llm::schema`]): with their whole schema, until the
+    /// server refuses it; then without its bounds; then, after a second refusal (or when the server said it cannot
+    /// hold a model to a schema), in words.
+    schemas: Schemas,
     /// The model's context window: [`AgentConfig::context_window`], what the server publishes, or what its refusals
     /// said, with how the server counts tokens; `None` until either is known ([`Window::unknown`] holds the count
     /// alone).
     window: Option<Window>,
-    /// Whether the server was asked for its window (once, before the first call).
-    window_asked: bool,
+    /// Whether the server was asked what it publishes (its window, whether it takes JSON schemas), once, before the
+    /// first call.
+    server_asked: bool,
     /// Calls in a row that failed with an HTTP error.
     failed_calls: usize,
 }
@@ -336,8 +341,9 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             llm,
             runner,
             tools: config.tools,
+            schemas: Schemas::Whole,
             window: config.context_window.map(Window::new),
-            window_asked: config.context_window.is_some(),
+            server_asked: false,
             failed_calls: 0,
             config,
             observer: Box::new(|_| {}),
@@ -505,6 +511,8 @@ impl<L: Llm, R: Runner> Agent<L, R> {
     ///   server before the first call, learned from a refusal for a prompt over it (then the request goes again),
     ///   and how the server counts tokens is learned from the usage it reports;
     /// - a request with tools that the server refuses for them goes again without, and the run stops offering them;
+    ///   a request whose JSON schema the server refuses goes again at once without it, and the run asks for JSON in
+    ///   words only from then on (also from the start, when the server said it cannot hold a model to a schema);
     /// - a time-out is asked again once; a call that still fails is recorded with why and answers nothing, which the
     ///   callers treat as any unusable answer (they ask again within their tries, then move on);
     /// - an answer cut short (its cap, the time limit, a loop) is recorded with why, and what arrived is the answer.
@@ -512,10 +520,15 @@ impl<L: Llm, R: Runner> Agent<L, R> {
     /// Only what no call can fix goes back as an error and ends the run ([`Stop`]).
     async fn send(&mut self, request: &mut ChatRequest, kind: crate::prompt::PromptKind) -> Result<Reply, AgentError> {
         self.check_cancel()?;
-        self.ask_window().await;
+        self.ask_server().await;
         let mut overflows = 0;
         let mut timeouts = 0;
         loop {
+            match self.schemas {
+                Schemas::Whole => {}
+                Schemas::Unbounded => request.schema = request.schema.take().map(|s| s.unbounded().unwrap_or(s)),
+                Schemas::Off => request.schema = None,
+            }
             if let Some(window) = self.window {
                 match window::fit(request, &window) {
                     Ok(notes) => {
@@ -570,6 +583,22 @@ impl<L: Llm, R: Runner> Agent<L, R> {
                     request.tools.clear();
                     request.messages = tools::flatten(std::mem::take(&mut request.messages));
                 }
+                LlmError::Http { status, message } if request.schema.is_some() && schema::refused(status, &message) => {
+                    let bounded = request.schema.as_ref().and_then(|s| s.unbounded()).is_some();
+                    if self.schemas == Schemas::Whole && bounded {
+                        self.schemas = Schemas::Unbounded;
+                        self.note(format!(
+                            "the model server refused a JSON schema for the answer (HTTP {status}: {message}); asking \
+                             again with the schema's bounds on lengths left out"
+                        ));
+                    } else {
+                        self.schemas = Schemas::Off;
+                        self.note(format!(
+                            "the model server does not take a JSON schema for the answer (HTTP {status}: {message}); \
+                             the run goes on asking for JSON in words, and reads it as leniently"
+                        ));
+                    }
+                }
                 LlmError::ContextOverflow(overflow) if overflows < 3 => {
                     overflows += 1;
                     self.learn_from_overflow(request, &overflow);
@@ -604,16 +633,27 @@ impl<L: Llm, R: Runner> Agent<L, R> {
         }
     }
 
-    /// Asks the server for the model's context window, once, when the run was given none.
-    async fn ask_window(&mut self) {
-        if std::mem::replace(&mut self.window_asked, true) {
+    /// Asks the server, once, for the model's context window (when the run was given none) and whether it holds a
+    /// model to a JSON schema.
+    async fn ask_server(&mut self) {
+        if std::mem::replace(&mut self.server_asked, true) {
             return;
         }
-        if let Some(tokens) = self.llm.context_window().await {
+        if self.config.context_window.is_none()
+            && let Some(tokens) = self.llm.context_window().await
+        {
             self.window = Some(Window { tokens, scale: self.window.and_then(|w| w.scale) });
             self.note(format!(
                 "the model server reports a context window of {tokens} tokens; requests are fitted to it"
             ));
+        }
+        match self.llm.takes_json_schema().await {
+            Some(true) => self.note(
+                "the model server holds the model to a JSON schema: the answers that must be JSON (search calls and \
+                 bug locations, reviews, ratings, choices) are asked for with theirs",
+            ),
+            Some(false) => self.schemas = Schemas::Off,
+            None => {}
         }
     }
 
@@ -683,6 +723,7 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             tool_calls: response.tool_calls.clone(),
             usage: response.usage,
             usage_estimated: response.usage_estimated,
+            constrained: request.schema.is_some(),
             ms,
             cut: response.cut,
         });
@@ -756,6 +797,17 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             }
         }
     }
+}
+
+/// How the answers that must be JSON are asked for, as the server has shown it takes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Schemas {
+    /// With the whole JSON schema, bounds included.
+    Whole,
+    /// With the schema less its bounds, which the server refused.
+    Unbounded,
+    /// In words only: the server refused schemas, or said it cannot hold a model to one.
+    Off,
 }
 
 /// What the model answered: its text (thinking left out) and the functions it called.

@@ -101,7 +101,8 @@ pub async fn run<L: Llm, R: Runner>(
 }
 
 /// Turns an answer into checked calls and locations: deterministically when the reading is trusted, otherwise
-/// through the proxy model in JSON mode with up to [`MAX_RETRIES`] corrections. `None` when nothing usable came out.
+/// through the proxy model (its answer held to the proxy's JSON schema where the server can) with up to
+/// [`MAX_RETRIES`] corrections. `None` when nothing usable came out.
 async fn proxy_answer<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     round: usize,

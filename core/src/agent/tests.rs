@@ -97,16 +97,21 @@ fn search_locates_then_patch_applies_after_a_retry() {
     assert_eq!(outcome.transcript.model_calls, 5);
 }
 
-#[test]
-fn prose_answers_go_through_the_proxy_model_with_retries() {
-    let script = Script::default()
+/// A search answer in words that goes to the proxy model, whose first JSON names a misspelt API and whose second is
+/// right; then the locations, and the patch.
+fn proxy_script() -> Script {
+    Script::default()
         .answer(Stage::Search, "I would start by looking at how the cart computes its total.")
         .answer(Stage::Proxy, "{\"API_calls\": [\"search_clas(\\\"Cart\\\")\"], \"bug_locations\": []}")
         .answer(Stage::Proxy, "{\"API_calls\": [\"search_class(\\\"Cart\\\")\"], \"bug_locations\": []}")
         .answer(Stage::Analyse, "The total ignores units.")
         .answer(Stage::Decide, LOCATION_JSON)
-        .answer(Stage::Patch, GOOD_PATCH);
-    let (agent, seen) = agent::<NoRunner>(script, None, AgentConfig::default());
+        .answer(Stage::Patch, GOOD_PATCH)
+}
+
+#[test]
+fn prose_answers_go_through_the_proxy_model_with_retries() {
+    let (agent, seen) = agent::<NoRunner>(proxy_script(), None, AgentConfig::default());
     let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
     assert!(outcome.status.is_applicable());
     let proxies: Vec<(ReadBy, usize)> = seen
@@ -793,6 +798,128 @@ fn a_server_refusing_tools_is_asked_again_without_them() {
         .filter_map(|e| if let Event::Note { text } = e { Some(text.as_str()) } else { None })
         .collect();
     assert!(notes.iter().any(|n| n.contains("does not take tools") && n.contains("--jinja")), "{notes:?}");
+}
+
+/// What a server does with a JSON schema.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Takes {
+    /// Any schema.
+    All,
+    /// Schemas without bounds on lengths (OpenAI's strict mode refuses `maxLength`).
+    Unbounded,
+    /// None (a model without structured outputs).
+    Nothing,
+}
+
+/// A server in front of a scripted model that holds it to a JSON schema or not, says so or not, or refuses schemas
+/// (as OpenAI does for a model without structured outputs); it records, per request, the stage and whether a schema
+/// came with it.
+struct Schemas {
+    model: ScriptedModel,
+    says: Option<bool>,
+    takes: Takes,
+    asked: RefCell<Vec<(Stage, bool)>>,
+}
+
+impl Schemas {
+    fn new(says: Option<bool>, takes: Takes) -> Schemas {
+        let script = proxy_script();
+        Schemas { model: ScriptedModel::new(script), says, takes, asked: RefCell::default() }
+    }
+
+    fn run(&self) -> Outcome {
+        let (repo, index) = workspace();
+        let agent = Agent::<_, NoRunner>::new(repo, index, self, None, AgentConfig::default());
+        let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+        assert!(outcome.status.is_applicable(), "{}", outcome.reason);
+        outcome
+    }
+}
+
+impl Llm for Schemas {
+    async fn chat(&self, request: &ChatRequest) -> Result<crate::llm::ChatResponse, LlmError> {
+        self.asked.borrow_mut().push((request.stage, request.schema.is_some()));
+        let bounded = request.schema.as_ref().is_some_and(|s| s.unbounded().is_some());
+        let message = match self.takes {
+            Takes::Nothing if request.schema.is_some() => {
+                "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."
+            }
+            Takes::Unbounded if bounded => "Invalid schema for response_format 'x': 'maxLength' is not permitted.",
+            _ => return self.model.chat(request).await,
+        };
+        Err(LlmError::Http { status: 400, message: message.into() })
+    }
+    async fn takes_json_schema(&self) -> Option<bool> {
+        self.says
+    }
+}
+
+/// Which model calls of a run were constrained, by stage.
+fn constrained(outcome: &Outcome) -> Vec<(Stage, bool)> {
+    let calls = outcome.transcript.events.iter();
+    calls
+        .filter_map(
+            |e| if let Event::Model { stage, constrained, .. } = e { Some((*stage, *constrained)) } else { None },
+        )
+        .collect()
+}
+
+fn notes(outcome: &Outcome) -> Vec<&str> {
+    let events = outcome.transcript.events.iter();
+    events.filter_map(|e| if let Event::Note { text } = e { Some(text.as_str()) } else { None }).collect()
+}
+
+/// The proxy's requests carry the schema of its JSON, and no request answered in words does; the transcript says
+/// which answers were constrained. A server that says it holds models to schemas is named so in a note.
+#[test]
+fn answers_read_as_json_are_asked_for_with_their_schema() {
+    for says in [None, Some(true)] {
+        let server = Schemas::new(says, Takes::All);
+        let outcome = server.run();
+        let expected = [
+            (Stage::Search, false),
+            (Stage::Proxy, true),
+            (Stage::Proxy, true),
+            (Stage::Analyse, false),
+            (Stage::Decide, false),
+            (Stage::Patch, false),
+        ];
+        assert_eq!(*server.asked.borrow(), expected, "{says:?}");
+        assert_eq!(constrained(&outcome), expected, "{says:?}: the transcript says which were constrained");
+        let named = notes(&outcome).iter().any(|n| n.contains("holds the model to a JSON schema"));
+        assert_eq!(named, says == Some(true), "{says:?}");
+    }
+}
+
+/// A server that refuses the proxy's schema is asked again at once without its bounds, then, refusing that too,
+/// without a schema, and never sent one again; the run says so and reads the JSON written in words. A server that
+/// refuses only the bounds keeps constraining the answers, to the schema without them. One that says it cannot hold
+/// a model to a schema is never sent one.
+#[test]
+fn a_server_refusing_schemas_is_asked_for_json_in_words_from_then_on() {
+    let server = Schemas::new(None, Takes::Nothing);
+    let outcome = server.run();
+    let asked = server.asked.borrow();
+    assert_eq!(asked.iter().filter(|(_, schema)| *schema).count(), 2, "refused twice, never sent again: {asked:?}");
+    assert_eq!(asked[1..4], [(Stage::Proxy, true), (Stage::Proxy, true), (Stage::Proxy, false)], "at once");
+    assert!(constrained(&outcome).iter().all(|(_, c)| !c));
+    let refusals: Vec<&str> = notes(&outcome).into_iter().filter(|n| n.contains("refused a JSON schema")).collect();
+    let dropped: Vec<&str> =
+        notes(&outcome).into_iter().filter(|n| n.contains("does not take a JSON schema")).collect();
+    assert_eq!((refusals.len(), dropped.len()), (1, 1), "{refusals:?} {dropped:?}");
+    assert!(dropped[0].contains("HTTP 400"), "{dropped:?}");
+    assert_eq!(outcome.transcript.model_calls, 6, "the refusals are not calls of the run");
+
+    let server = Schemas::new(None, Takes::Unbounded);
+    let outcome = server.run();
+    let proxies: Vec<(Stage, bool)> = constrained(&outcome).into_iter().filter(|(s, _)| *s == Stage::Proxy).collect();
+    assert_eq!(proxies, [(Stage::Proxy, true), (Stage::Proxy, true)], "constrained without the bounds");
+    assert!(notes(&outcome).iter().all(|n| !n.contains("does not take a JSON schema")));
+
+    let server = Schemas::new(Some(false), Takes::All);
+    let outcome = server.run();
+    assert!(server.asked.borrow().iter().all(|(_, schema)| !schema));
+    assert!(notes(&outcome).iter().all(|n| !n.contains("JSON schema")));
 }
 
 /// A server in front of a scripted model that misbehaves on chosen calls, as real servers with small models do: a

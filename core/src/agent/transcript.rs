@@ -188,6 +188,10 @@ pub enum Event {
         /// The server sent no token counts: `usage` is estimated.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         usage_estimated: bool,
+        /// The request carried the JSON schema of its answer and the server did not refuse it: a server that holds
+        /// a model to a schema (llama.cpp, vLLM, OpenAI, LM Studio, Ollama from 0.5) wrote no other answer.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        constrained: bool,
         /// Wall-clock milliseconds.
         ms: f64,
         /// The answer ended before the model finished it (what arrived is `answer`), or the call failed.

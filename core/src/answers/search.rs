@@ -145,6 +145,47 @@ pub fn read(answer: &str) -> SearchAnswer {
     }
 }
 
+/// Most bug locations the proxy model's answer may list when it is held to [`schema`]: AutoCodeRover's recorded
+/// GPT-4 run (`../shared/replay/proxy/acr-run-1.jsonl`, every try of its 1,197 proxy rounds) names at most 10 in one
+/// answer (django-11910, round 2; then 9 and 8, once each). A small model held to the schema without a bound goes
+/// on listing made-up places until its answer is cut (SmolLM2 did, unfinished JSON at the cap).
+pub const MAX_LOCATIONS: usize = 10;
+
+/// Longest call, file, class or method name in the proxy's JSON when it is held to [`schema`], in characters: twice
+/// the longest of the recorded run (a call of 138 characters, a name of 132). The intended behaviour, "a sentence
+/// or two", may be twice as long. Without these bounds SmolLM2 held to the schema at temperature 0 wrote one name
+/// over and over until its answer was cut, in one of five answers; with them, none of the five.
+pub const MAX_NAME_CHARS: usize = 300;
+
+/// The JSON schema of the proxy model's answer, the object [`read`] reads first: `API_calls`, each a call written as
+/// a string, at most [`crate::api::MAX_CALLS_PER_ROUND`] of them (a round runs no more), and `bug_locations`, each
+/// with the four fields [`LocationSpec`] is read from (an empty string for a field the notes do not give), at most
+/// [`MAX_LOCATIONS`]; each text at most [`MAX_NAME_CHARS`] long (the intended behaviour twice that). The bounds go
+/// when a server refuses them ([`crate::llm::JsonSchema::unbounded`]).
+pub fn schema() -> Json {
+    let text = |chars: usize| serde_json::json!({"type": "string", "maxLength": chars});
+    let name = || text(MAX_NAME_CHARS);
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "API_calls": {"type": "array", "items": name(), "maxItems": crate::api::MAX_CALLS_PER_ROUND},
+            "bug_locations": {"type": "array", "maxItems": MAX_LOCATIONS, "items": {
+                "type": "object",
+                "properties": {
+                    "file": name(),
+                    "class": name(),
+                    "method": name(),
+                    "intended_behavior": text(2 * MAX_NAME_CHARS),
+                },
+                "required": ["file", "class", "method", "intended_behavior"],
+                "additionalProperties": false,
+            }},
+        },
+        "required": ["API_calls", "bug_locations"],
+        "additionalProperties": false,
+    })
+}
+
 const CALL_KEYS: &[&str] = &["apicalls", "apicall", "calls"];
 const LOCATION_KEYS: &[&str] = &["buglocations", "buglocation", "locations"];
 

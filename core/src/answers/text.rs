@@ -5,6 +5,28 @@ use serde_json::Value as Json;
 use super::json;
 use crate::language::Language;
 
+/// An object of required, closed properties: the shape every schema here has.
+fn object(properties: Json) -> Json {
+    let required: Vec<&String> = properties.as_object().map(|p| p.keys().collect()).unwrap_or_default();
+    serde_json::json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
+}
+
+/// The JSON schema of the answer to "is this issue reproducible?": `key` (read by [`yes_no`]) as a boolean, and the
+/// reason.
+pub fn yes_no_schema(key: &str) -> Json {
+    object(serde_json::json!({key: {"type": "boolean"}, "reason": {"type": "string"}}))
+}
+
+/// The JSON schema of a rating (MCTS): `{"rating": n}`, whose number [`rating`] reads (capped at 100 there).
+pub fn rating_schema() -> Json {
+    object(serde_json::json!({"rating": {"type": "integer"}}))
+}
+
+/// The JSON schema of the choice among patches: `{"choice": n, "reason": "..."}`, read by [`choice`].
+pub fn choice_schema() -> Json {
+    object(serde_json::json!({"choice": {"type": "integer"}, "reason": {"type": "string"}}))
+}
+
 /// Reads a yes/no value: a JSON boolean, or text such as `yes`, `No.`, `true`, `Y`.
 fn truth(value: &Json) -> Option<bool> {
     match value {

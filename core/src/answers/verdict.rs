@@ -22,6 +22,26 @@ pub struct ReviewVerdict {
     pub test_advice: String,
 }
 
+/// The JSON schema of a reviewer's answer: the two judgements as `"yes"` or `"no"` and the four texts, under the
+/// keys [`review`] reads (the prompt's, [`crate::prompt::text::REVIEW_QUESTION`]).
+pub fn schema() -> serde_json::Value {
+    let judgement = || serde_json::json!({"type": "string", "enum": ["yes", "no"]});
+    let text = || serde_json::json!({"type": "string"});
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "patch-correct": judgement(),
+            "test-correct": judgement(),
+            "patch-analysis": text(),
+            "test-analysis": text(),
+            "patch-advice": text(),
+            "test-advice": text(),
+        },
+        "required": ["patch-correct", "test-correct", "patch-analysis", "test-analysis", "patch-advice", "test-advice"],
+        "additionalProperties": false,
+    })
+}
+
 /// Reads a reviewer's answer: a (possibly loose, possibly wrapped) JSON object whose `patch-correct` and
 /// `test-correct` are each a yes or a no. `None` when either is missing or unreadable: the caller asks again rather
 /// than guessing a verdict.

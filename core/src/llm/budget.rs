@@ -302,6 +302,9 @@ impl<L: Llm> Llm for Budgeted<L> {
     fn context_window(&self) -> impl Future<Output = Option<u64>> {
         self.inner.context_window()
     }
+    fn takes_json_schema(&self) -> impl Future<Output = Option<bool>> {
+        self.inner.takes_json_schema()
+    }
     fn chat(&self, request: &ChatRequest) -> impl Future<Output = Result<ChatResponse, LlmError>> {
         self.chat_within(request)
     }

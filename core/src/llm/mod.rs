@@ -11,6 +11,7 @@ pub mod openai;
 pub mod price;
 pub mod reasoning;
 pub mod repetition;
+pub mod schema;
 pub mod scripted;
 pub mod sse;
 pub mod stream;
@@ -23,6 +24,7 @@ use std::future::Future;
 
 use serde::{Deserialize, Serialize};
 
+pub use schema::JsonSchema;
 pub use tools::{Tool, ToolCall};
 
 /// Who wrote a message.
@@ -172,8 +174,10 @@ pub struct ChatRequest {
     pub stage: Stage,
     /// Sampling temperature; `None` leaves the server's default.
     pub temperature: Option<f32>,
-    /// Ask the server for a JSON object (`response_format: json_object`).
-    pub json_mode: bool,
+    /// The JSON schema the answer must follow, sent as `response_format` for the server to constrain its decoding to
+    /// ([`schema`]); `None` for an answer in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<JsonSchema>,
     /// Largest answer wanted, in tokens; `None` sends the stage's [`Stage::answer_cap`].
     pub max_tokens: Option<u32>,
     /// Functions the model may call; empty for a plain text answer.
@@ -192,16 +196,16 @@ impl ChatRequest {
             messages,
             stage,
             temperature: None,
-            json_mode: false,
+            schema: None,
             max_tokens: None,
             tools: Vec::new(),
             timeout_ms: None,
         }
     }
 
-    /// The same request in JSON mode.
-    pub fn json(mut self) -> Self {
-        self.json_mode = true;
+    /// The same request with its answer constrained to `schema`.
+    pub fn constrained(mut self, schema: JsonSchema) -> Self {
+        self.schema = Some(schema);
         self
     }
 
@@ -366,6 +370,13 @@ pub trait Llm {
     fn context_window(&self) -> impl Future<Output = Option<u64>> {
         std::future::ready(None)
     }
+
+    /// Whether the server constrains an answer to the JSON schema a request carries ([`ChatRequest::schema`]), when
+    /// it says so (llama.cpp's `/props`, Ollama's version); asked once, before the first call. The default knows
+    /// nothing: the schema is sent, and a refusal of it is learned from ([`schema::refused`]).
+    fn takes_json_schema(&self) -> impl Future<Output = Option<bool>> {
+        std::future::ready(None)
+    }
 }
 
 impl<L: Llm + ?Sized> Llm for &L {
@@ -374,5 +385,8 @@ impl<L: Llm + ?Sized> Llm for &L {
     }
     fn context_window(&self) -> impl Future<Output = Option<u64>> {
         (**self).context_window()
+    }
+    fn takes_json_schema(&self) -> impl Future<Output = Option<bool>> {
+        (**self).takes_json_schema()
     }
 }

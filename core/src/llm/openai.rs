@@ -11,8 +11,10 @@
 //! waits included: a retry that would wait past it is not made. A streamed answer that is still arriving when
 //! the time limit passes, breaks off, or repeats itself ([`super::repetition`]) is not lost: what arrived comes back
 //! marked with its [`Cut`], and the agent decides whether it can use it. A server that refuses the request for
-//! offering tools is answered at once, without back-off, so the agent can fall back to text.
+//! offering tools, or for the JSON schema it carries ([`super::schema`]), is answered at once, without back-off, so
+//! the agent can fall back to text.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
 use std::rc::Rc;
@@ -20,7 +22,7 @@ use std::rc::Rc;
 use serde_json::{Value, json};
 
 use super::stream::{Partial, StreamReader};
-use super::{ChatRequest, ChatResponse, Cut, Llm, LlmError, repetition, tools};
+use super::{ChatRequest, ChatResponse, Cut, Llm, LlmError, repetition, schema, tools};
 
 pub use super::wire::{HttpResponse, TransportError, parse_response};
 
@@ -163,12 +165,15 @@ pub struct OpenAiClient<T> {
     /// Ask for streamed answers, and who to tell as they arrive.
     stream: Option<PartialHook>,
     transport: T,
+    /// What llama.cpp's `/props` said, once asked (`None` inside: not a llama.cpp server), read for the context window
+    /// and for JSON schemas alike.
+    props: RefCell<Option<Option<Value>>>,
 }
 
 impl<T: Transport> OpenAiClient<T> {
     /// A client with the default retry policy.
     pub fn new(endpoint: Endpoint, transport: T) -> Self {
-        OpenAiClient { endpoint, retry: Retry::default(), stream: None, transport }
+        OpenAiClient { endpoint, retry: Retry::default(), stream: None, transport, props: RefCell::default() }
     }
 
     /// The same client asking for streamed answers (`stream: true` with `stream_options.include_usage`), telling
@@ -193,11 +198,8 @@ impl<T: Transport> OpenAiClient<T> {
                 answer => return answer,
             };
             match refused {
-                // Servers without JSON mode refuse `response_format` with a 400; the agent reads prose answers too
-                // (the proxy's tolerant extraction), so the request is sent once more without it.
-                (lower, _) if request.json_mode && mentions_json_mode(&lower) => {
-                    return self.post(&ChatRequest { json_mode: false, ..request.clone() }, options).await;
-                }
+                // A refusal of the JSON schema goes back to the agent, which asks again without one for the rest of
+                // the run.
                 // Servers that do not know `stream_options` may refuse it; the usage is estimated instead.
                 (lower, _) if options.usage_chunk && lower.contains("stream_options") => options.usage_chunk = false,
                 // OpenAI's reasoning models take the cap as `max_completion_tokens` only.
@@ -210,7 +212,7 @@ impl<T: Transport> OpenAiClient<T> {
     }
 
     /// Sends a request, retrying rate limits, server errors and requests that reached no server, with back-off.
-    /// A refusal of the tools offered is not retried: the agent falls back to text at once.
+    /// A refusal of the tools offered or of the schema asked for is not retried: the agent falls back to text at once.
     async fn post(&self, request: &ChatRequest, options: Options) -> Result<ChatResponse, LlmError> {
         let mut body = request_body(&self.endpoint.model, request);
         if let Some(cap) = body.as_object_mut().and_then(|b| b.remove("max_tokens")) {
@@ -250,10 +252,12 @@ impl<T: Transport> OpenAiClient<T> {
                 }
                 Err(TransportError::Failed(m)) => return Err(LlmError::Transport(m)),
             };
-            let tools_refused = !request.tools.is_empty()
-                && !(200..300).contains(&response.status)
-                && tools::refused(response.status, &super::wire::error_message(&response.body));
-            let retryable = (response.status == 429 || response.status >= 500) && !tools_refused;
+            let refused = !(200..300).contains(&response.status) && {
+                let message = super::wire::error_message(&response.body);
+                (!request.tools.is_empty() && tools::refused(response.status, &message))
+                    || (request.schema.is_some() && schema::refused(response.status, &message))
+            };
+            let retryable = (response.status == 429 || response.status >= 500) && !refused;
             let wait = response.retry_after.map(|s| (s * 1000.0) as u64).unwrap_or(backoff).min(self.retry.max_ms);
             if retryable && attempt < self.retry.retries && waits_within(left, wait) {
                 self.transport.sleep(wait).await;
@@ -337,17 +341,14 @@ impl<T: Transport> OpenAiClient<T> {
     pub async fn discover_window(&self) -> Option<u64> {
         let headers = self.endpoint.headers();
         let root = self.endpoint.root_url();
-        let read = |response: Result<HttpResponse, TransportError>| {
-            response.ok().filter(|r| r.status == 200).and_then(|r| serde_json::from_str::<Value>(&r.body).ok())
-        };
-        if let Some(props) = read(self.transport.get(&format!("{root}/props"), &headers).await) {
+        if let Some(props) = self.props().await {
             let n_ctx = props.get("n_ctx").or_else(|| props.pointer("/default_generation_settings/n_ctx"));
             if let Some(n) = n_ctx.and_then(Value::as_u64).filter(|&n| n > 0) {
                 return Some(n);
             }
         }
         let models = format!("{}/models", self.endpoint.base_url.trim_end_matches('/'));
-        if let Some(list) = read(self.transport.get(&models, &headers).await) {
+        if let Some(list) = read_json(self.transport.get(&models, &headers).await) {
             let entries = list.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
             let ours = entries.iter().find(|m| m.get("id").and_then(Value::as_str) == Some(&self.endpoint.model));
             if let Some(n) = ours.and_then(|m| m.pointer("/meta/n_ctx")).and_then(Value::as_u64).filter(|&n| n > 0) {
@@ -355,10 +356,39 @@ impl<T: Transport> OpenAiClient<T> {
             }
         }
         let show = json!({ "model": self.endpoint.model }).to_string();
-        let shown = read(self.transport.post_json(&format!("{root}/api/show"), &headers, &show).await)?;
+        let shown = read_json(self.transport.post_json(&format!("{root}/api/show"), &headers, &show).await)?;
         let parameters = shown.get("parameters").and_then(Value::as_str)?;
         parameters.lines().find_map(|l| l.trim().strip_prefix("num_ctx")?.trim().parse().ok())
     }
+
+    /// Whether the server constrains answers to a JSON schema, as far as it says: a llama.cpp server (its `/props`
+    /// has `default_generation_settings`) does; an Ollama server does from release 0.5.0 on (`/api/version`), and
+    /// an older one ignores the schema in silence. `None` for any other server: the schema is sent and a refusal
+    /// learned from.
+    pub async fn discover_json_schema(&self) -> Option<bool> {
+        if self.props().await.is_some_and(|p| p.get("default_generation_settings").is_some()) {
+            return Some(true);
+        }
+        let url = format!("{}/api/version", self.endpoint.root_url());
+        let version = read_json(self.transport.get(&url, &self.endpoint.headers()).await)?;
+        schema::ollama_takes_schemas(version.get("version").and_then(Value::as_str)?)
+    }
+
+    /// llama.cpp's `/props`, asked once.
+    async fn props(&self) -> Option<Value> {
+        if let Some(props) = self.props.borrow().as_ref() {
+            return props.clone();
+        }
+        let url = format!("{}/props", self.endpoint.root_url());
+        let props = read_json(self.transport.get(&url, &self.endpoint.headers()).await).filter(Value::is_object);
+        *self.props.borrow_mut() = Some(props.clone());
+        props
+    }
+}
+
+/// The JSON body of a 200 answer.
+fn read_json(response: Result<HttpResponse, TransportError>) -> Option<Value> {
+    response.ok().filter(|r| r.status == 200).and_then(|r| serde_json::from_str::<Value>(&r.body).ok())
 }
 
 /// Whether a wait of `ms` before a retry leaves time for the retry, for a request with `left` ms to go.
@@ -377,17 +407,15 @@ struct Options {
     cap_field: &'static str,
 }
 
-/// Whether a 400's message (lower case) is about JSON mode (`response_format`), or says nothing more specific.
-fn mentions_json_mode(message: &str) -> bool {
-    message.contains("response_format") || message.contains("json") || message == "(empty body)"
-}
-
 impl<T: Transport> Llm for OpenAiClient<T> {
     fn chat(&self, request: &ChatRequest) -> impl Future<Output = Result<ChatResponse, LlmError>> {
         self.chat_once(request)
     }
     fn context_window(&self) -> impl Future<Output = Option<u64>> {
         self.discover_window()
+    }
+    fn takes_json_schema(&self) -> impl Future<Output = Option<bool>> {
+        self.discover_json_schema()
     }
 }
 
@@ -398,8 +426,8 @@ pub fn request_body(model: &str, request: &ChatRequest) -> Value {
         body["temperature"] = json!(t);
     }
     body["max_tokens"] = json!(request.answer_cap());
-    if request.json_mode {
-        body["response_format"] = json!({ "type": "json_object" });
+    if let Some(schema) = &request.schema {
+        body["response_format"] = schema.response_format();
     }
     if !request.tools.is_empty() {
         body["tools"] = request.tools.iter().map(super::Tool::to_json).collect();
@@ -475,7 +503,10 @@ mod tests {
         Endpoint { base_url: "http://127.0.0.1:9/v1/".into(), model: "m".into(), api_key: "k".into() }
     }
     fn request() -> ChatRequest {
-        ChatRequest::new(Stage::Patch, vec![Message::user("hi")]).json().with_temperature(0.5)
+        ChatRequest::new(Stage::Patch, vec![Message::user("hi")]).constrained(verdict()).with_temperature(0.5)
+    }
+    fn verdict() -> crate::llm::JsonSchema {
+        crate::llm::JsonSchema { name: "verdict".into(), schema: json!({"type": "object"}) }
     }
     fn block_on<F: Future>(f: F) -> F::Output {
         pollster::block_on(f)
@@ -484,7 +515,7 @@ mod tests {
     const GOOD: &str = r#"{"choices":[{"message":{"role":"assistant","content":"hello"}}],"usage":{"prompt_tokens":3,"completion_tokens":1}}"#;
 
     #[test]
-    fn request_body_carries_json_mode_and_temperature() {
+    fn request_body_carries_the_schema_and_temperature() {
         let canned = Canned::new(vec![ok(GOOD)]);
         let client = OpenAiClient::new(endpoint(), &canned);
         let answer = block_on(client.chat(&request())).unwrap();
@@ -494,7 +525,7 @@ mod tests {
         assert_eq!(url, "http://127.0.0.1:9/v1/chat/completions");
         assert!(headers.contains(&("Authorization".into(), "Bearer k".into())));
         let body: Value = serde_json::from_str(&body).unwrap();
-        assert_eq!(body["response_format"]["type"], "json_object");
+        assert_eq!(body["response_format"], verdict().response_format());
         assert_eq!(body["temperature"], 0.5);
         assert_eq!(body["messages"][0]["role"], "user");
         assert!(body.get("tools").is_none(), "no tools unless asked");
@@ -630,24 +661,68 @@ mod tests {
         assert!(second.get("stream_options").is_none());
     }
 
+    /// A refusal of the schema comes back at once, with no back-off and no second request: the agent asks again
+    /// without it and remembers. A 500 naming the schema is such a refusal too (llama.cpp before it read
+    /// `json_schema`), and is not waited out as a server error.
     #[test]
-    fn json_mode_refused_with_400_is_retried_once_without_it() {
-        let refusal = r#"{"error":{"message":"response_format json_object is not supported by this model"}}"#;
-        let canned = Canned::new(vec![status(400, refusal), ok(GOOD)]);
-        let client = OpenAiClient::new(endpoint(), &canned);
-        assert_eq!(block_on(client.chat(&request())).unwrap().content, "hello");
-        let bodies: Vec<Value> =
-            canned.seen.borrow().iter().map(|(_, _, b)| serde_json::from_str(b).unwrap()).collect();
-        assert_eq!(bodies[0]["response_format"]["type"], "json_object");
-        assert!(bodies[1].get("response_format").is_none());
-        // Another 400 (a bad model name) is not retried; neither is a refusal when JSON mode was not asked.
+    fn a_refusal_of_the_schema_is_not_retried() {
+        for (code, message) in [
+            (400, "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."),
+            (500, r#"response_format type must be one of \"text\" or \"json_object\", but got: json_schema"#),
+        ] {
+            let canned = Canned::new(vec![status(code, &format!(r#"{{"error":{{"message":"{message}"}}}}"#))]);
+            let err = block_on(OpenAiClient::new(endpoint(), &canned).chat(&request())).unwrap_err();
+            assert!(matches!(&err, LlmError::Http { status, .. } if *status == code), "{err:?}");
+            assert!(canned.slept.borrow().is_empty(), "{code}: no back-off");
+            assert_eq!(canned.seen.borrow().len(), 1, "{code}: one request");
+        }
+        // The same 500 for a request without a schema is a server error, retried.
+        let canned = Canned::new(vec![status(500, "response_format: no"), ok(GOOD)]);
+        let plain = ChatRequest::new(Stage::Patch, vec![Message::user("hi")]);
+        assert_eq!(block_on(OpenAiClient::new(endpoint(), &canned).chat(&plain)).unwrap().content, "hello");
+        assert_eq!(*canned.slept.borrow(), [1000]);
+        // Another 400 (a bad model name) is what it is.
         let unknown = "Invalid model name passed in model=m. Call `/v1/models` to view available models for your key.";
         let canned = Canned::new(vec![status(400, &format!(r#"{{"error":{{"message":"{unknown}"}}}}"#))]);
         let err = block_on(OpenAiClient::new(endpoint(), &canned).chat(&request())).unwrap_err();
         assert_eq!(err, LlmError::ModelUnknown(unknown.into()));
-        let canned = Canned::new(vec![status(400, refusal)]);
-        let plain = ChatRequest::new(Stage::Patch, vec![Message::user("hi")]);
-        assert!(block_on(OpenAiClient::new(endpoint(), &canned).chat(&plain)).is_err());
+    }
+
+    /// What a server says of JSON schemas before the first call: llama.cpp by its `/props` (asked once, and read
+    /// for the window as well), Ollama by its version, anything else nothing.
+    #[test]
+    fn servers_say_whether_they_take_json_schemas() {
+        struct Gets(Vec<(&'static str, u16, &'static str)>, RefCell<Vec<String>>);
+        impl Transport for &Gets {
+            async fn post_json(
+                &self,
+                url: &str,
+                _: &[(String, String)],
+                _: &str,
+            ) -> Result<HttpResponse, TransportError> {
+                self.get(url, &[]).await
+            }
+            async fn get(&self, url: &str, _: &[(String, String)]) -> Result<HttpResponse, TransportError> {
+                self.1.borrow_mut().push(url.to_string());
+                let (_, status, body) =
+                    self.0.iter().find(|(u, _, _)| url.ends_with(u)).copied().unwrap_or(("", 404, ""));
+                Ok(HttpResponse { status, body: body.into(), retry_after: None })
+            }
+            async fn sleep(&self, _: u64) {}
+        }
+        let llama =
+            Gets(vec![("/props", 200, r#"{"default_generation_settings":{"n_ctx":8192}}"#)], RefCell::default());
+        let client = OpenAiClient::new(endpoint(), &llama);
+        assert_eq!(block_on(client.takes_json_schema()), Some(true));
+        assert_eq!(block_on(client.context_window()), Some(8192));
+        assert_eq!(llama.1.borrow().iter().filter(|u| u.ends_with("/props")).count(), 1, "asked once");
+        for (version, takes) in [("0.5.1", Some(true)), ("0.4.7", Some(false)), ("dev", None)] {
+            let body = format!(r#"{{"version":"{version}"}}"#).leak();
+            let ollama = Gets(vec![("/api/version", 200, body)], RefCell::default());
+            assert_eq!(block_on(OpenAiClient::new(endpoint(), &ollama).takes_json_schema()), takes, "{version}");
+        }
+        let other = Gets(Vec::new(), RefCell::default());
+        assert_eq!(block_on(OpenAiClient::new(endpoint(), &other).takes_json_schema()), None);
     }
 
     #[test]

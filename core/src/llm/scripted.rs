@@ -6,6 +6,9 @@
 //!
 //! Offered tools, a scripted model uses them as a tool-calling model would: the search calls an answer names come
 //! back as [`super::ToolCall`]s as well ([`super::tools::calls_in`]), so one script drives both ways of searching.
+//! A script cannot be held to a JSON schema, and the model says so ([`Llm::takes_json_schema`]): requests to it carry
+//! none, and its answers are not marked constrained. Served over HTTP (`acr serve-model`), the server it plays says
+//! what that server would.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -79,6 +82,10 @@ impl Llm for ScriptedModel {
             answer
         });
         async move { answer }
+    }
+
+    fn takes_json_schema(&self) -> impl Future<Output = Option<bool>> {
+        std::future::ready(Some(false))
     }
 }
 

@@ -24,6 +24,7 @@
 
 pub mod text;
 
+use crate::answers::Shape;
 use crate::call::SearchCall;
 use crate::language::Language;
 use crate::llm::{ChatRequest, Message, Role, Stage};
@@ -215,9 +216,10 @@ pub enum Prompt<'a> {
     },
 }
 
-/// Declares [`PromptKind`] with its stage, JSON mode and recognition marker, and [`PromptKind::ALL`], from one table.
+/// Declares [`PromptKind`] with its stage, the JSON shape of its answer and its recognition marker, and
+/// [`PromptKind::ALL`], from one table.
 macro_rules! kinds {
-    ($($kind:ident => $stage:ident, $json:literal, $marker:expr;)*) => {
+    ($($kind:ident => $stage:ident, $shape:expr, $marker:expr;)*) => {
         /// The kind of a [`Prompt`], without its data.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
         pub enum PromptKind {
@@ -238,10 +240,11 @@ macro_rules! kinds {
                 }
             }
 
-            /// Whether the request asks the server for a JSON object.
-            pub fn json_mode(self) -> bool {
+            /// The JSON the answer must be, for the kinds whose answer is read as JSON: its schema travels with
+            /// the request ([`ChatRequest::schema`]).
+            pub fn shape(self) -> Option<Shape> {
                 match self {
-                    $(PromptKind::$kind => $json,)*
+                    $(PromptKind::$kind => $shape,)*
                 }
             }
 
@@ -268,31 +271,31 @@ enum Marker {
 }
 
 kinds! {
-    ProxyRetry => Proxy, true, Marker::Contains("Reply again with only a JSON object of the form");
-    Proxy => Proxy, true, Marker::System("You turn another assistant's notes about a software bug into JSON");
-    DecideAfterNotFound => Decide, false, Marker::Contains("None of the bug locations you gave could be found");
-    DecideAfterUnusable => Decide, false, Marker::Contains("Your answer could not be used: ");
-    Decide => Decide, false, Marker::EndsWith(text::DECIDE);
-    Analyse => Analyse, false, Marker::Is(text::ANALYSE);
-    Search => Search, false, Marker::Contains("Search APIs you can call");
-    Rate => Rate, false, Marker::Contains("How likely is this patch to resolve the issue");
-    Select => Select, true, Marker::Contains("Which candidate is most likely to resolve the issue");
-    ReviewRetry => Review, true, Marker::Contains("Your review could not be read");
-    Review => Review, true, Marker::Contains("\n\nA reproducer test:\n```");
-    Reproducible => Reproducible, true, Marker::Contains("could be run as a standalone script?");
-    PatchRetry => Patch, false, Marker::Contains("Your patch could not be applied: ");
-    PatchAmbiguous => Patch, false, Marker::Contains("Only part of your patch could be applied.");
-    ReviewFeedback => Patch, false, Marker::Contains("A reviewer ran your patch against a reproducer");
-    ValidationFeedback => Patch, false, Marker::Contains("validating it by execution failed");
-    Refine => Patch, false, Marker::Contains("A previous attempt produced this patch");
-    Infill => Patch, false, Marker::Contains(text::INFILL_MASK);
-    RewriteFunction => Patch, false, Marker::Contains("this function is buggy");
-    PatchWithLocations => Patch, false, Marker::Contains("The bug is in the following code:");
-    PatchFromConversation => Patch, false, Marker::Contains("Using everything gathered above, write a patch");
-    ReproducerNoScript => Reproducer, false, Marker::Contains("Your reply has no script in it.");
-    ReproducerFailed => Reproducer, false, Marker::Contains("did not reproduce the issue");
-    ReproducerFeedback => Reproducer, false, Marker::Contains("A reviewer judged your reproducer wrong");
-    Reproducer => Reproducer, false, Marker::Contains("that reproduces this issue. While the bug is present it must fail");
+    ProxyRetry => Proxy, Some(Shape::Proxy), Marker::Contains("Reply again with only a JSON object of the form");
+    Proxy => Proxy, Some(Shape::Proxy), Marker::System("You turn another assistant's notes about a software bug into JSON");
+    DecideAfterNotFound => Decide, None, Marker::Contains("None of the bug locations you gave could be found");
+    DecideAfterUnusable => Decide, None, Marker::Contains("Your answer could not be used: ");
+    Decide => Decide, None, Marker::EndsWith(text::DECIDE);
+    Analyse => Analyse, None, Marker::Is(text::ANALYSE);
+    Search => Search, None, Marker::Contains("Search APIs you can call");
+    Rate => Rate, Some(Shape::Rating), Marker::Contains("How likely is this patch to resolve the issue");
+    Select => Select, Some(Shape::Choice), Marker::Contains("Which candidate is most likely to resolve the issue");
+    ReviewRetry => Review, Some(Shape::Review), Marker::Contains("Your review could not be read");
+    Review => Review, Some(Shape::Review), Marker::Contains("\n\nA reproducer test:\n```");
+    Reproducible => Reproducible, Some(Shape::Reproducible), Marker::Contains("could be run as a standalone script?");
+    PatchRetry => Patch, None, Marker::Contains("Your patch could not be applied: ");
+    PatchAmbiguous => Patch, None, Marker::Contains("Only part of your patch could be applied.");
+    ReviewFeedback => Patch, None, Marker::Contains("A reviewer ran your patch against a reproducer");
+    ValidationFeedback => Patch, None, Marker::Contains("validating it by execution failed");
+    Refine => Patch, None, Marker::Contains("A previous attempt produced this patch");
+    Infill => Patch, None, Marker::Contains(text::INFILL_MASK);
+    RewriteFunction => Patch, None, Marker::Contains("this function is buggy");
+    PatchWithLocations => Patch, None, Marker::Contains("The bug is in the following code:");
+    PatchFromConversation => Patch, None, Marker::Contains("Using everything gathered above, write a patch");
+    ReproducerNoScript => Reproducer, None, Marker::Contains("Your reply has no script in it.");
+    ReproducerFailed => Reproducer, None, Marker::Contains("did not reproduce the issue");
+    ReproducerFeedback => Reproducer, None, Marker::Contains("A reviewer judged your reproducer wrong");
+    Reproducer => Reproducer, None, Marker::Contains("that reproduces this issue. While the bug is present it must fail");
 }
 
 impl PromptKind {
@@ -412,7 +415,10 @@ impl Prompt<'_> {
             if new.first().is_some_and(|m| m.role == Role::System) { Vec::new() } else { history.to_vec() };
         messages.extend(new);
         let request = ChatRequest::new(self.stage(), messages);
-        if self.kind().json_mode() { request.json() } else { request }
+        match self.kind().shape() {
+            Some(shape) => request.constrained(shape.schema()),
+            None => request,
+        }
     }
 }
 

@@ -29,9 +29,34 @@ fn every_stage_is_reached_by_some_kind() {
 fn requests_continue_or_start_a_conversation() {
     let history = vec![Message::system("s"), Message::user("u"), Message::assistant("a")];
     let decide = Prompt::Decide.request(&history);
-    assert_eq!((decide.messages.len(), decide.stage, decide.json_mode), (4, Stage::Decide, false));
+    assert_eq!((decide.messages.len(), decide.stage, decide.schema), (4, Stage::Decide, None));
     let proxy = Prompt::Proxy { answer: "x" }.request(&history);
-    assert_eq!((proxy.messages.len(), proxy.stage, proxy.json_mode), (2, Stage::Proxy, true));
+    assert_eq!((proxy.messages.len(), proxy.stage), (2, Stage::Proxy));
+    assert_eq!(proxy.schema, Some(Shape::Proxy.schema()));
+}
+
+/// The kinds whose answers are read as JSON carry their schema, and no other kind does: the proxy, the reviewer,
+/// the reproducible question, the rating and the selection, never an answer written in words.
+#[test]
+fn the_kinds_read_as_json_carry_their_schema() {
+    let constrained: Vec<(PromptKind, Shape)> = PromptKind::ALL.iter().filter_map(|k| Some((*k, k.shape()?))).collect();
+    let stages: std::collections::BTreeSet<Stage> = constrained.iter().map(|(k, _)| k.stage()).collect();
+    assert_eq!(
+        stages.into_iter().collect::<Vec<_>>(),
+        [Stage::Proxy, Stage::Reproducible, Stage::Review, Stage::Rate, Stage::Select]
+    );
+    for (kind, shape) in constrained {
+        assert!(PromptKind::ALL.iter().filter(|k| k.stage() == kind.stage()).all(|k| k.shape() == Some(shape)));
+    }
+}
+
+/// What a server holding the model to a schema reads: the schema of each JSON answer, as sent in `response_format`.
+#[test]
+fn snapshot_of_the_json_schemas() {
+    for shape in Shape::ALL {
+        let format = shape.schema().response_format();
+        insta::assert_snapshot!(format!("schema_{shape:?}"), serde_json::to_string_pretty(&format).unwrap_or_default());
+    }
 }
 
 /// What the model reads, for every kind of request: a change here is a change to what the model is told.

@@ -139,8 +139,9 @@ pub fn unusable_answer(problem: &str) -> String {
     )
 }
 
-/// The system prompt for the proxy model, which rewrites a free-text answer as JSON (in JSON mode). The API list
-/// comes from [`crate::api::APIS`], so the prompt and the binder never disagree.
+/// The system prompt for the proxy model, which rewrites a free-text answer as JSON (held to its schema where the
+/// server can: [`crate::answers::Shape::Proxy`]). The API list comes from [`crate::api::APIS`], so the prompt and
+/// the binder never disagree.
 pub fn proxy_system() -> String {
     let mut p = String::from(
         "You turn another assistant's notes about a software bug into JSON. The notes may ask for code searches \
@@ -545,7 +546,7 @@ pub fn review_retry() -> String {
 pub fn rate(issue: &str, patch: &str, evidence: &str) -> String {
     format!(
         "<issue>\n{}\n</issue>\n\nCandidate patch:\n```diff\n{}\n```\n{}\nHow likely is this patch to resolve the \
-         issue without breaking anything? Answer with one integer from 0 to 100 and nothing else.",
+         issue without breaking anything? Answer in JSON: {{\"rating\": <an integer from 0 to 100>}}",
         issue.trim(),
         patch.trim_end(),
         evidence.trim()

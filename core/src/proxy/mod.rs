@@ -6,7 +6,7 @@
 //! | read | [`crate::answers::search`] | JSON, calls in prose and labelled locations, with a note of anything unread |
 //! | check | [`mod@validate`] | each call bound to its API ([`crate::call::SearchCall`]), each location cleaned; the problems, for a retry |
 //! | order | [`order`] | arguments written in the wrong order, detected by their kinds and against the index, put right |
-//! | trust | [`trust`] | whether the reading stands, or the proxy model is asked (JSON mode, up to [`MAX_RETRIES`] corrections) |
+//! | trust | [`trust`] | whether the reading stands, or the proxy model is asked (its JSON schema sent, up to [`MAX_RETRIES`] corrections) |
 //!
 //! The requests to the proxy model are [`crate::prompt::Prompt::Proxy`] and [`crate::prompt::Prompt::ProxyRetry`];
 //! the retry loop belongs to the agent.
