@@ -44,7 +44,7 @@ PYTEST_PYTHON = os.path.join(ROOT, "tests", ".venv", "bin", "python3")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import model_servers  # noqa: E402
-from small_model import well_formed  # noqa: E402
+from small_model import read_run, well_formed  # noqa: E402
 
 QWEN_PARTS = 22
 QWEN_VERSION = "0.2.0"
@@ -208,10 +208,7 @@ def run_task(args, server, name):
     done = subprocess.run(command, capture_output=True, text=True)
     seconds = time.monotonic() - started
     try:
-        with open(os.path.join(out, "outcome.json")) as f:
-            outcome = json.load(f)
-        with open(os.path.join(out, "transcript.json")) as f:
-            events = json.load(f)["events"]
+        outcome, events = read_run(out)
         with open(os.path.join(out, "final.diff")) as f:
             diff = f.read()
     except OSError:

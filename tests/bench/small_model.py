@@ -59,6 +59,15 @@ def well_formed(model, following):
     return bool(model.get("answer", "").strip()) and not model.get("cut")
 
 
+def read_run(out):
+    """(outcome.json, the transcript's events) of an `acr run --out OUT`; OSError when the run wrote none."""
+    with open(os.path.join(out, "outcome.json")) as f:
+        outcome = json.load(f)
+    with open(os.path.join(out, "transcript.json")) as f:
+        events = json.load(f)["events"]
+    return outcome, events
+
+
 def one_run(acr, server, args):
     out = tempfile.mkdtemp(prefix="acr-bench-small-")
     command = [acr, "run", DEMO, "--issue", os.path.join(DEMO, "ISSUE.md"), "--endpoint", server["base_url"],
@@ -72,10 +81,7 @@ def one_run(acr, server, args):
     done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seconds = time.monotonic() - started
     try:
-        with open(os.path.join(out, "outcome.json")) as f:
-            outcome = json.load(f)
-        with open(os.path.join(out, "transcript.json")) as f:
-            events = json.load(f)["events"]
+        outcome, events = read_run(out)
     except OSError:
         sys.stderr.write(f"acr run wrote no outcome (exit {done.returncode}):\n{done.stderr[-3000:]}\n")
         sys.exit(1)
