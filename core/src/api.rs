@@ -107,15 +107,16 @@ const LINE: Param =
 pub const DEFAULT_WINDOW: u32 = 10;
 
 /// Most distinct search calls run in one round; the rest of a longer list are not run, and the model is told which
-/// (`proxy::bound`), as a model that lists a hundred calls at once (a small one looping over line numbers)
+/// ([`mod@crate::proxy::bound`]), as a model that lists a hundred calls at once (a small one looping over line numbers)
 /// is not searching any more.
 ///
 /// Taken from AutoCodeRover's recorded GPT-4 run (`../shared/replay`, 300 SWE-bench Lite tasks) so that no recorded
-/// round is cut: of its 1,197 proxy rounds (`proxy/acr-run-1.jsonl`), the calls of the try ACR acted on, read and
-/// deduplicated as the agent reads them, number at most 9 in one round (django-10914, round 1; two rounds have 7,
-/// fourteen 6); the search and decide answers of the agent's conversations (`agent/acr-run-1/`), read the same way,
-/// name no more than that. The cap is that largest round, 9, plus one. `core/tests/call_cap.rs` measures it again
-/// whenever the corpus is present.
+/// round is cut. Of its 1,197 proxy rounds (`proxy/acr-run-1.jsonl`), ACR acted on a try in 841; that try's
+/// `API_calls`, read and deduplicated as the agent reads them (`answers::search::read`, `proxy::validate`), hold at
+/// most 9 calls (django-10914, round 1; then 7 in two rounds, 6 in fourteen, 5 or fewer in the rest). The 1,197
+/// search and decide answers of the recorded conversations (`agent/acr-run-1/`), read the same way without the proxy
+/// model, name at most 7 (scikit-learn-11281, round 0). The cap is the largest round, 9, plus one.
+/// `core/tests/call_cap.rs` measures both again whenever the corpus is present, and fails if a round would be cut.
 pub const MAX_CALLS_PER_ROUND: usize = 10;
 const WINDOW: Param = Param {
     name: "window",

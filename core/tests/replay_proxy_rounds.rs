@@ -90,6 +90,10 @@ impl Names for Everything {
         false
     }
 
+    fn has_file(&self, _: &str) -> bool {
+        true
+    }
+
     fn confirms(&self, _: &Query) -> bool {
         true
     }

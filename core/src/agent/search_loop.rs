@@ -2,15 +2,16 @@
 //!
 //! Each round: the model answers (round 1: which APIs to call; later: the "more context? bug locations?" question);
 //! the answer is read into checked calls and locations, deterministically when the reading can be trusted
-//! ([`crate::proxy::trust`]), otherwise by the proxy model; calls are run and their results shown, followed by a
-//! request for analysis and the next question; locations without calls are resolved through the six tiers, and the
-//! loop ends when at least one resolves. After [`AgentConfig::max_search_rounds`] rounds the agent carries on
-//! without locations, reusing the conversation.
+//! ([`crate::proxy::trust`]), otherwise by the proxy model; calls are bounded ([`mod@crate::proxy::bound`]: each
+//! once, none that names nothing in the repository, at most [`crate::api::MAX_CALLS_PER_ROUND`]), run, and their
+//! results shown with a note of those not run, followed by a request for analysis and the next question; locations
+//! without calls are resolved through the six tiers, and the loop ends when at least one resolves. After
+//! [`AgentConfig::max_search_rounds`] rounds the agent carries on without locations, reusing the conversation.
 //!
 //! With [`AgentConfig::tools`] the APIs are also offered as chat-completions tools. Tool calls need no reading: each
-//! is checked against the API table, run, and answered with a `tool` message (its result, or what was wrong with it),
-//! and the analysis follows as in prose. An answer without tool calls (the bug locations, or calls written in text)
-//! is read as above.
+//! is checked against the API table, bounded as above, run, and answered with a `tool` message (its result, what was
+//! wrong with it, or why it was not run), and the analysis follows as in prose. An answer without tool calls (the bug
+//! locations, or calls written in text) is read as above.
 //!
 //! [`AgentConfig::max_search_rounds`]: super::AgentConfig::max_search_rounds
 //! [`AgentConfig::tools`]: super::AgentConfig::tools
@@ -21,7 +22,7 @@ use crate::call::SearchCall;
 use crate::llm::{Llm, Message, ToolCall, tools};
 use crate::locate::{self, BugLocation, Context};
 use crate::prompt::{Prompt, text as prompt_text};
-use crate::proxy::{self, MAX_RETRIES, Validated};
+use crate::proxy::{self, Fate, MAX_RETRIES, NotRun, Validated};
 use crate::runner::Runner;
 use crate::search::Searcher;
 
@@ -40,9 +41,13 @@ pub struct Found {
 /// The request that ends the next round.
 enum Next {
     Decide,
-    Unusable,
+    /// The answer gave nothing to act on, for this reason.
+    Unusable(String),
     NotFound(Vec<String>),
 }
+
+/// Why an answer from which nothing could be read is unusable.
+const NOTHING_READ: &str = "no search calls or bug locations could be read from it.";
 
 /// Runs the search loop. `trace` is what a reproducer printed on the original program, when one ran first.
 pub async fn run<L: Llm, R: Runner>(
@@ -57,16 +62,19 @@ pub async fn run<L: Llm, R: Runner>(
         let prompt = match &next {
             None => Prompt::Search { issue, language: agent.repo.language(), trace },
             Some(Next::Decide) => Prompt::Decide,
-            Some(Next::Unusable) => {
-                Prompt::DecideAfterUnusable { problem: "no search calls or bug locations could be read from it." }
-            }
+            Some(Next::Unusable(problem)) => Prompt::DecideAfterUnusable { problem },
             Some(Next::NotFound(reasons)) => Prompt::DecideAfterNotFound { reasons },
         };
         let reply = agent.converse_offering(&mut conversation, &prompt, true).await?;
         if !reply.tool_calls.is_empty() {
             if answer_tool_calls(agent, round, &mut conversation, &reply.tool_calls) > 0 {
-                let analysis =
-                    agent.converse_offering(&mut conversation, &Prompt::Analyse { results: &[] }, true).await?;
+                let analysis = agent
+                    .converse_offering(
+                        &mut conversation,
+                        &Prompt::Analyse { results: &[], not_run: &NotRun::default() },
+                        true,
+                    )
+                    .await?;
                 // A model may search again while analysing; those calls are answered too, before the next question.
                 answer_tool_calls(agent, round, &mut conversation, &analysis.tool_calls);
             }
@@ -75,15 +83,27 @@ pub async fn run<L: Llm, R: Runner>(
         }
 
         let Some(validated) = proxy_answer(agent, round, &reply.text).await? else {
-            next = Some(Next::Unusable);
+            next = Some(Next::Unusable(NOTHING_READ.to_string()));
             continue;
         };
 
         if !validated.calls.is_empty() {
-            let results = run_calls(agent, round, &validated.calls);
-            agent.converse(&mut conversation, &Prompt::Analyse { results: &results }).await?;
-            next = Some(Next::Decide);
-            continue;
+            let fates = proxy::bound(&validated.calls, &*agent.index.clone());
+            let not_run = NotRun::of(&validated.calls, &fates);
+            note_not_run(agent, &not_run);
+            let calls = proxy::bound::running(&validated.calls, &fates);
+            if !calls.is_empty() {
+                let results = run_calls(agent, round, &calls);
+                agent.converse(&mut conversation, &Prompt::Analyse { results: &results, not_run: &not_run }).await?;
+                next = Some(Next::Decide);
+                continue;
+            }
+            // Nothing it asked for can run: the locations it gave, if any, are looked for; otherwise it hears why.
+            if validated.locations.is_empty() {
+                let why = prompt_text::calls_not_run(&not_run).unwrap_or_default();
+                next = Some(Next::Unusable(format!("none of its search calls was run. {}", why.trim())));
+                continue;
+            }
         }
 
         let (found, context, not_found) = resolve_locations(agent, &validated);
@@ -156,6 +176,23 @@ fn emit_proxy<L: Llm, R: Runner>(
     });
 }
 
+/// Records the calls of a round that were not run, and why.
+fn note_not_run<L: Llm, R: Runner>(agent: &mut Agent<L, R>, not_run: &NotRun) {
+    let (nothing, over) = (not_run.names_nothing.len(), not_run.over_cap.len());
+    if nothing + over == 0 {
+        return;
+    }
+    let first =
+        |calls: &[crate::call::SearchCall]| calls.first().map(|c| format!(" (the first: `{c}`)")).unwrap_or_default();
+    agent.note(format!(
+        "of the search calls asked for, {nothing} name nothing in the repository{} and {over} are over the round's cap \
+         of {}{}; they were not run",
+        first(&not_run.names_nothing),
+        crate::api::MAX_CALLS_PER_ROUND,
+        first(&not_run.over_cap)
+    ));
+}
+
 /// Runs every call, recording each; returns (call, output) pairs for the model.
 fn run_calls<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
@@ -172,8 +209,8 @@ fn run_call<L: Llm, R: Runner>(agent: &mut Agent<L, R>, round: usize, call: &Sea
     out.text
 }
 
-/// Answers each tool call with a `tool` message: the call's result, or what is wrong with it. Returns how many calls
-/// were run.
+/// Answers each tool call with a `tool` message: the call's result, what is wrong with it, or why it was not run
+/// ([`proxy::bound()`]). Returns how many calls were run.
 fn answer_tool_calls<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     round: usize,
@@ -185,6 +222,9 @@ fn answer_tool_calls<L: Llm, R: Runner>(
     }
     let checked: Vec<Result<SearchCall, String>> = tool_calls.iter().map(ToolCall::search_call).collect();
     let calls: Vec<SearchCall> = checked.iter().filter_map(|c| c.as_ref().ok().cloned()).collect();
+    let fates = proxy::bound(&calls, &*agent.index.clone());
+    note_not_run(agent, &NotRun::of(&calls, &fates));
+    let mut fates = fates.into_iter();
     let problems = tool_calls
         .iter()
         .zip(&checked)
@@ -198,17 +238,22 @@ fn answer_tool_calls<L: Llm, R: Runner>(
         problems,
         notes: Vec::new(),
     });
+    let mut ran = 0;
     for (tool_call, checked) in tool_calls.iter().zip(checked) {
         let content = match checked {
-            Ok(call) => {
-                let output = run_call(agent, round, &call);
-                prompt_text::call_results(&[(call, output)])
-            }
+            Ok(call) => match prompt_text::tool_call_not_run(fates.next().unwrap_or(Fate::Run)) {
+                Some(why) => why,
+                None => {
+                    ran += 1;
+                    let output = run_call(agent, round, &call);
+                    prompt_text::call_results(&[(call, output)])
+                }
+            },
             Err(problem) => prompt_text::tool_call_failed(&tool_call.name, &problem),
         };
         conversation.push(Message::tool(tool_call.id.clone(), content));
     }
-    calls.len()
+    ran
 }
 
 /// Resolves every requested location; returns the code found, the context that comes with it, and, for the rest,

@@ -864,11 +864,6 @@ fn constrained(outcome: &Outcome) -> Vec<(Stage, bool)> {
         .collect()
 }
 
-fn notes(outcome: &Outcome) -> Vec<&str> {
-    let events = outcome.transcript.events.iter();
-    events.filter_map(|e| if let Event::Note { text } = e { Some(text.as_str()) } else { None }).collect()
-}
-
 /// The proxy's requests carry the schema of its JSON, and no request answered in words does; the transcript says
 /// which answers were constrained. A server that says it holds models to schemas is named so in a note.
 #[test]
@@ -886,7 +881,7 @@ fn answers_read_as_json_are_asked_for_with_their_schema() {
         ];
         assert_eq!(*server.asked.borrow(), expected, "{says:?}");
         assert_eq!(constrained(&outcome), expected, "{says:?}: the transcript says which were constrained");
-        let named = notes(&outcome).iter().any(|n| n.contains("holds the model to a JSON schema"));
+        let named = notes_of(&outcome).iter().any(|n| n.contains("holds the model to a JSON schema"));
         assert_eq!(named, says == Some(true), "{says:?}");
     }
 }
@@ -903,9 +898,9 @@ fn a_server_refusing_schemas_is_asked_for_json_in_words_from_then_on() {
     assert_eq!(asked.iter().filter(|(_, schema)| *schema).count(), 2, "refused twice, never sent again: {asked:?}");
     assert_eq!(asked[1..4], [(Stage::Proxy, true), (Stage::Proxy, true), (Stage::Proxy, false)], "at once");
     assert!(constrained(&outcome).iter().all(|(_, c)| !c));
-    let refusals: Vec<&str> = notes(&outcome).into_iter().filter(|n| n.contains("refused a JSON schema")).collect();
-    let dropped: Vec<&str> =
-        notes(&outcome).into_iter().filter(|n| n.contains("does not take a JSON schema")).collect();
+    let notes = notes_of(&outcome);
+    let refusals: Vec<&String> = notes.iter().filter(|n| n.contains("refused a JSON schema")).collect();
+    let dropped: Vec<&String> = notes.iter().filter(|n| n.contains("does not take a JSON schema")).collect();
     assert_eq!((refusals.len(), dropped.len()), (1, 1), "{refusals:?} {dropped:?}");
     assert!(dropped[0].contains("HTTP 400"), "{dropped:?}");
     assert_eq!(outcome.transcript.model_calls, 6, "the refusals are not calls of the run");
@@ -914,12 +909,114 @@ fn a_server_refusing_schemas_is_asked_for_json_in_words_from_then_on() {
     let outcome = server.run();
     let proxies: Vec<(Stage, bool)> = constrained(&outcome).into_iter().filter(|(s, _)| *s == Stage::Proxy).collect();
     assert_eq!(proxies, [(Stage::Proxy, true), (Stage::Proxy, true)], "constrained without the bounds");
-    assert!(notes(&outcome).iter().all(|n| !n.contains("does not take a JSON schema")));
+    assert!(notes_of(&outcome).iter().all(|n| !n.contains("does not take a JSON schema")));
 
     let server = Schemas::new(Some(false), Takes::All);
     let outcome = server.run();
     assert!(server.asked.borrow().iter().all(|(_, schema)| !schema));
-    assert!(notes(&outcome).iter().all(|n| !n.contains("JSON schema")));
+    assert!(notes_of(&outcome).iter().all(|n| !n.contains("JSON schema")));
+}
+
+/// A scripted model that keeps every request it is sent.
+struct Recorder {
+    model: ScriptedModel,
+    requests: RefCell<Vec<ChatRequest>>,
+}
+
+impl Llm for Recorder {
+    async fn chat(&self, request: &ChatRequest) -> Result<crate::llm::ChatResponse, LlmError> {
+        self.requests.borrow_mut().push(request.clone());
+        self.model.chat(request).await
+    }
+}
+
+impl Recorder {
+    fn run(script: Script, config: AgentConfig) -> (Outcome, Vec<ChatRequest>) {
+        let (repo, index) = workspace();
+        let model = Recorder { model: ScriptedModel::new(script), requests: RefCell::default() };
+        let outcome = pollster::block_on(Agent::<_, NoRunner>::new(repo, index, &model, None, config).run(ISSUE));
+        (outcome.unwrap(), model.requests.into_inner())
+    }
+}
+
+/// The calls a run searched with, in order.
+fn searched(outcome: &Outcome) -> Vec<String> {
+    let events = outcome.transcript.events.iter();
+    events.filter_map(|e| if let Event::Search { call, .. } = e { Some(call.to_string()) } else { None }).collect()
+}
+
+/// A model that lists 126 calls at once, as Qwen2.5-Coder-1.5B did (`search_code_in_file("116", "Square.py")`,
+/// `("117", ...)`, ...), with a call on a file the repository does not have and a repeat: each distinct call that
+/// names something runs once, ten at most, in the order given, and the model reads which were not run and why.
+#[test]
+fn a_round_of_126_calls_runs_ten_and_says_which_were_not_run() {
+    let mut calls =
+        vec![r#"search_class(\"Cart\")"#.to_string(), r#"search_code_in_file(\"116\", \"Square.py\")"#.into()];
+    calls.extend((117..241).map(|n| format!(r#"search_code_in_file(\"{n}\", \"cart.py\")"#)));
+    calls.push(calls[0].clone());
+    let list = calls.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+    let script = Script::default()
+        .answer(Stage::Search, format!(r#"{{"API_calls": [{list}], "bug_locations": []}}"#))
+        .answer(Stage::Analyse, "Nothing but the class.")
+        .answer(Stage::Decide, LOCATION_JSON)
+        .answer(Stage::Patch, GOOD_PATCH);
+    let (outcome, requests) = Recorder::run(script, AgentConfig::default());
+    assert!(outcome.status.is_applicable(), "{}", outcome.reason);
+    let searched = searched(&outcome);
+    assert_eq!(searched.len(), crate::api::MAX_CALLS_PER_ROUND, "{searched:?}");
+    assert_eq!(searched[..2], ["search_class(\"Cart\")", "search_code_in_file(\"117\", \"cart.py\")"]);
+    let analyse = requests.iter().find(|r| r.stage == Stage::Analyse).expect("an analysis");
+    let results = &analyse.messages[analyse.messages.len() - 2].content;
+    assert_eq!(results.matches("Result of ").count(), crate::api::MAX_CALLS_PER_ROUND, "{results}");
+    assert!(results.contains("- `search_code_in_file(\"116\", \"Square.py\")`: no file, class or method"), "{results}");
+    assert!(results.contains("`search_code_in_file(\"126\", \"cart.py\")`"), "the first over the cap: {results}");
+    assert!(results.contains("and 110 more: at most 10 calls are run in a round"), "{results}");
+    assert!(!results.contains("more than once"), "the reading already ran a repeated call once: {results}");
+    let notes = notes_of(&outcome);
+    assert!(
+        notes.iter().any(|n| n.contains("1 name nothing") && n.contains("115 are over the round's cap")),
+        "{notes:?}"
+    );
+}
+
+/// An answer whose every call names nothing in the repository runs none, and the model hears why; its next answer
+/// is read as usual.
+#[test]
+fn calls_that_name_nothing_are_not_run_and_the_model_hears_why() {
+    let script = Script::default()
+        .answer(Stage::Search, "search_code_in_file(\"116\", \"Square.py\")\nsearch_class(\"Circle\")")
+        .answer(Stage::Decide, LOCATION_JSON)
+        .answer(Stage::Patch, GOOD_PATCH);
+    let (outcome, requests) = Recorder::run(script, AgentConfig::default());
+    assert!(outcome.status.is_applicable(), "{}", outcome.reason);
+    assert!(searched(&outcome).is_empty(), "nothing ran: {:?}", searched(&outcome));
+    let decide = requests.iter().find(|r| r.stage == Stage::Decide).expect("asked again");
+    let told = &decide.messages.last().unwrap().content;
+    assert!(told.starts_with("Your answer could not be used: none of its search calls was run."), "{told}");
+    assert!(told.contains("`search_class(\"Circle\")`"), "{told}");
+}
+
+/// Offered as tools, the calls are bounded the same way, and every call is still answered by a `tool` message: a
+/// repeat is pointed to the first, a call that names nothing is told why.
+#[test]
+fn tool_calls_are_bounded_and_each_is_answered() {
+    let script = search_script().answer(Stage::Patch, GOOD_PATCH);
+    let mut script = script;
+    script.answers.insert(
+        Stage::Search,
+        vec!["search_class(\"Cart\")\nsearch_class(\"Circle\")\nsearch_class(\"Cart\")".to_string()],
+    );
+    let config = AgentConfig { tools: true, overall_retries: 1, ..AgentConfig::default() };
+    let (outcome, requests) = Recorder::run(script, config);
+    assert!(outcome.status.is_applicable(), "{}", outcome.reason);
+    assert_eq!(searched(&outcome), ["search_class(\"Cart\")"]);
+    let analyse = requests.iter().find(|r| r.stage == Stage::Analyse).expect("an analysis");
+    let answers: Vec<&str> =
+        analyse.messages.iter().filter(|m| m.role == crate::llm::Role::Tool).map(|m| m.content.as_str()).collect();
+    assert_eq!(answers.len(), 3, "every call answered: {answers:?}");
+    assert!(answers[0].starts_with("Result of search_class(\"Cart\")"), "{answers:?}");
+    assert!(answers[1].starts_with("Not run: no file, class or method"), "{answers:?}");
+    assert!(answers[2].starts_with("The same call was made earlier"), "{answers:?}");
 }
 
 /// A server in front of a scripted model that misbehaves on chosen calls, as real servers with small models do: a

@@ -30,7 +30,7 @@ use crate::language::Language;
 use crate::llm::{ChatRequest, Message, Role, Stage};
 use crate::locate::{BugLocation, Context};
 use crate::patch::EditFormat;
-use crate::proxy::Problem;
+use crate::proxy::{NotRun, Problem};
 use crate::runner::RunOutcome;
 
 /// One request of the agent, with what it needs to be written.
@@ -49,6 +49,8 @@ pub enum Prompt<'a> {
     Analyse {
         /// Each call run and the text it returned; empty when the results were given as answers to tool calls.
         results: &'a [(SearchCall, String)],
+        /// The calls of the round that were not run, and why ([`mod@crate::proxy::bound`]).
+        not_run: &'a NotRun,
     },
     /// Ask: more context, or bug locations?
     Decide,
@@ -358,9 +360,13 @@ impl Prompt<'_> {
                 vec![Message::system(text::search_system(language)), Message::user(text::search_start(issue, trace))]
             }
             // With no results given, they are already in the conversation (as the answers to tool calls).
-            Prompt::Analyse { results: [] } => user(text::ANALYSE.to_string()),
-            Prompt::Analyse { results } => {
-                vec![Message::user(text::call_results(results)), Message::user(text::ANALYSE)]
+            Prompt::Analyse { results: [], .. } => user(text::ANALYSE.to_string()),
+            Prompt::Analyse { results, not_run } => {
+                let mut shown = text::call_results(results);
+                if let Some(note) = text::calls_not_run(not_run) {
+                    shown.push_str(&note);
+                }
+                vec![Message::user(shown), Message::user(text::ANALYSE)]
             }
             Prompt::Decide => user(text::DECIDE.to_string()),
             Prompt::DecideAfterUnusable { problem } => {
@@ -466,6 +472,11 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
         "Found 1 methods with name total in class Cart.\nSearch result 1: <file>shop/cart.py</file> <class>Cart</class> <func>total</func>\n<code>\n12     def total(self):\n</code>".to_string(),
     )];
     let not_found = ["No code matches the bug location file `shop/basket.py`.".to_string()];
+    let not_run = NotRun {
+        names_nothing: vec![SearchCall::SearchCodeInFile { code_str: "116".into(), file_name: "Square.py".into() }],
+        over_cap: Vec::new(),
+        repeats: 0,
+    };
     let problems = [Problem::Empty];
     let failed = RunOutcome {
         exit_code: Some(1),
@@ -480,7 +491,7 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
     let prompt = |kind: PromptKind| -> Prompt<'_> {
         match kind {
             PromptKind::Search => Prompt::Search { issue, language, trace: Some(&failed.stderr) },
-            PromptKind::Analyse => Prompt::Analyse { results: &results },
+            PromptKind::Analyse => Prompt::Analyse { results: &results, not_run: &not_run },
             PromptKind::Decide => Prompt::Decide,
             PromptKind::DecideAfterUnusable => {
                 Prompt::DecideAfterUnusable { problem: "no search calls or bug locations could be read from it." }

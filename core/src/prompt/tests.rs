@@ -172,3 +172,21 @@ fn snapshot_of_every_edit_format() {
         insta::assert_snapshot!(format!("edit_format_{}", format.name().replace('-', "_")), rendered.join("\n\n"));
     }
 }
+
+/// What the model reads of the calls of a round that were not run: in the results (a long list, over the cap, with
+/// a call that names nothing and repeats), and as the answers to tool calls.
+#[test]
+fn snapshot_of_the_calls_not_run() {
+    let call = |n: usize| SearchCall::SearchCodeInFile { code_str: n.to_string(), file_name: "square.py".into() };
+    let not_run = crate::proxy::NotRun {
+        names_nothing: vec![SearchCall::SearchClass { class_name: "Circle".into() }],
+        over_cap: (126..242).map(call).collect(),
+        repeats: 3,
+    };
+    insta::assert_snapshot!("calls_not_run", text::calls_not_run(&not_run).unwrap_or_default());
+    assert_eq!(text::calls_not_run(&crate::proxy::NotRun::default()), None);
+    let fates = [crate::proxy::Fate::Repeat, crate::proxy::Fate::NamesNothing, crate::proxy::Fate::OverCap];
+    let tool_answers: Vec<String> = fates.iter().filter_map(|f| text::tool_call_not_run(*f)).collect();
+    assert_eq!(text::tool_call_not_run(crate::proxy::Fate::Run), None);
+    insta::assert_snapshot!("tool_calls_not_run", tool_answers.join("\n\n"));
+}

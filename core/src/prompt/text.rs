@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::api::APIS;
+use crate::api::{APIS, MAX_CALLS_PER_ROUND};
 use crate::call::SearchCall;
 use crate::language::Language;
 #[cfg(feature = "java")]
@@ -14,7 +14,7 @@ pub use crate::language::junit_reproducer;
 pub use crate::language::{PRINT_STACKTRACE, script_reproducer};
 use crate::locate::{BugLocation, Context, ContextKind};
 use crate::patch::EditFormat;
-use crate::proxy::Problem;
+use crate::proxy::{Fate, NotRun, Problem};
 use crate::runner::RunOutcome;
 
 /// The system message of the context-retrieval conversation.
@@ -77,6 +77,54 @@ pub fn call_results(results: &[(SearchCall, String)]) -> String {
         let _ = write!(s, "Result of {call}:\n\n{}\n\n", output.trim_end());
     }
     s
+}
+
+/// Most calls listed by name in a note of calls not run; the rest are counted.
+const LISTED: usize = 5;
+
+/// Tells the model which of its calls were not run and why ([`mod@crate::proxy::bound`]), after the results of those
+/// that were; `None` when all ran.
+pub fn calls_not_run(not_run: &NotRun) -> Option<String> {
+    let listed = |calls: &[SearchCall]| {
+        let mut list: Vec<String> = calls.iter().take(LISTED).map(|c| format!("`{c}`")).collect();
+        if calls.len() > LISTED {
+            list.push(format!("and {} more", calls.len() - LISTED));
+        }
+        list.join(", ")
+    };
+    let mut notes = Vec::new();
+    if !not_run.names_nothing.is_empty() {
+        notes.push(format!(
+            "- {}: no file, class or method named there is in this repository. Search for names that appear in the \
+             issue or in earlier results.",
+            listed(&not_run.names_nothing)
+        ));
+    }
+    if !not_run.over_cap.is_empty() {
+        notes.push(format!(
+            "- {}: at most {MAX_CALLS_PER_ROUND} calls are run in a round. Ask again for those you still need, the \
+             most useful first.",
+            listed(&not_run.over_cap)
+        ));
+    }
+    if not_run.repeats > 0 {
+        notes.push("- calls given more than once were run once.".to_string());
+    }
+    (!notes.is_empty()).then(|| format!("[Some of the calls were not run:\n{}]\n\n", notes.join("\n")))
+}
+
+/// Answers a tool call that was not run, with why ([`crate::proxy::Fate`]); `None` for one that runs.
+pub fn tool_call_not_run(fate: Fate) -> Option<String> {
+    Some(match fate {
+        Fate::Run => return None,
+        Fate::Repeat => "The same call was made earlier in this turn; its result is there.".to_string(),
+        Fate::NamesNothing => "Not run: no file, class or method named there is in this repository. Search for \
+                               names that appear in the issue or in earlier results."
+            .to_string(),
+        Fate::OverCap => format!(
+            "Not run: at most {MAX_CALLS_PER_ROUND} calls are run in a round. Call it again if you still need it."
+        ),
+    })
 }
 
 /// The calls whose results a message holds, when it is a [`call_results`] message.

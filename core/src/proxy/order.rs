@@ -26,6 +26,9 @@ pub trait Names {
     fn is_callable(&self, name: &str) -> bool;
     /// Whether the class defines a method of this name.
     fn class_has(&self, class: &str, method: &str) -> bool;
+    /// Whether a file name means some indexed file, as the searcher reads file names (the [`crate::paths`] policy,
+    /// to its last resort).
+    fn has_file(&self, name: &str) -> bool;
     /// Whether a bug location names real code, each of its parts in one place: the file is one indexed file, the
     /// class is defined (in that file, when one is given), the method is defined (in that class and file, when they
     /// are given). A name the index does not hold, or a file name that fits several files, is not confirmed.
@@ -43,6 +46,11 @@ impl Names for Index {
 
     fn class_has(&self, class: &str, method: &str) -> bool {
         self.class_key(class).and_then(|key| self.class_methods.get(key)).is_some_and(|m| m.contains_key(method))
+    }
+
+    fn has_file(&self, name: &str) -> bool {
+        let all: Vec<&str> = self.files.iter().map(|f| f.path.as_str()).collect();
+        paths::find(&all, name).is_ok()
     }
 
     fn confirms(&self, location: &Query) -> bool {
