@@ -8,6 +8,43 @@
 //! [`crate::language::junit`]) is reproduced by them: the tests that fail on the original program are the bug, as in APR-MCTS,
 //! and no test is written. When they all pass, the model is asked for a test (Java: a JUnit class,
 //! `AcrReproducerTest.java`) that fails, run with them by the same harness.
+//!
+//! # A reproducer that does not reproduce
+//!
+//! AutoCodeRover's test agent (`app/agents/agent_reproducer.py`, with `ReproResult` in `app/data_structures.py`
+//! and the callers in `app/inference.py` and `app/api/review_manage.py`, at commit 3536ac29) handles it this way,
+//! and so does this module:
+//!
+//! 1. **Is there an example at all?** The model is asked, in JSON, whether the issue holds a reproducible example;
+//!    an answer that is not JSON with a boolean is asked for again, three tries in all. No example: no reproducer,
+//!    and the run goes on without one. Here: [`REPRODUCIBLE_TRIES`] tries, the answer held to its JSON schema where
+//!    the server can; an answer still unreadable after them counts as no example.
+//! 2. **Reproduced** means the script exited with a code other than 0 and its standard error holds
+//!    `AssertionError` (a time-out counts as exit -1, with "Test execution timeout." as its error). A script that
+//!    exits 0 on the buggy program, or fails some other way, did not reproduce the issue. Here:
+//!    [`RunOutcome::reproduces_bug`], which also takes the Java harness's count of failed tests.
+//! 3. **Three attempts.** After a script that did not reproduce, the model is told so, with the exit code and what
+//!    the script printed on standard output and standard error, and asked for the script again. Each new attempt
+//!    starts a fresh conversation that holds the issue, the request, the *last* attempt and its feedback only
+//!    (`num_feedbacks=1`), not every earlier attempt. Here: [`AgentConfig::reproducer_attempts`] (3), each retry
+//!    the request, the last answer and [`Prompt::ReproducerFailed`] (the exit code, whether the time limit stopped
+//!    it, the ends of stdout and stderr).
+//! 4. An answer with no script in it (ACR wants exactly one code block) uses up its attempt; ACR says nothing
+//!    about it and asks again as before. Here the model is told the script is missing
+//!    ([`Prompt::ReproducerNoScript`]), with the same three attempts.
+//! 5. **When every attempt fails,** ACR gives up on reproduction: the search gets no stack trace, and the patch is
+//!    written without the reviewer (`write_patch_iterative`), so nothing is validated by execution. Here the same,
+//!    and a note says so.
+//! 6. A rewrite the reviewer asks for (its test judged wrong) gets three attempts too, each asked the same way: the
+//!    test the reviewer judged and its advice (ACR shows the last test that reproduced with its feedback, so a
+//!    rewrite that failed is not shown). When none reproduces, ACR ends the review, and so does [`super::review`].
+//!    A rewrite that reproduces becomes the test, and the conversation behind it holds the request and it alone.
+//!
+//! ACR has a rule for every way a written reproducer fails to reproduce, so there is no case here of asking once
+//! more beyond its attempts. Its rules are Python's; the JUnit test a Java repository's model writes goes through
+//! the same ones.
+//!
+//! [`AgentConfig::reproducer_attempts`]: super::AgentConfig::reproducer_attempts
 
 use super::{Agent, AgentError, Event, Phase, RunPurpose};
 use crate::answers;
@@ -72,6 +109,10 @@ impl Reproduction {
     }
 }
 
+/// How many times the model is asked whether the issue has a reproducible example while its answer cannot be read
+/// (AutoCodeRover's three tries).
+pub const REPRODUCIBLE_TRIES: usize = 3;
+
 /// Writes and runs a reproducer, when a runner is configured. With `ask_first`, the model is first asked whether the
 /// issue has a reproducible example at all. `None` when there is no runner, no example, or no script showed the bug.
 pub async fn run<L: Llm, R: Runner>(
@@ -92,10 +133,27 @@ pub async fn run<L: Llm, R: Runner>(
         }
     }
     if ask_first {
-        let answer = agent.ask(&Prompt::Reproducible { issue }).await?;
-        if answers::yes_no(&answer, "reproducible") != Some(true) {
-            agent.note("the issue has no reproducible example; the patch will not be reviewed by execution");
-            return Ok(None);
+        let mut reproducible = None;
+        for _ in 0..REPRODUCIBLE_TRIES {
+            let answer = agent.ask(&Prompt::Reproducible { issue }).await?;
+            reproducible = answers::yes_no(&answer, "reproducible");
+            if reproducible.is_some() {
+                break;
+            }
+        }
+        match reproducible {
+            Some(true) => {}
+            Some(false) => {
+                agent.note("the issue has no reproducible example; the patch will not be reviewed by execution");
+                return Ok(None);
+            }
+            None => {
+                agent.note(format!(
+                    "whether the issue has a reproducible example could not be read from {REPRODUCIBLE_TRIES} answers; \
+                     the run goes on as without one, and the patch will not be reviewed by execution"
+                ));
+                return Ok(None);
+            }
         }
     }
     let mut conversation = Vec::new();
@@ -172,8 +230,10 @@ async fn project_tests<L: Llm, R: Runner>(
     Ok(Tests::Broken)
 }
 
-/// Asks for a reproducer until one fails with an `AssertionError` on the original program. The conversation starts
-/// with the reproducer request, or continues with `feedback` from a reviewer.
+/// Asks for a reproducer until one fails with an `AssertionError` on the original program, within
+/// [`super::AgentConfig::reproducer_attempts`]. The conversation starts with the reproducer request, or continues with
+/// `feedback` from a reviewer; each later attempt holds the request, the last answer and what was wrong with it, as
+/// AutoCodeRover's do (see the module's account).
 pub(super) async fn write<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     issue: &str,
@@ -181,16 +241,21 @@ pub(super) async fn write<L: Llm, R: Runner>(
     feedback: Option<Prompt<'_>>,
 ) -> Result<Option<(String, RunOutcome)>, AgentError> {
     let language = agent.repo.language();
+    // A reviewer's rewrite is asked the same way every time, from the test it judged (a failed rewrite is left out).
+    let judged = feedback.map(|advice| (messages.clone(), advice));
     let mut failed: Option<RunOutcome> = None;
     let mut no_script = false;
-    let mut feedback = feedback;
     for _ in 0..agent.config.reproducer_attempts.max(1) {
-        let prompt = match (&failed, feedback.take()) {
-            (_, Some(f)) => f,
-            (Some(outcome), None) => Prompt::ReproducerFailed { outcome, language },
-            (None, None) if no_script || !messages.is_empty() => Prompt::ReproducerNoScript { language },
+        let prompt = match (&judged, &failed) {
+            (Some((test, advice)), _) => {
+                messages.clone_from(test);
+                advice.clone()
+            }
+            (None, Some(outcome)) => Prompt::ReproducerFailed { outcome, language },
+            (None, None) if no_script => Prompt::ReproducerNoScript { language },
             (None, None) => Prompt::Reproducer { issue, language },
         };
+        keep_the_last_attempt(messages);
         let answer = agent.converse(messages, &prompt).await?;
         failed = None;
         let Some(script) = answers::code_block(&answer, language) else {
@@ -205,9 +270,20 @@ pub(super) async fn write<L: Llm, R: Runner>(
             return Ok(None);
         };
         if outcome.reproduces_bug() {
+            keep_the_last_attempt(messages);
             return Ok(Some((script, outcome)));
         }
         failed = Some(outcome);
     }
     Ok(None)
+}
+
+/// Leaves a reproducer's conversation at its request and the last answer: earlier attempts and what was said of them
+/// are left out, as AutoCodeRover shows a new attempt only the last one.
+fn keep_the_last_attempt(messages: &mut Vec<Message>) {
+    if messages.len() > 2 {
+        let last = messages.pop().filter(|m| m.role == crate::llm::Role::Assistant);
+        messages.truncate(1);
+        messages.extend(last);
+    }
 }

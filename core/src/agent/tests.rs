@@ -932,9 +932,13 @@ impl Llm for Recorder {
 
 impl Recorder {
     fn run(script: Script, config: AgentConfig) -> (Outcome, Vec<ChatRequest>) {
+        Recorder::run_with::<NoRunner>(script, None, config)
+    }
+
+    fn run_with<R: Runner>(script: Script, runner: Option<R>, config: AgentConfig) -> (Outcome, Vec<ChatRequest>) {
         let (repo, index) = workspace();
         let model = Recorder { model: ScriptedModel::new(script), requests: RefCell::default() };
-        let outcome = pollster::block_on(Agent::<_, NoRunner>::new(repo, index, &model, None, config).run(ISSUE));
+        let outcome = pollster::block_on(Agent::new(repo, index, &model, runner, config).run(ISSUE));
         (outcome.unwrap(), model.requests.into_inner())
     }
 }
@@ -1017,6 +1021,135 @@ fn tool_calls_are_bounded_and_each_is_answered() {
     assert!(answers[0].starts_with("Result of search_class(\"Cart\")"), "{answers:?}");
     assert!(answers[1].starts_with("Not run: no file, class or method"), "{answers:?}");
     assert!(answers[2].starts_with("The same call was made earlier"), "{answers:?}");
+}
+
+/// A runner on which a reproducer that asserts reproduces the bug (until the patch multiplies by the units), and one
+/// that does not assert runs to the end: it exits 0 and prints its first line.
+struct Asserting;
+
+impl Runner for Asserting {
+    async fn run(&self, request: &crate::runner::RunRequest) -> Result<RunOutcome, crate::runner::RunError> {
+        let script = request.files.get("reproducer.py").map(String::as_str).unwrap_or_default();
+        let fixed = request.patch.contains("* units");
+        Ok(if !script.contains("assert") {
+            RunOutcome {
+                exit_code: Some(0),
+                stdout: format!("printed {}\n", script.lines().next().unwrap_or("")),
+                ..RunOutcome::default()
+            }
+        } else if fixed {
+            RunOutcome { exit_code: Some(0), ..RunOutcome::default() }
+        } else {
+            RunOutcome { exit_code: Some(1), stderr: "AssertionError: 50 != 150".into(), ..RunOutcome::default() }
+        })
+    }
+}
+
+const PRINTS: &str = "```python\nprint(Cart().total())\n```";
+const PRINTS_AGAIN: &str = "```python\nprint('the total is', Cart().total())\n```";
+const ASSERTS: &str = "```python\nfrom shop.cart import Cart\nassert Cart().total() == 150\n```";
+
+/// The reproducer requests of a run: each request's messages, as text.
+fn reproducer_requests(requests: &[ChatRequest]) -> Vec<Vec<String>> {
+    let reproducer = requests.iter().filter(|r| r.stage == Stage::Reproducer);
+    reproducer.map(|r| r.messages.iter().map(|m| m.content.clone()).collect()).collect()
+}
+
+/// As AutoCodeRover does: a reproducer that exits 0 on the buggy program did not reproduce the issue; the model is
+/// told so with what it printed and asked again, each time in a conversation that holds the request and the last
+/// attempt only; the one that fails with an AssertionError is kept, its trace goes to the search, and the patch is
+/// reviewed by running it.
+#[test]
+fn a_reproducer_that_does_not_reproduce_is_asked_again_with_what_it_printed() {
+    let script = search_script()
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, PRINTS)
+        .answer(Stage::Reproducer, PRINTS_AGAIN)
+        .answer(Stage::Reproducer, ASSERTS)
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let (outcome, requests) = Recorder::run_with(script, Some(Asserting), AgentConfig::default());
+    assert!(outcome.validated, "{}", outcome.reason);
+    let asked = reproducer_requests(&requests);
+    assert_eq!(asked.len(), 3);
+    assert_eq!(asked[1].len(), 3, "the request, the attempt and what it printed: {:#?}", asked[1]);
+    assert!(asked[1][1].contains("print(Cart().total())"));
+    let told = &asked[1][2];
+    assert!(told.contains("did not reproduce the issue") && told.contains("Exit code: 0."), "{told}");
+    assert!(told.contains("printed print(Cart().total())"), "what it printed: {told}");
+    assert_eq!(asked[2].len(), 3, "the first attempt is left out: {:#?}", asked[2]);
+    assert!(asked[2][1].contains("the total is") && asked[2][2].contains("printed print('the total is'"));
+    assert_eq!(asked[2][0], asked[0][0], "the request itself stays");
+    let search = requests.iter().find(|r| r.stage == Stage::Search).expect("a search");
+    assert!(search.messages.iter().any(|m| m.content.contains("AssertionError: 50 != 150")), "the trace is a clue");
+}
+
+/// When every attempt exits 0, the run goes on without a reproducer, as AutoCodeRover's does: no trace for the
+/// search, no review, and a note that says so.
+#[test]
+fn a_reproducer_that_never_reproduces_leaves_the_patch_unreviewed() {
+    let script = Script { repeat_last: true, ..search_script() }
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, PRINTS);
+    let config = AgentConfig { overall_retries: 1, ..AgentConfig::default() };
+    let (outcome, requests) = Recorder::run_with(script, Some(Asserting), config);
+    assert!(outcome.status.is_applicable() && !outcome.validated, "{}", outcome.reason);
+    assert_eq!(reproducer_requests(&requests).len(), AgentConfig::default().reproducer_attempts);
+    assert!(requests.iter().all(|r| r.stage != Stage::Review), "nothing to review with");
+    let notes = notes_of(&outcome);
+    assert!(notes.iter().any(|n| n.contains("no reproducer showed the bug")), "{notes:?}");
+    let search = requests.iter().find(|r| r.stage == Stage::Search).expect("a search");
+    assert!(search.messages.iter().all(|m| !m.content.contains("printed")), "no trace for the search");
+}
+
+/// "Is there a reproducible example?" is asked again while the answer cannot be read, three times in all, as
+/// AutoCodeRover asks; an answer never read counts as no example.
+#[test]
+fn an_unreadable_reproducible_answer_is_asked_again_three_times_in_all() {
+    let script = search_script()
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Reproducible, "Probably, the issue shows a call.")
+        .answer(Stage::Reproducible, "{\"reproducible\": \"perhaps\"}")
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, ASSERTS)
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let (outcome, requests) = Recorder::run_with(script, Some(Asserting), AgentConfig::default());
+    assert!(outcome.validated, "{}", outcome.reason);
+    assert_eq!(requests.iter().filter(|r| r.stage == Stage::Reproducible).count(), reproduce::REPRODUCIBLE_TRIES);
+
+    let script = Script { repeat_last: true, ..search_script() }
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Reproducible, "Hard to say.");
+    let config = AgentConfig { overall_retries: 1, ..AgentConfig::default() };
+    let (outcome, requests) = Recorder::run_with(script, Some(Asserting), config);
+    assert!(!outcome.validated);
+    assert_eq!(requests.iter().filter(|r| r.stage == Stage::Reproducible).count(), reproduce::REPRODUCIBLE_TRIES);
+    assert!(requests.iter().all(|r| r.stage != Stage::Reproducer));
+    assert!(notes_of(&outcome).iter().any(|n| n.contains("could not be read from 3 answers")));
+}
+
+/// A rewrite the reviewer asked for that does not reproduce is asked for again the same way, from the test the
+/// reviewer judged and its advice (the failed rewrite is not shown), as AutoCodeRover does.
+#[test]
+fn a_rewrite_that_does_not_reproduce_is_asked_for_again_from_the_judged_test() {
+    let script = search_script()
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, ASSERTS)
+        .answer(Stage::Reproducer, PRINTS)
+        .answer(Stage::Reproducer, ASSERTS.replace("150", "150, 'three apples'"))
+        .answer(
+            Stage::Review,
+            r#"{"patch-correct": "yes", "test-correct": "no", "test-analysis": "", "test-advice": "name the apples"}"#,
+        )
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let (outcome, requests) = Recorder::run_with(script, Some(Asserting), AgentConfig::default());
+    assert!(outcome.validated, "{}", outcome.reason);
+    let asked = reproducer_requests(&requests);
+    assert_eq!(asked.len(), 3, "{asked:#?}");
+    assert_eq!(asked[1], asked[2], "the same request again, without the failed rewrite");
+    assert!(asked[1][2].contains("name the apples") && asked[1][1].contains("== 150"), "{:#?}", asked[1]);
 }
 
 /// A server in front of a scripted model that misbehaves on chosen calls, as real servers with small models do: a

@@ -190,3 +190,14 @@ fn snapshot_of_the_calls_not_run() {
     assert_eq!(text::tool_call_not_run(crate::proxy::Fate::Run), None);
     insta::assert_snapshot!("tool_calls_not_run", tool_answers.join("\n\n"));
 }
+
+/// A reproducer stopped at the time limit is told so, beside its exit code and output.
+#[test]
+fn a_reproducer_stopped_at_the_time_limit_is_told_so() {
+    let outcome = crate::runner::RunOutcome { exit_code: None, timed_out: true, ..Default::default() };
+    let told = text::reproducer_failed(&outcome, Language::Python);
+    assert!(told.contains("Exit code: killed (it was stopped at the time limit)."), "{told}");
+    let plain = crate::runner::RunOutcome { exit_code: Some(0), stdout: "6\n".into(), ..Default::default() };
+    let told = text::reproducer_failed(&plain, Language::Python);
+    assert!(told.contains("Exit code: 0.\nstdout:\n6\n"), "{told}");
+}

@@ -527,10 +527,11 @@ pub fn reproducer_no_script(language: Language) -> String {
 /// Feedback to the reproducer writer after a run that did not show the bug.
 pub fn reproducer_failed(outcome: &RunOutcome, language: Language) -> String {
     let must = language.row().reproducer.must;
+    let exit = outcome.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "killed".into());
+    let timed_out = if outcome.timed_out { " (it was stopped at the time limit)" } else { "" };
     format!(
-        "Running your script on the unpatched repository did not reproduce the issue ({must}). Exit code: {}.\n\
-         stdout:\n{}\nstderr:\n{}\nWrite the script again.",
-        outcome.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "killed".into()),
+        "Running your script on the unpatched repository did not reproduce the issue ({must}). Exit code: \
+         {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}\nWrite the script again.",
         tail(&outcome.stdout, 2000),
         tail(&outcome.stderr, 2000)
     )
