@@ -4,12 +4,13 @@
 
     python3 tests/bench/quixbugs.py [--model qwen2.5-coder-1.5b|smollm2] [--tasks gcd,sieve] [--max-seconds S]
                                     [--threads N] [--record DIR] [--acr PATH] [--keep DIR] [--setup-only]
+                                    [--wheels DIR] [--make-task NAME --into DIR]
 
 Each task is a repository holding the buggy program alone and an issue written from the first test case the program
 gets wrong: the call, what it returned, raised or that it did not finish, the expected value, and the program's own
 docstring. `acr run` repairs it with the settings a user of a local model has (the README's llama.cpp block):
 `--runner local --context-window 8192` and every other option at its default (the edit format `auto`, which gives
-small local models definition edits), plus a time budget per task (`--max-seconds`, 900 by default). The final diff
+small local models definition edits; the budget's 1,800 s of wall time; `--max-seconds` sets another). The final diff
 is applied to a copy of QuixBugs and its own pytest file for the program is run (tests/.venv, from tools/setup.sh):
 the task is resolved when every test passes.
 
@@ -201,7 +202,9 @@ def run_task(args, server, name):
     if repo is None:
         return {"task": name, "error": "the buggy program passes every test case"}
     out = os.path.join(work, "out")
-    options = ["--runner", "local", "--context-window", str(args.ctx), "--max-seconds", str(args.max_seconds)]
+    options = ["--runner", "local", "--context-window", str(args.ctx)]
+    if args.max_seconds:
+        options += ["--max-seconds", str(args.max_seconds)]
     command = [args.acr, "run", repo, "--issue", issue, "--endpoint", server["base_url"], "--model",
                server["model"], "--out", out, *options]
     started = time.monotonic()
@@ -244,7 +247,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", choices=["qwen2.5-coder-1.5b", "smollm2"], default="qwen2.5-coder-1.5b")
     parser.add_argument("--tasks", help="comma-separated program names (default: all twelve)")
-    parser.add_argument("--max-seconds", type=float, default=900, help="the time budget of each run")
+    parser.add_argument("--max-seconds", type=float, help="the time budget of each run (default: acr run's)")
     parser.add_argument("--threads", type=int, default=2, help="llama-server's threads (-t)")
     parser.add_argument("--ctx", type=int, default=8192, help="llama-server's context (-c) and --context-window")
     parser.add_argument("--record", help="keep each task's answers as a model script in this folder")
@@ -293,8 +296,9 @@ def main():
     finally:
         subprocess.run([sys.executable, SERVERS, "stop", str(server["pid"])])
 
+    budget = f" --max-seconds {args.max_seconds:g}" if args.max_seconds else ""
     print(f"{server['model']} on llama-server (-c {args.ctx} -t {args.threads}); acr run --runner local "
-          f"--context-window {args.ctx} --max-seconds {args.max_seconds:g}, other options at their defaults")
+          f"--context-window {args.ctx}{budget}, other options at their defaults")
     print(f"{'task':<28} {'resolved':>8} {'located':>7} {'calls':>5} {'tokens in':>9} {'out':>6} {'seconds':>7}  status")
     for r in results:
         if "error" in r:
