@@ -219,7 +219,6 @@ fn a_constrained_proxy_answer_from_llama_server_parses() {
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let notes = [
         "I would look at the cart first: search_class(\"Cart\") and then search_method_in_class(\"total\", \"Cart\").",
-        "The bug is in inventory/cart.py, in Cart.total: it adds the price once per line and ignores the units.",
         "Let me check search_code_in_file(\"116\", \"Square.py\"), search_code_in_file(\"117\", \"Square.py\") and more.",
     ];
     for (i, answer) in notes.iter().enumerate() {
