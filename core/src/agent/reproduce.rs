@@ -18,7 +18,8 @@
 //! 1. **Is there an example at all?** The model is asked, in JSON, whether the issue holds a reproducible example;
 //!    an answer that is not JSON with a boolean is asked for again, three tries in all. No example: no reproducer,
 //!    and the run goes on without one. Here: [`REPRODUCIBLE_TRIES`] tries, the answer held to its JSON schema where
-//!    the server can; an answer still unreadable after them counts as no example.
+//!    the server can. After three unreadable answers ACR has no rule (the retry's error is caught by nothing, and
+//!    the task fails); here they count as no example, with a note.
 //! 2. **Reproduced** means the script exited with a code other than 0 and its standard error holds
 //!    `AssertionError` (a time-out counts as exit -1, with "Test execution timeout." as its error). A script that
 //!    exits 0 on the buggy program, or fails some other way, did not reproduce the issue. Here:
