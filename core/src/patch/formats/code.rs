@@ -15,8 +15,8 @@
 //!
 //! Reading decides only what the code looks like ([`EditFormat::Definition`] when it opens with a definition,
 //! [`EditFormat::Whole`] otherwise, which needs a path); what it replaces is decided once its file is known
-//! ([`concrete`]): the whole file only when it is one ([`super::whole::is_whole`]); else each definition it shows
-//! ([`crate::patch::definition`]); else nothing, and the answer is told why.
+//! (`concrete`): the whole file only when it is one ([`super::whole::is_whole`]); else each definition it shows
+//! (`patch::definition`); else nothing, and the answer is told why.
 
 use std::ops::Range;
 

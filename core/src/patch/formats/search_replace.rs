@@ -14,7 +14,7 @@
 //! The path is the line before the fence (or before the `<<<<<<< SEARCH` line), the path in the fence's info
 //! string, or else the path of the block before: several blocks in one fence edit the same file. The SEARCH part
 //! becomes the edit's original and the REPLACE part its patched text. Markers of five to nine characters are
-//! accepted (the one marker rule of [`crate::patch::block`]); when the SEARCH part itself holds a line of `=` (a reStructuredText underline), the divider is the
+//! accepted (the one marker rule of `patch::block`); when the SEARCH part itself holds a line of `=` (a reStructuredText underline), the divider is the
 //! line of exactly seven.
 
 use std::ops::Range;
