@@ -479,7 +479,7 @@ fn the_readmes_local_model_blocks_run_against_llama_server() {
         for needed in ["--runner", "--context-window", "--model", "--out"] {
             assert!(args.iter().any(|a| a == needed), "the block gives {needed}: {command}");
         }
-        args.extend(["--max-calls", "3", "--max-seconds", "25", "--overall-retries", "1"].map(String::from));
+        args.extend(["--max-calls", "2", "--max-seconds", "15", "--overall-retries", "1"].map(String::from));
         let output = Command::new(common::ACR).arg("run").args(&args).output().expect("acr run runs");
         let stderr = String::from_utf8_lossy(&output.stderr);
         let outcome: Value = serde_json::from_str(
