@@ -48,6 +48,16 @@ pub enum Shape {
     Choice,
 }
 
+/// A string of at most `chars` characters, as a schema property: the bound keeps a small model held to a schema from
+/// running on inside one string until its answer is cut (Qwen2.5-Coder-1.5B did so in a "reproducible?" reason, two
+/// answers of three, with no bound), and goes with the other bounds when a server refuses them.
+pub(crate) fn text_schema(chars: usize) -> serde_json::Value {
+    serde_json::json!({"type": "string", "maxLength": chars})
+}
+
+/// The longest reason or analysis a schema lets a model write: more than any a model needs for one of these answers.
+pub(crate) const MAX_TEXT_CHARS: usize = 1000;
+
 impl Shape {
     /// Every shape.
     pub const ALL: [Shape; 5] = [Shape::Proxy, Shape::Review, Shape::Reproducible, Shape::Rating, Shape::Choice];

@@ -163,7 +163,7 @@ pub const MAX_NAME_CHARS: usize = 300;
 /// [`MAX_LOCATIONS`]; each text at most [`MAX_NAME_CHARS`] long (the intended behaviour twice that). The bounds go
 /// when a server refuses them ([`crate::llm::JsonSchema::unbounded`]).
 pub fn schema() -> Json {
-    let text = |chars: usize| serde_json::json!({"type": "string", "maxLength": chars});
+    let text = super::text_schema;
     let name = || text(MAX_NAME_CHARS);
     serde_json::json!({
         "type": "object",

@@ -14,7 +14,7 @@ fn object(properties: Json) -> Json {
 /// The JSON schema of the answer to "is this issue reproducible?": `key` (read by [`yes_no`]) as a boolean, and the
 /// reason.
 pub fn yes_no_schema(key: &str) -> Json {
-    object(serde_json::json!({key: {"type": "boolean"}, "reason": {"type": "string"}}))
+    object(serde_json::json!({key: {"type": "boolean"}, "reason": super::text_schema(super::MAX_TEXT_CHARS / 2)}))
 }
 
 /// The JSON schema of a rating (MCTS): `{"rating": n}`, whose number [`rating`] reads (capped at 100 there).
@@ -24,7 +24,7 @@ pub fn rating_schema() -> Json {
 
 /// The JSON schema of the choice among patches: `{"choice": n, "reason": "..."}`, read by [`choice`].
 pub fn choice_schema() -> Json {
-    object(serde_json::json!({"choice": {"type": "integer"}, "reason": {"type": "string"}}))
+    object(serde_json::json!({"choice": {"type": "integer"}, "reason": super::text_schema(super::MAX_TEXT_CHARS / 2)}))
 }
 
 /// Reads a yes/no value: a JSON boolean, or text such as `yes`, `No.`, `true`, `Y`.

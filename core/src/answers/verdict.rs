@@ -26,7 +26,7 @@ pub struct ReviewVerdict {
 /// keys [`review`] reads (the prompt's, [`crate::prompt::text::REVIEW_QUESTION`]).
 pub fn schema() -> serde_json::Value {
     let judgement = || serde_json::json!({"type": "string", "enum": ["yes", "no"]});
-    let text = || serde_json::json!({"type": "string"});
+    let text = || super::text_schema(super::MAX_TEXT_CHARS);
     serde_json::json!({
         "type": "object",
         "properties": {

@@ -41,7 +41,9 @@ pub fn script_reproducer(issue: &str, reproducer: &Reproducer) -> String {
     format!(
         "<issue>\n{}\n</issue>\n\nWrite a standalone Python script `{}`, run from the repository root with `{}`, \
          that reproduces this issue. While the bug is present it must fail with an \
-         `AssertionError` that explains what went wrong; once the bug is fixed it must exit with code 0.\n\n\
+         `AssertionError` that explains what went wrong; once the bug is fixed it must exit with code 0. Import \
+         the code the issue is about from the repository; never copy or rewrite it in the script, which would then \
+         test its own copy.\n\n\
          Put this helper in the script and call it on the exception that shows the bug before raising the \
          `AssertionError`, so that the trace names the files and line numbers involved:\n```python\n{}\n```\n\n\
          Reply with the script in a single ```python code block.",
