@@ -65,7 +65,9 @@ fn apply_reads_every_edit_format() {
             "```diff\ndiff --git a/pkg/m.py b/pkg/m.py\n--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -1,2 +1,2 @@\n def f(x):\n-    return x + 1\n+    return x + 2\n```\n".into(),
         ),
         ("udiff", "--- pkg/m.py\n+++ pkg/m.py\n@@ ... @@\n def f(x):\n-    return x + 1\n+    return x + 2\n".into()),
-        ("whole", "pkg/m.py\n```python\ndef f(x):\n    return x + 2\n```\n".into()),
+        // The file is one function, so the code block is read as that definition (a whole file would change the
+        // same lines): a definition replaces only what it names.
+        ("definition", "pkg/m.py\n```python\ndef f(x):\n    return x + 2\n```\n".into()),
     ];
     for (i, (format, answer)) in answers.iter().enumerate() {
         let file = dir.join(format!("answer{i}.txt"));
