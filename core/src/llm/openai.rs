@@ -155,6 +155,10 @@ impl fmt::Debug for PartialHook {
     }
 }
 
+/// The answer cap of [`OpenAiClient::ping`]: a word or two (a model that thinks first is cut short, which proves the
+/// settings as well).
+pub const PING_TOKENS: u32 = 16;
+
 /// A chat-completions client over a transport.
 #[derive(Debug, Clone)]
 pub struct OpenAiClient<T> {
@@ -183,9 +187,13 @@ impl<T: Transport> OpenAiClient<T> {
         self
     }
 
-    /// Lists nothing and sends one tiny request: a connection test for the settings panel.
+    /// Lists nothing and sends one tiny request, its answer capped at [`PING_TOKENS`]: a connection test for the
+    /// settings panel.
     pub async fn ping(&self) -> Result<ChatResponse, LlmError> {
-        let req = ChatRequest::new(super::Stage::Decide, vec![super::Message::user("Reply with the word: ok")]);
+        let mut req = ChatRequest::new(super::Stage::Decide, vec![super::Message::user("Reply with the word: ok")]);
+        // A few words are enough to prove the settings; a small model may otherwise ramble to the stage's cap,
+        // which on a busy machine outlasts the test's time-out.
+        req.max_tokens = Some(PING_TOKENS);
         self.chat_once(&req).await
     }
 
@@ -782,6 +790,11 @@ mod tests {
             canned.seen.borrow().iter().map(|(_, _, b)| serde_json::from_str(b).unwrap()).collect();
         assert_eq!(bodies[0]["max_tokens"], Stage::Search.answer_cap());
         assert_eq!(bodies[1]["max_tokens"], 77);
+        // The connection test asks for a word, so a rambling model cannot outlast its time-out.
+        let canned = Canned::new(vec![ok(GOOD)]);
+        block_on(OpenAiClient::new(endpoint(), &canned).ping()).unwrap();
+        let ping: Value = serde_json::from_str(&canned.seen.borrow()[0].2).unwrap();
+        assert_eq!(ping["max_tokens"], PING_TOKENS);
         let refusal = r#"{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."}}"#;
         let canned = Canned::new(vec![status(400, refusal), ok(GOOD)]);
         block_on(OpenAiClient::new(endpoint(), &canned).chat(&request())).unwrap();
