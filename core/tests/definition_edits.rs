@@ -65,6 +65,32 @@ fn the_method_alone_with_or_without_a_path_and_line_numbers() {
     assert!(ex.reason.contains("square.py") && ex.reason.contains("shape.py"), "{}", ex.reason);
 }
 
+/// Qwen2.5-Coder-1.5B copied the prompt's example path (`path/to/file.py`) above a right fix, in every answer of a
+/// QuixBugs task: a path that names no file is read as no path, so the bug locations or a name only one file defines
+/// place the definition, and a note says so. A name two files define, with no location, stays refused.
+#[test]
+fn a_path_that_names_no_file_is_read_as_no_path() {
+    let answer =
+        "path/to/file.py\n```python\nclass Square(Shape):\n    def area(self):\n        return self.side ** 2\n```\n";
+    let ex = extract(answer);
+    assert_fixed(&ex);
+    let Outcome::Applied(applied) = &ex.edits[0].outcome else { panic!("{:?}", ex.edits) };
+    assert!(applied.notes.iter().any(|n| n.contains("no file is named `path/to/file.py`")), "{:?}", applied.notes);
+    let bare = "path/to/file.py\n```python\ndef area(self):\n    return self.side ** 2\n```\n";
+    let located = ExtractOptions {
+        bug_lines: vec![BugLine { file: "shapes/square.py".into(), line: 12, end: Some(13) }],
+        ..ExtractOptions::default()
+    };
+    assert_fixed(&extract_with(bare, &located));
+    let ex = extract(bare);
+    assert_eq!(ex.status, ExtractStatus::RawPatchButUnmatched, "{}", ex.reason);
+    assert!(matches!(&ex.edits[0].outcome, Outcome::Failed { failure: FileOrEditFailure::FileNotFound { .. } }));
+    // Other formats keep the path as written: an edit for a file that does not exist is refused.
+    let tags = "<file>path/to/file.py</file>\n<original>\n        return self.side * 2\n</original>\n<patched>\n        return self.side ** 2\n</patched>\n";
+    let ex = extract(tags);
+    assert!(matches!(&ex.edits[0].outcome, Outcome::Failed { failure: FileOrEditFailure::FileNotFound { .. } }));
+}
+
 /// Line numbers decide between two definitions of one name only when they agree with the file.
 #[test]
 fn line_numbers_that_agree_with_the_file_pick_the_definition() {

@@ -520,6 +520,8 @@ fn apply_one(
         return report(None, dropped);
     }
     let code_block = matches!(edit.format, EditFormat::Whole | EditFormat::Definition);
+    // Set when a code block's path names no file and its definitions' names placed it instead.
+    let mut placed_by_name = None;
     let candidates = if code_block && edit.file.trim().is_empty() {
         match definition_files(repo, edit, options, working) {
             Ok(files) => files,
@@ -537,9 +539,16 @@ fn apply_one(
             Resolved::Refused(error) => {
                 return report(None, Outcome::Failed { failure: FileOrEditFailure::NotAPath { error } });
             }
-            Resolved::Missing(similar) => {
-                return report(None, Outcome::Failed { failure: FileOrEditFailure::FileNotFound { similar } });
-            }
+            // A code block under a path that names no file (small models copy the prompt's `path/to/file.py`) is
+            // placed as one shown without a path: by the bug locations, else by a name only one file defines.
+            Resolved::Missing(similar) => match code_block.then(|| definition_files(repo, edit, options, working)) {
+                Some(Ok(files)) => {
+                    placed_by_name =
+                        Some(format!("no file is named `{}`; placed by the names it defines", edit.file.trim()));
+                    files
+                }
+                _ => return report(None, Outcome::Failed { failure: FileOrEditFailure::FileNotFound { similar } }),
+            },
         }
     };
     let (sources, tests): (Vec<String>, Vec<String>) = candidates.into_iter().partition(|p| !is_test_file(p));
@@ -566,7 +575,8 @@ fn apply_one(
         };
         match result {
             Ok(mut applied) => {
-                if sources.len() > 1 && !(code_block && edit.file.trim().is_empty()) {
+                applied.notes.extend(placed_by_name.clone());
+                if sources.len() > 1 && !(code_block && (edit.file.trim().is_empty() || placed_by_name.is_some())) {
                     let ambiguity = Ambiguity { name: edit.file.trim().to_string(), candidates: sources.clone() };
                     applied.notes.push(format!("{ambiguity}; used {path}, the first that contains the original"));
                 }
