@@ -52,7 +52,7 @@ pub struct Span {
 }
 
 /// What kind of definition a [`Def`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DefKind {
     /// A `class` statement.

@@ -90,7 +90,7 @@ fn no_recorded_round_is_cut_and_no_recorded_hit_is_dropped() {
         for call in common::calls(&case).into_iter().filter(|c| c["kind"] == "api_call") {
             let Ok(parsed) = SearchCall::from_json(call["api"].as_str().unwrap_or(""), &call["args"]) else { continue };
             let found = Searcher::new(&index, &repo).run(&parsed).ok;
-            let fate = proxy::bound(std::slice::from_ref(&parsed), &index)[0];
+            let fate = proxy::bound(std::slice::from_ref(&parsed), &[], &index)[0];
             assert!(fate == Fate::Run || !found, "{}: {parsed} finds something but would not run", case.display());
             checked += 1;
             if fate != Fate::Run {

@@ -198,3 +198,26 @@ fn a_java_method_alone_is_placed_in_its_class() {
         assert_eq!(ex.files["src/main/java/shop/Cart.java"], text.replace("return total + 1;", "return total;"));
     }
 }
+
+/// Qwen2.5-Coder-1.5B wrote the path inside the fence, followed by a second opening fence, in most patch answers of
+/// QuixBugs' kheapsort and find_in_sorted: the path line and the inner fence are read as the path above a fence. A
+/// first line that is not a path, or a second fence line that is prose, leaves the block as it was.
+#[test]
+fn a_path_written_inside_the_fence_is_the_blocks_path() {
+    for open in ["```python", "```"] {
+        let answer = format!(
+            "{open}\nshapes/square.py\n```python\n    def area(self):\n        return self.side ** 2\n```\n\nThe area is the side squared.\n"
+        );
+        assert_fixed(&extract(&answer));
+    }
+    // The prompt's example path above a real fix: placed by the bug locations, as with the path outside.
+    let copied = "```python\npath/to/square.py\n```python\ndef area(self):\n    return self.side ** 2\n```\n";
+    let located = ExtractOptions {
+        bug_lines: vec![BugLine { file: "shapes/square.py".into(), line: 12, end: Some(13) }],
+        ..ExtractOptions::default()
+    };
+    assert_fixed(&extract_with(copied, &located));
+    // Not a path on the first line: the inner fence line stays in the code, which then is no definition.
+    let prose = "```python\nsee below\n```python\n    def area(self):\n        return self.side ** 2\n```\n";
+    assert_ne!(extract(prose).status, ExtractStatus::ApplicablePatch);
+}

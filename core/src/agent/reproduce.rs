@@ -242,6 +242,7 @@ pub(super) async fn write<L: Llm, R: Runner>(
     feedback: Option<Prompt<'_>>,
 ) -> Result<Option<(String, RunOutcome)>, AgentError> {
     let language = agent.repo.language();
+    let places = crate::issue_names::places(issue, &agent.index);
     // A reviewer's rewrite is asked the same way every time, from the test it judged (a failed rewrite is left out).
     let judged = feedback.map(|advice| (messages.clone(), advice));
     let mut failed: Option<RunOutcome> = None;
@@ -254,7 +255,7 @@ pub(super) async fn write<L: Llm, R: Runner>(
             }
             (None, Some(outcome)) => Prompt::ReproducerFailed { outcome, language },
             (None, None) if no_script => Prompt::ReproducerNoScript { language },
-            (None, None) => Prompt::Reproducer { issue, language },
+            (None, None) => Prompt::Reproducer { issue, places: &places, language },
         };
         keep_the_last_attempt(messages);
         let answer = agent.converse(messages, &prompt).await?;

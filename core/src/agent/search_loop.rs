@@ -57,6 +57,8 @@ pub async fn run<L: Llm, R: Runner>(
 ) -> Result<Found, AgentError> {
     agent.emit(Event::Phase { name: Phase::Search });
     let mut conversation = Vec::new();
+    // Every call run so far, so that a call asked for again is not run again.
+    let mut answered: Vec<SearchCall> = Vec::new();
     let mut next = None;
     for round in 1..=agent.config.max_search_rounds {
         let prompt = match &next {
@@ -67,7 +69,7 @@ pub async fn run<L: Llm, R: Runner>(
         };
         let reply = agent.converse_offering(&mut conversation, &prompt, true).await?;
         if !reply.tool_calls.is_empty() {
-            if answer_tool_calls(agent, round, &mut conversation, &reply.tool_calls) > 0 {
+            if answer_tool_calls(agent, round, &mut conversation, &mut answered, &reply.tool_calls) > 0 {
                 let analysis = agent
                     .converse_offering(
                         &mut conversation,
@@ -76,7 +78,7 @@ pub async fn run<L: Llm, R: Runner>(
                     )
                     .await?;
                 // A model may search again while analysing; those calls are answered too, before the next question.
-                answer_tool_calls(agent, round, &mut conversation, &analysis.tool_calls);
+                answer_tool_calls(agent, round, &mut conversation, &mut answered, &analysis.tool_calls);
             }
             next = Some(Next::Decide);
             continue;
@@ -88,11 +90,12 @@ pub async fn run<L: Llm, R: Runner>(
         };
 
         if !validated.calls.is_empty() {
-            let fates = proxy::bound(&validated.calls, &*agent.index.clone());
+            let fates = proxy::bound(&validated.calls, &answered, &*agent.index.clone());
             let not_run = NotRun::of(&validated.calls, &fates);
             note_not_run(agent, &not_run);
             let calls = proxy::bound::running(&validated.calls, &fates);
             if !calls.is_empty() {
+                answered.extend(calls.iter().cloned());
                 let results = run_calls(agent, round, &calls);
                 agent.converse(&mut conversation, &Prompt::Analyse { results: &results, not_run: &not_run }).await?;
                 next = Some(Next::Decide);
@@ -178,6 +181,13 @@ fn emit_proxy<L: Llm, R: Runner>(
 
 /// Records the calls of a round that were not run, and why.
 fn note_not_run<L: Llm, R: Runner>(agent: &mut Agent<L, R>, not_run: &NotRun) {
+    if !not_run.answered.is_empty() {
+        agent.note(format!(
+            "{} search calls asked for again were not run: an earlier round ran them (the first: `{}`)",
+            not_run.answered.len(),
+            not_run.answered[0]
+        ));
+    }
     let (nothing, over) = (not_run.names_nothing.len(), not_run.over_cap.len());
     if nothing + over == 0 {
         return;
@@ -215,6 +225,7 @@ fn answer_tool_calls<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     round: usize,
     conversation: &mut Vec<Message>,
+    answered: &mut Vec<SearchCall>,
     tool_calls: &[ToolCall],
 ) -> usize {
     if tool_calls.is_empty() {
@@ -222,7 +233,7 @@ fn answer_tool_calls<L: Llm, R: Runner>(
     }
     let checked: Vec<Result<SearchCall, String>> = tool_calls.iter().map(ToolCall::search_call).collect();
     let calls: Vec<SearchCall> = checked.iter().filter_map(|c| c.as_ref().ok().cloned()).collect();
-    let fates = proxy::bound(&calls, &*agent.index.clone());
+    let fates = proxy::bound(&calls, answered, &*agent.index.clone());
     note_not_run(agent, &NotRun::of(&calls, &fates));
     let mut fates = fates.into_iter();
     let problems = tool_calls
@@ -246,6 +257,7 @@ fn answer_tool_calls<L: Llm, R: Runner>(
                 None => {
                     ran += 1;
                     let output = run_call(agent, round, &call);
+                    answered.push(call.clone());
                     prompt_text::call_results(&[(call, output)])
                 }
             },

@@ -144,6 +144,32 @@ fn unresolvable_locations_are_reported_and_search_continues() {
     assert!(told, "the model heard that its locations do not exist");
 }
 
+/// A model that asks again for a call an earlier round ran, beside its bug locations (Qwen2.5-Coder-1.5B on
+/// QuixBugs): the call is not run again, the model is told why, and the locations end the search.
+#[test]
+fn calls_an_earlier_round_ran_are_not_run_again_and_the_locations_end_the_search() {
+    let again = r#"{"API_calls": ["search_class(\"Cart\")"], "bug_locations": [{"file": "shop/cart.py", "class": "Cart", "method": "total"}]}"#;
+    let script = Script::default()
+        .answer(Stage::Search, "search_class(\"Cart\")")
+        .answer(Stage::Analyse, "total() ignores units.")
+        .answer(Stage::Decide, r#"{"API_calls": ["search_class(\"Cart\")", "search_method(\"total\")"], "bug_locations": []}"#)
+        .answer(Stage::Analyse, "Still total().")
+        .answer(Stage::Decide, again)
+        .answer(Stage::Patch, GOOD_PATCH);
+    let (agent, seen) = agent::<NoRunner>(script, None, AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert!(outcome.status.is_applicable(), "{}", outcome.reason);
+    assert_eq!(outcome.locations.len(), 1);
+    let events = seen.borrow();
+    let searched: Vec<String> = events
+        .iter()
+        .filter_map(|e| if let Event::Search { call, .. } = e { Some(call.to_string()) } else { None })
+        .collect();
+    assert_eq!(searched, ["search_class(\"Cart\")", "search_method(\"total\")"], "each call ran once");
+    let noted = events.iter().any(|e| matches!(e, Event::Note { text } if text.contains("an earlier round ran them")));
+    assert!(noted, "the transcript says search_class(\"Cart\") was not run again");
+}
+
 #[test]
 fn search_gives_up_after_the_round_limit_and_patches_from_the_conversation() {
     let script = Script { repeat_last: true, ..Script::default() }

@@ -44,9 +44,9 @@ fn java_test_file(path: &str) -> bool {
 }
 
 /// Asks for a JUnit 5 test class that reproduces the issue, run with the repository's tests (Java's request).
-pub fn junit_reproducer(issue: &str, reproducer: &Reproducer) -> String {
+pub fn junit_reproducer(issue: &str, places: &str, reproducer: &Reproducer) -> String {
     format!(
-        "<issue>\n{}\n</issue>\n\nWrite a JUnit 5 test class `AcrReproducerTest` that reproduces this issue. While \
+        "<issue>\n{}\n</issue>\n\n{places}Write a JUnit 5 test class `AcrReproducerTest` that reproduces this issue. While \
          the bug is present it must fail, with an assertion whose message explains what went wrong; once the bug \
          is fixed it must pass. It is saved as `{}` and compiled and run with the repository's own code and \
          tests: declare the package of the code it tests (so it can reach what that package shares) and import \

@@ -37,9 +37,9 @@ fn python_test_file(path: &str) -> bool {
 
 /// Asks for a standalone Python script (`reproducer.py`) that fails with an `AssertionError` while the bug is
 /// present (Python's request).
-pub fn script_reproducer(issue: &str, reproducer: &Reproducer) -> String {
+pub fn script_reproducer(issue: &str, places: &str, reproducer: &Reproducer) -> String {
     format!(
-        "<issue>\n{}\n</issue>\n\nWrite a standalone Python script `{}`, run from the repository root with `{}`, \
+        "<issue>\n{}\n</issue>\n\n{places}Write a standalone Python script `{}`, run from the repository root with `{}`, \
          that reproduces this issue. While the bug is present it must fail with an \
          `AssertionError` that explains what went wrong; once the bug is fixed it must exit with code 0. Import \
          the code the issue is about from the repository; never copy or rewrite it in the script, which would then \

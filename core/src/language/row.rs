@@ -61,8 +61,9 @@ pub struct Reproducer {
     pub harness: &'static [(&'static str, &'static str)],
     /// The command that runs the reproducer (with the harness).
     pub command: &'static str,
-    /// The request for a reproducer of an issue (the wording reads the file and command from this row).
-    pub request: fn(&str, &Reproducer) -> String,
+    /// The request for a reproducer of an issue (the wording reads the file and command from this row). The second
+    /// text says where the code the issue names is defined (empty when nothing is known), put right after the issue.
+    pub request: fn(&str, &str, &Reproducer) -> String,
     /// What a run must do to show the bug, as the request after a run that did not says it.
     pub must: &'static str,
     /// The repository's own tests, run by the harness before any reproducer is asked for: when some fail on the

@@ -26,6 +26,7 @@ pub mod text;
 
 use crate::answers::Shape;
 use crate::call::SearchCall;
+use crate::issue_names::Place;
 use crate::language::Language;
 use crate::llm::{ChatRequest, Message, Role, Stage};
 use crate::locate::{BugLocation, Context};
@@ -159,6 +160,8 @@ pub enum Prompt<'a> {
     Reproducer {
         /// The issue text.
         issue: &'a str,
+        /// Where the code the issue names is defined ([`crate::issue_names::places`]).
+        places: &'a [Place],
         /// The repository's language.
         language: Language,
     },
@@ -284,7 +287,7 @@ kinds! {
     Select => Select, Some(Shape::Choice), Marker::Contains("Which candidate is most likely to resolve the issue");
     ReviewRetry => Review, Some(Shape::Review), Marker::Contains("Your review could not be read");
     Review => Review, Some(Shape::Review), Marker::Contains("\n\nA reproducer test:\n```");
-    Reproducible => Reproducible, Some(Shape::Reproducible), Marker::Contains("could be run as a standalone script?");
+    Reproducible => Reproducible, Some(Shape::Reproducible), Marker::Contains("so that a short standalone script could show it?");
     PatchRetry => Patch, None, Marker::Contains("Your patch could not be applied: ");
     PatchAmbiguous => Patch, None, Marker::Contains("Only part of your patch could be applied.");
     ReviewFeedback => Patch, None, Marker::Contains("A reviewer ran your patch against a reproducer");
@@ -398,7 +401,7 @@ impl Prompt<'_> {
             Prompt::Infill { file, masked_code, feedback } => user(text::infill(file, masked_code, feedback)),
             Prompt::RewriteFunction { file, code, feedback } => user(text::rewrite_function(file, code, feedback)),
             Prompt::Reproducible { issue } => user(text::reproducible(issue)),
-            Prompt::Reproducer { issue, language } => user(text::reproducer(issue, language)),
+            Prompt::Reproducer { issue, places, language } => user(text::reproducer(issue, places, language)),
             Prompt::ReproducerNoScript { language } => user(text::reproducer_no_script(language)),
             Prompt::ReproducerFailed { outcome, language } => user(text::reproducer_failed(outcome, language)),
             Prompt::ReproducerFeedback { analysis, advice, language } => {
@@ -476,6 +479,7 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
         names_nothing: vec![SearchCall::SearchCodeInFile { code_str: "116".into(), file_name: "Square.py".into() }],
         over_cap: Vec::new(),
         repeats: 0,
+        answered: vec![SearchCall::SearchClass { class_name: "Cart".into() }],
     };
     let problems = [Problem::Empty];
     let failed = RunOutcome {
@@ -488,6 +492,12 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
     let diff = "--- a/shop/cart.py\n+++ b/shop/cart.py\n@@ -13 +13 @@\n-        return sum(i.price for i in self.items)\n+        return sum(i.price * i.units for i in self.items)\n";
     let test = "from shop.cart import Cart\nassert Cart().total() == 150\n";
     let candidates = [diff, diff];
+    let places = [crate::issue_names::Place {
+        file: "shop/cart.py".into(),
+        line: 11,
+        kind: crate::index::DefKind::Method,
+        name: "Cart.total".into(),
+    }];
     let prompt = |kind: PromptKind| -> Prompt<'_> {
         match kind {
             PromptKind::Search => Prompt::Search { issue, language, trace: Some(&failed.stderr) },
@@ -533,7 +543,7 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
                 feedback: "the model rated it 40/100",
             },
             PromptKind::Reproducible => Prompt::Reproducible { issue },
-            PromptKind::Reproducer => Prompt::Reproducer { issue, language },
+            PromptKind::Reproducer => Prompt::Reproducer { issue, places: &places, language },
             PromptKind::ReproducerNoScript => Prompt::ReproducerNoScript { language },
             PromptKind::ReproducerFailed => Prompt::ReproducerFailed { outcome: &passed, language },
             PromptKind::ReproducerFeedback => {

@@ -124,7 +124,7 @@ fn snapshot_of_the_java_prompts() {
         Prompt::Infill { file, masked_code: "        >>> [ INFILL ] <<<", feedback: "it does not compile" },
         Prompt::RewriteFunction { file, code, feedback: "the tests still fail" },
         Prompt::Review { issue: "x", test, language: Language::Java, before: &failed, patch: "diff", after: &passed },
-        Prompt::Reproducer { issue: "Cart.total() ignores quantities.", language: Language::Java },
+        Prompt::Reproducer { issue: "Cart.total() ignores quantities.", places: &[], language: Language::Java },
         Prompt::ReproducerNoScript { language: Language::Java },
         Prompt::ReproducerFailed { outcome: &passed, language: Language::Java },
         Prompt::ReproducerFeedback { analysis: "It never adds a pen.", advice: "Add three.", language: Language::Java },
@@ -182,10 +182,16 @@ fn snapshot_of_the_calls_not_run() {
         names_nothing: vec![SearchCall::SearchClass { class_name: "Circle".into() }],
         over_cap: (126..242).map(call).collect(),
         repeats: 3,
+        answered: vec![SearchCall::SearchClass { class_name: "Square".into() }],
     };
     insta::assert_snapshot!("calls_not_run", text::calls_not_run(&not_run).unwrap_or_default());
     assert_eq!(text::calls_not_run(&crate::proxy::NotRun::default()), None);
-    let fates = [crate::proxy::Fate::Repeat, crate::proxy::Fate::NamesNothing, crate::proxy::Fate::OverCap];
+    let fates = [
+        crate::proxy::Fate::Repeat,
+        crate::proxy::Fate::Answered,
+        crate::proxy::Fate::NamesNothing,
+        crate::proxy::Fate::OverCap,
+    ];
     let tool_answers: Vec<String> = fates.iter().filter_map(|f| text::tool_call_not_run(*f)).collect();
     assert_eq!(text::tool_call_not_run(crate::proxy::Fate::Run), None);
     insta::assert_snapshot!("tool_calls_not_run", tool_answers.join("\n\n"));

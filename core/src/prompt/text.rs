@@ -8,6 +8,8 @@ use std::fmt::Write as _;
 
 use crate::api::{APIS, MAX_CALLS_PER_ROUND};
 use crate::call::SearchCall;
+use crate::index::DefKind;
+use crate::issue_names::Place;
 use crate::language::Language;
 #[cfg(feature = "java")]
 pub use crate::language::junit_reproducer;
@@ -110,6 +112,13 @@ pub fn calls_not_run(not_run: &NotRun) -> Option<String> {
     if not_run.repeats > 0 {
         notes.push("- calls given more than once were run once.".to_string());
     }
+    if !not_run.answered.is_empty() {
+        notes.push(format!(
+            "- {}: already run in an earlier round; the result is above. Search for something new, or give the bug \
+             locations if you know them.",
+            listed(&not_run.answered)
+        ));
+    }
     (!notes.is_empty()).then(|| format!("[Some of the calls were not run:\n{}]\n\n", notes.join("\n")))
 }
 
@@ -118,6 +127,7 @@ pub fn tool_call_not_run(fate: Fate) -> Option<String> {
     Some(match fate {
         Fate::Run => return None,
         Fate::Repeat => "The same call was made earlier in this turn; its result is there.".to_string(),
+        Fate::Answered => "Not run: the same call was made in an earlier round; its result is above.".to_string(),
         Fate::NamesNothing => "Not run: no file, class or method named there is in this repository. Search for \
                                names that appear in the issue or in earlier results."
             .to_string(),
@@ -503,16 +513,50 @@ pub fn rewrite_function(file: &str, function_code: &str, feedback: &str) -> Stri
 /// Asks whether the issue contains a runnable example.
 pub fn reproducible(issue: &str) -> String {
     format!(
-        "<issue>\n{}\n</issue>\n\nDoes this issue contain, or clearly describe, a program that shows the bug and \
-         could be run as a standalone script? Answer in JSON: {{\"reproducible\": true or false, \"reason\": \"...\"}}",
+        "<issue>\n{}\n</issue>\n\nDoes this issue show, or clearly describe, how to make the bug happen (code to run, \
+         or a call and the wrong result it gives), so that a short standalone script could show it? Answer in JSON: \
+         {{\"reproducible\": true or false, \"reason\": \"...\"}}",
         issue.trim()
     )
 }
 
-/// Asks for a standalone reproducer, in the words of the language's row ([`crate::language::Reproducer::request`]).
-pub fn reproducer(issue: &str, language: Language) -> String {
+/// Asks for a standalone reproducer, in the words of the language's row ([`crate::language::Reproducer::request`]),
+/// with where the code the issue names is defined.
+pub fn reproducer(issue: &str, places: &[Place], language: Language) -> String {
     let reproducer = &language.row().reproducer;
-    (reproducer.request)(issue, reproducer)
+    (reproducer.request)(issue, &places_note(places), reproducer)
+}
+
+/// Where the code the issue names is defined, one line a name, for the reproducer writer (empty when nothing is
+/// known). A Python file also says the module to import from.
+fn places_note(places: &[Place]) -> String {
+    if places.is_empty() {
+        return String::new();
+    }
+    let mut note = String::from("The code the issue names is defined in the repository here:\n");
+    for place in places {
+        let kind = match place.kind {
+            DefKind::Class => "class",
+            DefKind::Method => "method",
+            DefKind::Function => "function",
+        };
+        let module = python_module(&place.file).map(|m| format!(" (module `{m}`)")).unwrap_or_default();
+        note.push_str(&format!("- {kind} `{}`: `{}`{module}, line {}\n", place.name, place.file, place.line));
+    }
+    note.push('\n');
+    note
+}
+
+/// The module a Python file is imported as from the repository's root (`pkg/mod.py` → `pkg.mod`, a package's
+/// `__init__.py` → the package); `None` for other files and for names Python cannot import.
+fn python_module(path: &str) -> Option<String> {
+    let stem = path.strip_suffix(".py")?;
+    let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+    let parts: Vec<&str> = stem.split('/').collect();
+    let importable = |p: &&str| {
+        p.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    (!stem.is_empty() && parts.iter().all(importable)).then(|| parts.join("."))
 }
 
 /// Asks again for the reproducer when the answer had no code block.

@@ -4,7 +4,12 @@
 //! `search_code_in_file("116", "Square.py")`, `("117", ...)`, ...), every one of which would run and be shown to it.
 //! [`bound`] decides each call's [`Fate`], in the answer's order:
 //!
-//! 1. a call given again is run once ([`Fate::Repeat`]);
+//! 1. a call given again is run once ([`Fate::Repeat`]), and a call an earlier round of the search ran is not run
+//!    again ([`Fate::Answered`]): its result is in the conversation. Small models ask for the same calls round
+//!    after round (Qwen2.5-Coder-1.5B: 45 model calls on QuixBugs' one-function kheapsort, most of them
+//!    `search_class_in_file("kheapsort", "kheapsort.py")` again), and a round whose calls were all answered before
+//!    goes on to the locations it names. ACR runs such calls again; in its recorded GPT-4 run this happens in one
+//!    round of 1,197;
 //! 2. a call that cannot name anything in the repository is not run ([`Fate::NamesNothing`]): every file, class
 //!    and method it names is absent from the index, by the same rules the searcher finds them ([`Names`]: a file by
 //!    the [`crate::paths`] policy, a class by its table key, a method or function by name). Code texts are not
@@ -28,14 +33,16 @@ pub enum Fate {
     Run,
     /// The same call came earlier in the round, and runs there.
     Repeat,
+    /// An earlier round of the search ran the same call: its result is in the conversation.
+    Answered,
     /// Every file, class and method it names is absent from the repository.
     NamesNothing,
     /// The round already runs [`MAX_CALLS_PER_ROUND`] calls.
     OverCap,
 }
 
-/// Each call's fate, in order (see the module's rules).
-pub fn bound(calls: &[SearchCall], names: &dyn Names) -> Vec<Fate> {
+/// Each call's fate, in order (see the module's rules); `answered` are the calls earlier rounds ran.
+pub fn bound(calls: &[SearchCall], answered: &[SearchCall], names: &dyn Names) -> Vec<Fate> {
     let mut running = 0;
     calls
         .iter()
@@ -43,6 +50,8 @@ pub fn bound(calls: &[SearchCall], names: &dyn Names) -> Vec<Fate> {
         .map(|(i, call)| {
             if calls[..i].contains(call) {
                 Fate::Repeat
+            } else if answered.contains(call) {
+                Fate::Answered
             } else if names_nothing(call, names) {
                 Fate::NamesNothing
             } else if running == MAX_CALLS_PER_ROUND {
@@ -84,6 +93,8 @@ pub struct NotRun {
     pub over_cap: Vec<SearchCall>,
     /// Calls given more than once (each ran once).
     pub repeats: usize,
+    /// Calls an earlier round ran.
+    pub answered: Vec<SearchCall>,
 }
 
 impl NotRun {
@@ -96,6 +107,7 @@ impl NotRun {
                 Fate::Repeat => not_run.repeats += 1,
                 Fate::NamesNothing => not_run.names_nothing.push(call.clone()),
                 Fate::OverCap => not_run.over_cap.push(call.clone()),
+                Fate::Answered => not_run.answered.push(call.clone()),
             }
         }
         not_run
@@ -103,7 +115,7 @@ impl NotRun {
 
     /// Whether every call ran.
     pub fn is_empty(&self) -> bool {
-        self.names_nothing.is_empty() && self.over_cap.is_empty() && self.repeats == 0
+        self.names_nothing.is_empty() && self.over_cap.is_empty() && self.repeats == 0 && self.answered.is_empty()
     }
 }
 
@@ -170,7 +182,7 @@ mod tests {
         texts.push("search_class(\"Square\")".into());
         let all: Vec<SearchCall> = texts.iter().map(|t| SearchCall::parse(t).unwrap()).collect();
         assert_eq!(all.len(), 127);
-        let fates = bound(&all, &index);
+        let fates = bound(&all, &[], &index);
         let run = running(&all, &fates);
         assert_eq!(run.len(), MAX_CALLS_PER_ROUND);
         assert_eq!(run[0], all[0]);
@@ -181,8 +193,21 @@ mod tests {
         assert_eq!(not_run.repeats, 1);
         assert_eq!(fates[126], Fate::Repeat);
         let few = calls(&["search_class(\"Square\")", "search_method(\"area\")"]);
-        let fates = bound(&few, &index);
+        let fates = bound(&few, &[], &index);
         assert!(NotRun::of(&few, &fates).is_empty());
         assert_eq!(running(&few, &fates), few);
+    }
+
+    /// A call an earlier round ran is not run again; the others of the round run as before.
+    #[test]
+    fn a_call_an_earlier_round_ran_is_not_run_again() {
+        let index = index();
+        let earlier = calls(&["search_class(\"Square\")"]);
+        let now = calls(&["search_class(\"Square\")", "search_method(\"area\")"]);
+        let fates = bound(&now, &earlier, &index);
+        assert_eq!(fates, [Fate::Answered, Fate::Run]);
+        let not_run = NotRun::of(&now, &fates);
+        assert_eq!(not_run.answered, earlier);
+        assert!(!not_run.is_empty());
     }
 }

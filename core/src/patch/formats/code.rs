@@ -20,9 +20,9 @@
 
 use std::ops::Range;
 
-use super::{Claimed, EditFormat, Line, fences, line_end, path_before, path_in_info};
+use super::{Claimed, EditFormat, Line, fences, line_end, path_alone, path_before, path_in_info};
 use crate::language::Language;
-use crate::patch::block::{is_replace_marker, is_search_marker, strip_line_numbers};
+use crate::patch::block::{Fence, is_replace_marker, is_search_marker, strip_line_numbers};
 use crate::patch::definition::{self, NotDefinitions, Outline, Placement, Shown, Unplaced};
 use crate::patch::edit::{Edit, ParseIssue, note};
 
@@ -40,6 +40,7 @@ pub(crate) fn read(
     for (open, close, fence) in fences(lines) {
         let next = close.map_or(lines.len(), |c| c + 1);
         let body: Vec<&str> = lines[open + 1..close.unwrap_or(lines.len())].iter().map(|l| l.1).collect();
+        let (path_inside, body) = path_header(body);
         let (path_above, from) = path_before(lines, open + 1);
         let span = lines[from].0..line_end(lines, next.saturating_sub(1), text);
         let other_format = DIFF_INFOS.contains(&fence.language().as_str())
@@ -48,7 +49,7 @@ pub(crate) fn read(
         if other_format || body.iter().all(|l| l.trim().is_empty()) {
             continue;
         }
-        let path = path_in_info(fence.info).or(path_above);
+        let path = path_in_info(fence.info).or(path_inside).or(path_above);
         let format = if definition::looks_like_definitions(&body) {
             EditFormat::Definition
         } else if path.is_some() {
@@ -68,6 +69,30 @@ pub(crate) fn read(
         out.push((span, edit));
     }
     out
+}
+
+/// A path written as the fence's first line and followed by a second opening fence, as small models write it:
+///
+/// ````text
+/// ```python
+/// src/app.py
+/// ```python
+/// def add(a, b):
+/// ```
+/// ````
+///
+/// Fences do not nest, so the inner opening line sits in the outer fence's body and the outer fence's closing line
+/// ends both. Only this shape is read: the path alone on the first line and an opening fence with a language or
+/// nothing on the next; any other body is returned as it is.
+fn path_header(body: Vec<&str>) -> (Option<String>, Vec<&str>) {
+    let inner_fence = |line: &str| Fence::open(line).is_some_and(|f| !f.info.contains(char::is_whitespace));
+    match body.as_slice() {
+        [first, second, ..] if inner_fence(second) => match path_alone(first) {
+            Some(path) => (Some(path), body[2..].to_vec()),
+            None => (None, body),
+        },
+        _ => (None, body),
+    }
 }
 
 /// Whether a fenced line belongs to another format: a hunk header, a SEARCH/REPLACE marker or an ACR tag.

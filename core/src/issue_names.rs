@@ -1,0 +1,162 @@
+//! The code an issue names, found in the index: what the reproducer writer needs to import it.
+//!
+//! An issue writes the code it is about as code: in backticks (`` `lis([4, 1, 5])` ``, `` `Square.area` ``) or as
+//! a call (`gcd(13, 13)`). Each such name that the index defines in a few places at most is a [`Place`]: its kind,
+//! its class and its file. The reproducer request lists them, so that a model that never saw the repository's
+//! layout imports from the module that defines the code rather than guessing (Qwen2.5-Coder-1.5B wrote
+//! `from repository import lis` for a repository whose only file is `lis.py`, three times).
+
+use std::collections::BTreeSet;
+
+use crate::index::{DefKind, Index, Span};
+
+/// A name the issue writes as code, defined at most this many times in the repository: more, and it says little.
+pub const MAX_DEFINITIONS: usize = 3;
+
+/// At most this many places are listed.
+pub const MAX_PLACES: usize = 8;
+
+/// Where one name the issue mentions is defined.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Place {
+    /// The file, as the index has it.
+    pub file: String,
+    /// The `def`/`class` line.
+    pub line: u32,
+    /// Class, method or function.
+    pub kind: DefKind,
+    /// The name, with its class for a method (`Square.area`).
+    pub name: String,
+}
+
+/// The places of the names the issue writes as code, in the order the issue first names them, then by file and line.
+pub fn places(issue: &str, index: &Index) -> Vec<Place> {
+    let mut out: Vec<Place> = Vec::new();
+    for name in names_written_as_code(issue) {
+        let found = definitions(index, &name);
+        if found.is_empty() || found.len() > MAX_DEFINITIONS {
+            continue;
+        }
+        for place in found {
+            if out.len() == MAX_PLACES {
+                return out;
+            }
+            if !out.contains(&place) {
+                out.push(place);
+            }
+        }
+    }
+    out
+}
+
+/// Every class, function and method called `name`, by file and line.
+fn definitions(index: &Index, name: &str) -> Vec<Place> {
+    let place = |kind: DefKind, name: String, span: &Span| Place {
+        file: index.path(span.file).to_string(),
+        line: span.start,
+        kind,
+        name,
+    };
+    let mut found: BTreeSet<Place> = BTreeSet::new();
+    for span in index.classes.get(name).into_iter().flatten() {
+        found.insert(place(DefKind::Class, name.to_string(), span));
+    }
+    for span in index.functions.get(name).into_iter().flatten() {
+        found.insert(place(DefKind::Function, name.to_string(), span));
+    }
+    for (class, methods) in &index.class_methods {
+        for span in methods.get(name).into_iter().flatten() {
+            found.insert(place(DefKind::Method, format!("{class}.{name}"), span));
+        }
+    }
+    found.into_iter().collect()
+}
+
+/// The identifiers the issue writes as code, each once, in order: every identifier inside a backtick span, and
+/// every identifier directly followed by `(`. Words of one letter and Python's keywords are left out.
+pub fn names_written_as_code(issue: &str) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    let mut in_code = false;
+    let chars: Vec<(usize, char)> = issue.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let (at, c) = chars[i];
+        if c == '`' {
+            in_code = !in_code;
+            i += 1;
+            continue;
+        }
+        if !(c.is_alphabetic() || c == '_') || (i > 0 && is_word_char(chars[i - 1].1)) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < chars.len() && is_word_char(chars[j].1) {
+            j += 1;
+        }
+        let end = chars.get(j).map_or(issue.len(), |(k, _)| *k);
+        let word = &issue[at..end];
+        let called = chars.get(j).is_some_and(|(_, c)| *c == '(');
+        if (in_code || called) && word.chars().count() > 1 && !KEYWORDS.contains(&word) && seen.insert(word) {
+            out.push(word.to_string());
+        }
+        i = j;
+    }
+    out
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Words that are code but never a definition's name.
+const KEYWORDS: [&str; 24] = [
+    "and", "as", "assert", "class", "def", "del", "elif", "else", "False", "for", "from", "if", "import", "in", "is",
+    "lambda", "None", "not", "or", "print", "return", "self", "True", "with",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Repo;
+
+    fn index(files: &[(&str, &str)]) -> Index {
+        Index::build(&Repo::from_files(files.iter().map(|(p, t)| (*p, t.as_bytes()))))
+    }
+
+    #[test]
+    fn names_in_backticks_and_calls() {
+        let issue = "`lis([4, 1, 5])` returns `2`; calling gcd(13, 13) or `Square.area` fails.\nSee the docs (if any).";
+        assert_eq!(names_written_as_code(issue), ["lis", "gcd", "Square", "area"]);
+    }
+
+    #[test]
+    fn names_found_in_the_index_with_their_files() {
+        let idx = index(&[
+            ("lis.py", "def lis(arr):\n    return 0\n"),
+            ("shapes/square.py", "class Square:\n    def area(self):\n        return 1\n"),
+            ("shapes/circle.py", "class Circle:\n    def area(self):\n        return 2\n"),
+        ]);
+        let found = places("`lis([1])` is wrong, and so is `Square(3).area()`; `missing()` too.", &idx);
+        let shown: Vec<(&str, &str, DefKind)> =
+            found.iter().map(|p| (p.name.as_str(), p.file.as_str(), p.kind)).collect();
+        assert_eq!(
+            shown,
+            [
+                ("lis", "lis.py", DefKind::Function),
+                ("Square", "shapes/square.py", DefKind::Class),
+                ("Circle.area", "shapes/circle.py", DefKind::Method),
+                ("Square.area", "shapes/square.py", DefKind::Method),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_name_defined_in_many_places_is_left_out() {
+        let files: Vec<(String, String)> =
+            (0..=MAX_DEFINITIONS).map(|i| (format!("m{i}.py"), "def run():\n    pass\n".to_string())).collect();
+        let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+        assert!(places("`run()` crashes", &index(&refs)).is_empty());
+    }
+}
