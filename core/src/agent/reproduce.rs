@@ -246,6 +246,7 @@ pub(super) async fn write<L: Llm, R: Runner>(
     // A reviewer's rewrite is asked the same way every time, from the test it judged (a failed rewrite is left out).
     let judged = feedback.map(|advice| (messages.clone(), advice));
     let mut failed: Option<RunOutcome> = None;
+    let mut copies: Vec<String> = Vec::new();
     let mut no_script = false;
     for _ in 0..agent.config.reproducer_attempts.max(1) {
         let prompt = match (&judged, &failed) {
@@ -253,7 +254,7 @@ pub(super) async fn write<L: Llm, R: Runner>(
                 messages.clone_from(test);
                 advice.clone()
             }
-            (None, Some(outcome)) => Prompt::ReproducerFailed { outcome, language },
+            (None, Some(outcome)) => Prompt::ReproducerFailed { outcome, copies: &copies, language },
             (None, None) if no_script => Prompt::ReproducerNoScript { language },
             (None, None) => Prompt::Reproducer { issue, places: &places, language },
         };
@@ -271,7 +272,13 @@ pub(super) async fn write<L: Llm, R: Runner>(
         else {
             return Ok(None);
         };
-        if outcome.reproduces_bug() {
+        copies = crate::issue_names::copied(language.row().reproducer.file, &script, &places);
+        if !copies.is_empty() {
+            agent.note(format!(
+                "the reproducer defines `{}` itself instead of importing it: it tests its own copy, and does not count",
+                copies.join("`, `")
+            ));
+        } else if outcome.reproduces_bug() {
             keep_the_last_attempt(messages);
             return Ok(Some((script, outcome)));
         }

@@ -152,7 +152,10 @@ fn calls_an_earlier_round_ran_are_not_run_again_and_the_locations_end_the_search
     let script = Script::default()
         .answer(Stage::Search, "search_class(\"Cart\")")
         .answer(Stage::Analyse, "total() ignores units.")
-        .answer(Stage::Decide, r#"{"API_calls": ["search_class(\"Cart\")", "search_method(\"total\")"], "bug_locations": []}"#)
+        .answer(
+            Stage::Decide,
+            r#"{"API_calls": ["search_class(\"Cart\")", "search_method(\"total\")"], "bug_locations": []}"#,
+        )
         .answer(Stage::Analyse, "Still total().")
         .answer(Stage::Decide, again)
         .answer(Stage::Patch, GOOD_PATCH);
@@ -541,6 +544,28 @@ fn the_reproducer_runs_before_the_search_and_its_trace_is_a_clue() {
     assert!(first_run < first_search, "the reproducer ran before the search");
     let search = &model_prompts(&events, Stage::Search)[0];
     assert!(search.contains("AssertionError: 5 != 15") && search.contains("assert total == 15"), "{search}");
+}
+
+/// A reproducer that defines the class the issue is about instead of importing it fails on its own copy: it does
+/// not count, and the next attempt hears why; the one that imports it is kept.
+#[test]
+fn a_reproducer_that_copies_the_code_does_not_count() {
+    let script = Script::default()
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, "```python\nclass Cart:\n    pass\nassert False\n```")
+        .answer(Stage::Reproducer, "```python\nfrom shop.cart import Cart\nassert False\n```")
+        .answer(Stage::Search, OVERRIDE_LOCATION)
+        .answer(Stage::Patch, override_patch(COUNTING))
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let (repo, index) = override_workspace();
+    let (agent, seen) = agent_over(repo, index, script, Some(OverrideRunner), AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(OVERRIDE_ISSUE)).unwrap();
+    assert!(outcome.validated, "{}", outcome.reason);
+    let events = seen.borrow();
+    let asked = model_prompts(&events, Stage::Reproducer);
+    assert_eq!(asked.len(), 2, "{asked:#?}");
+    assert!(asked[1].contains("Your script defines `Cart` itself"), "{}", asked[1]);
+    assert!(asked[0].contains("`shop/cart.py` (module `shop.cart`)"), "{}", asked[0]);
 }
 
 #[test]

@@ -174,6 +174,9 @@ pub enum Prompt<'a> {
     ReproducerFailed {
         /// The run on the original program.
         outcome: &'a RunOutcome,
+        /// Names of the repository's code that the script defined itself instead of importing
+        /// ([`crate::issue_names::copied`]).
+        copies: &'a [String],
         /// The repository's language.
         language: Language,
     },
@@ -403,7 +406,9 @@ impl Prompt<'_> {
             Prompt::Reproducible { issue } => user(text::reproducible(issue)),
             Prompt::Reproducer { issue, places, language } => user(text::reproducer(issue, places, language)),
             Prompt::ReproducerNoScript { language } => user(text::reproducer_no_script(language)),
-            Prompt::ReproducerFailed { outcome, language } => user(text::reproducer_failed(outcome, language)),
+            Prompt::ReproducerFailed { outcome, copies, language } => {
+                user(text::reproducer_failed(outcome, copies, language))
+            }
             Prompt::ReproducerFeedback { analysis, advice, language } => {
                 user(text::review_test_feedback(analysis, advice, language))
             }
@@ -545,7 +550,7 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
             PromptKind::Reproducible => Prompt::Reproducible { issue },
             PromptKind::Reproducer => Prompt::Reproducer { issue, places: &places, language },
             PromptKind::ReproducerNoScript => Prompt::ReproducerNoScript { language },
-            PromptKind::ReproducerFailed => Prompt::ReproducerFailed { outcome: &passed, language },
+            PromptKind::ReproducerFailed => Prompt::ReproducerFailed { outcome: &passed, copies: &[], language },
             PromptKind::ReproducerFeedback => {
                 let (analysis, advice) = ("It never calls total().", "Call it.");
                 Prompt::ReproducerFeedback { analysis, advice, language }

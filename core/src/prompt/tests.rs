@@ -126,7 +126,8 @@ fn snapshot_of_the_java_prompts() {
         Prompt::Review { issue: "x", test, language: Language::Java, before: &failed, patch: "diff", after: &passed },
         Prompt::Reproducer { issue: "Cart.total() ignores quantities.", places: &[], language: Language::Java },
         Prompt::ReproducerNoScript { language: Language::Java },
-        Prompt::ReproducerFailed { outcome: &passed, language: Language::Java },
+        Prompt::ReproducerFailed { outcome: &passed, copies: &[], language: Language::Java },
+        Prompt::ReproducerFailed { outcome: &failed, copies: &["total".to_string()], language: Language::Python },
         Prompt::ReproducerFeedback { analysis: "It never adds a pen.", advice: "Add three.", language: Language::Java },
     ];
     // The markers a server recognises prompts by hold in either language.
@@ -201,9 +202,23 @@ fn snapshot_of_the_calls_not_run() {
 #[test]
 fn a_reproducer_stopped_at_the_time_limit_is_told_so() {
     let outcome = crate::runner::RunOutcome { exit_code: None, timed_out: true, ..Default::default() };
-    let told = text::reproducer_failed(&outcome, Language::Python);
+    let told = text::reproducer_failed(&outcome, &[], Language::Python);
     assert!(told.contains("Exit code: killed (it was stopped at the time limit)."), "{told}");
     let plain = crate::runner::RunOutcome { exit_code: Some(0), stdout: "6\n".into(), ..Default::default() };
-    let told = text::reproducer_failed(&plain, Language::Python);
+    let told = text::reproducer_failed(&plain, &[], Language::Python);
     assert!(told.contains("Exit code: 0.\nstdout:\n6\n"), "{told}");
+}
+
+/// A reproducer that defines the code it should import is told so, before its run's output.
+#[test]
+fn a_reproducer_that_copies_the_code_is_told_to_import_it() {
+    let outcome = crate::runner::RunOutcome {
+        exit_code: Some(1),
+        stderr: "AssertionError: [['a', 'b', 'c']] != [[], ['c']]".into(),
+        ..Default::default()
+    };
+    insta::assert_snapshot!(
+        "reproducer_copies",
+        text::reproducer_failed(&outcome, &["powerset".into()], Language::Python)
+    );
 }

@@ -554,7 +554,8 @@ fn python_module(path: &str) -> Option<String> {
     let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
     let parts: Vec<&str> = stem.split('/').collect();
     let importable = |p: &&str| {
-        p.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+        p.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+            && p.chars().all(|c| c.is_alphanumeric() || c == '_')
     };
     (!stem.is_empty() && parts.iter().all(importable)).then(|| parts.join("."))
 }
@@ -568,14 +569,24 @@ pub fn reproducer_no_script(language: Language) -> String {
     )
 }
 
-/// Feedback to the reproducer writer after a run that did not show the bug.
-pub fn reproducer_failed(outcome: &RunOutcome, language: Language) -> String {
+/// Feedback to the reproducer writer after a run that did not show the bug, or that ran a copy of the code it is
+/// about (`copies`: the names the script defined itself).
+pub fn reproducer_failed(outcome: &RunOutcome, copies: &[String], language: Language) -> String {
     let must = language.row().reproducer.must;
     let exit = outcome.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "killed".into());
     let timed_out = if outcome.timed_out { " (it was stopped at the time limit)" } else { "" };
+    let why = if copies.is_empty() {
+        format!("Running your script on the unpatched repository did not reproduce the issue ({must}).")
+    } else {
+        format!(
+            "Your script defines {} itself, so it did not reproduce the issue: it runs its own copy, not the \
+             repository's code. Remove that definition and import the name from the repository, from where the \
+             request above says it is defined. Its run on the unpatched repository:",
+            copies.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+        )
+    };
     format!(
-        "Running your script on the unpatched repository did not reproduce the issue ({must}). Exit code: \
-         {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}\nWrite the script again.",
+        "{why} Exit code: {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}\nWrite the script again.",
         tail(&outcome.stdout, 2000),
         tail(&outcome.stderr, 2000)
     )
