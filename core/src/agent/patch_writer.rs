@@ -17,7 +17,7 @@ use crate::llm::{Llm, Message};
 use crate::locate::{BugLocation, ContextKind};
 use crate::patch::{self, BugLine, EditFormat, EditFormatChoice, ExtractOptions, ExtractStatus, Extraction};
 use crate::prompt::Prompt;
-use crate::prompt::text::ANSWER_START_CHARS;
+use crate::prompt::text::{ANSWER_START_CHARS, NO_CODE_CHANGED};
 use crate::repo::Repo;
 use crate::runner::Runner;
 
@@ -152,7 +152,16 @@ impl PatchWriter {
                 continue;
             }
             if extraction.status.is_applicable() {
-                return Ok(extraction);
+                // Asked for definitions, a model that shows its definition unchanged but for a docstring or comment
+                // has not written the fix: it hears so, while attempts remain.
+                if format != EditFormat::Definition || extraction.changes_code(&agent.repo) {
+                    return Ok(extraction);
+                }
+                agent
+                    .note("the patch changes only comments, docstrings or blank lines; asking for the fix in the code");
+                self.pending = Some(Pending::Retry(NO_CODE_CHANGED.to_string(), String::new()));
+                last = Some(extraction);
+                continue;
             }
             let answer_start = if extraction.status == ExtractStatus::RawPatchButUnparsed {
                 answer.chars().take(ANSWER_START_CHARS).collect()

@@ -173,6 +173,25 @@ fn calls_an_earlier_round_ran_are_not_run_again_and_the_locations_end_the_search
     assert!(noted, "the transcript says search_class(\"Cart\") was not run again");
 }
 
+/// Asked for definitions, a model that shows the method unchanged but for a docstring is told its patch changes no
+/// code and asked again; the fix it then writes is the patch.
+#[test]
+fn a_definition_patch_that_changes_no_code_is_sent_back() {
+    let unchanged = "shop/cart.py\n```python\n    def total(self):\n        \"\"\"The cart's total.\"\"\"\n        total = 0\n        for item, units in self.lines.items():\n            total += item.price  # each item\n        return total\n```\n";
+    let fixed = unchanged.replace("item.price  # each item", "item.price * units");
+    let script = search_script().answer(Stage::Patch, unchanged).answer(Stage::Patch, fixed);
+    let config = AgentConfig {
+        edit_format: crate::patch::EditFormatChoice::fixed(crate::patch::EditFormat::Definition),
+        ..AgentConfig::default()
+    };
+    let (agent, seen) = agent::<NoRunner>(script, None, config);
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert!(outcome.diff.contains("+            total += item.price * units"), "{}", outcome.diff);
+    let events = seen.borrow();
+    let retry = model_prompts(&events, Stage::Patch).pop().unwrap_or_default();
+    assert!(retry.contains(crate::prompt::text::NO_CODE_CHANGED), "{retry}");
+}
+
 #[test]
 fn search_gives_up_after_the_round_limit_and_patches_from_the_conversation() {
     let script = Script { repeat_last: true, ..Script::default() }

@@ -21,6 +21,7 @@
 
 pub mod apply;
 mod block;
+mod code_change;
 mod definition;
 pub mod diff;
 pub mod edit;
@@ -281,6 +282,16 @@ pub struct Extraction {
 }
 
 impl Extraction {
+    /// Whether the patch changes code that runs: `false` when every file it changes is of a known language and
+    /// differs from the repository's only in comments, docstrings and layout ([`code_change`]'s rule). A file of
+    /// no language always counts as a change.
+    pub fn changes_code(&self, repo: &Repo) -> bool {
+        self.files.iter().any(|(path, new)| match (Language::of_path(path), repo.file(path)) {
+            (Some(language), Some(old)) => !code_change::same_code(language, old, new),
+            _ => true,
+        })
+    }
+
     /// The edits refused because their original occurs more than once, with the places
     /// ([`EditReport::candidates`]). An applicable patch with such an edit is only part of what the model wrote.
     pub fn ambiguous_edits(&self) -> impl Iterator<Item = &EditReport> {

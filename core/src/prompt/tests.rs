@@ -222,3 +222,10 @@ fn a_reproducer_that_copies_the_code_is_told_to_import_it() {
         text::reproducer_failed(&outcome, &["powerset".into()], Language::Python)
     );
 }
+
+/// A patch of definitions that changes no code is sent back with why.
+#[test]
+fn a_patch_that_changes_no_code_is_sent_back() {
+    let told = text::patch_failed(text::NO_CODE_CHANGED, crate::patch::EditFormat::Definition, "");
+    insta::assert_snapshot!("patch_changes_no_code", told);
+}

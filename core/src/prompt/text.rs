@@ -413,6 +413,11 @@ pub fn patch_from_conversation(format: EditFormat) -> String {
     format!("Using everything gathered above, write a patch that resolves the issue.\n\n{}", edit_format(format))
 }
 
+/// Why a patch of definitions that changes no code is refused (the agent's patch writer; see
+/// [`crate::patch::Extraction::changes_code`]).
+pub const NO_CODE_CHANGED: &str = "it changes only comments, docstrings or blank lines, so the code runs as before and \
+                                   the bug is still there. Make the fix in the code itself.";
+
 /// Feedback after a patch could not be applied. `answer_start` is the start of the answer when no edit could be
 /// read from it (empty otherwise): the model sees what it wrote next to the format it was asked for.
 pub fn patch_failed(reason: &str, format: EditFormat, answer_start: &str) -> String {
