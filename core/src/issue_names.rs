@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::index::{DefKind, Index, IndexBuilder, Span};
+use crate::index::{DefKind, Index, Span};
 
 /// A name the issue writes as code, defined at most this many times in the repository: more, and it says little.
 pub const MAX_DEFINITIONS: usize = 3;
@@ -70,28 +70,6 @@ fn definitions(index: &Index, name: &str) -> Vec<Place> {
         }
     }
     found.into_iter().collect()
-}
-
-/// The names of `places` that a script (saved as `path`) defines itself, as a function or a class: a reproducer that
-/// does so tests its own copy of the code, not the repository's (Qwen2.5-Coder-1.5B pasted QuixBugs' `powerset`
-/// into every reproducer it wrote, though asked to import it). A method's place counts by its class.
-pub fn copied(path: &str, script: &str, places: &[Place]) -> Vec<String> {
-    let owners: BTreeSet<&str> = places
-        .iter()
-        .filter_map(|p| match p.kind {
-            DefKind::Method => p.name.split_once('.').map(|(class, _)| class),
-            DefKind::Class | DefKind::Function => Some(p.name.as_str()),
-        })
-        .collect();
-    let parsed = IndexBuilder::new().parse(path, script);
-    let mut out: Vec<String> = Vec::new();
-    for def in &parsed.entry.defs {
-        let shadows = matches!(def.kind, DefKind::Class | DefKind::Function) && def.class.is_none();
-        if shadows && owners.contains(&*def.name) && !out.iter().any(|n| **n == *def.name) {
-            out.push(def.name.to_string());
-        }
-    }
-    out
 }
 
 /// The identifiers the issue writes as code, each once, in order: every identifier inside a backtick span, and
@@ -172,19 +150,6 @@ mod tests {
                 ("Square.area", "shapes/square.py", DefKind::Method),
             ]
         );
-    }
-
-    #[test]
-    fn a_script_that_defines_the_code_it_should_import_copies_it() {
-        let idx = index(&[
-            ("powerset.py", "def powerset(arr):\n    return [[]]\n"),
-            ("shop.py", "class Cart:\n    def total(self):\n        return 0\n"),
-        ]);
-        let found = places("`powerset([1])` and `Cart().total()` are wrong", &idx);
-        let pasted = "import sys\n\ndef powerset(arr):\n    return []\n\nclass Cart:\n    pass\n\ndef check():\n    assert powerset([1]) == [[], [1]]\n";
-        assert_eq!(copied("reproducer.py", pasted, &found), ["powerset", "Cart"]);
-        let imported = "from powerset import powerset\nfrom shop import Cart\n\nclass Test:\n    def powerset(self):\n        assert powerset([1]) == [[], [1]]\n";
-        assert!(copied("reproducer.py", imported, &found).is_empty());
     }
 
     #[test]

@@ -42,6 +42,7 @@ pub mod proxy;
 pub mod python;
 pub mod repo;
 pub mod runner;
+pub mod script_check;
 pub mod search;
 pub mod snapshot;
 

@@ -53,6 +53,7 @@ use crate::language::{Language, ProjectTests};
 use crate::llm::{Llm, Message};
 use crate::prompt::Prompt;
 use crate::runner::{RunOutcome, Runner};
+use crate::script_check::Flaws;
 
 /// How a reproducer runs: the files it adds to the repository and the command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -246,7 +247,7 @@ pub(super) async fn write<L: Llm, R: Runner>(
     // A reviewer's rewrite is asked the same way every time, from the test it judged (a failed rewrite is left out).
     let judged = feedback.map(|advice| (messages.clone(), advice));
     let mut failed: Option<RunOutcome> = None;
-    let mut copies: Vec<String> = Vec::new();
+    let mut flaws = Flaws::default();
     let mut no_script = false;
     for _ in 0..agent.config.reproducer_attempts.max(1) {
         let prompt = match (&judged, &failed) {
@@ -254,7 +255,7 @@ pub(super) async fn write<L: Llm, R: Runner>(
                 messages.clone_from(test);
                 advice.clone()
             }
-            (None, Some(outcome)) => Prompt::ReproducerFailed { outcome, copies: &copies, language },
+            (None, Some(outcome)) => Prompt::ReproducerFailed { outcome, flaws: &flaws, language },
             (None, None) if no_script => Prompt::ReproducerNoScript { language },
             (None, None) => Prompt::Reproducer { issue, places: &places, language },
         };
@@ -272,11 +273,11 @@ pub(super) async fn write<L: Llm, R: Runner>(
         else {
             return Ok(None);
         };
-        copies = crate::issue_names::copied(language.row().reproducer.file, &script, &places);
-        if !copies.is_empty() {
+        flaws = Flaws::of(language, language.row().reproducer.file, &script, &places);
+        if flaws.disqualify() {
             agent.note(format!(
                 "the reproducer defines `{}` itself instead of importing it: it tests its own copy, and does not count",
-                copies.join("`, `")
+                flaws.copies.join("`, `")
             ));
         } else if outcome.reproduces_bug() {
             keep_the_last_attempt(messages);

@@ -33,6 +33,7 @@ use crate::locate::{BugLocation, Context};
 use crate::patch::EditFormat;
 use crate::proxy::{NotRun, Problem};
 use crate::runner::RunOutcome;
+use crate::script_check::Flaws;
 
 /// One request of the agent, with what it needs to be written.
 #[derive(Debug, Clone)]
@@ -174,9 +175,8 @@ pub enum Prompt<'a> {
     ReproducerFailed {
         /// The run on the original program.
         outcome: &'a RunOutcome,
-        /// Names of the repository's code that the script defined itself instead of importing
-        /// ([`crate::issue_names::copied`]).
-        copies: &'a [String],
+        /// What is wrong with the script, read from its text.
+        flaws: &'a Flaws,
         /// The repository's language.
         language: Language,
     },
@@ -406,8 +406,8 @@ impl Prompt<'_> {
             Prompt::Reproducible { issue } => user(text::reproducible(issue)),
             Prompt::Reproducer { issue, places, language } => user(text::reproducer(issue, places, language)),
             Prompt::ReproducerNoScript { language } => user(text::reproducer_no_script(language)),
-            Prompt::ReproducerFailed { outcome, copies, language } => {
-                user(text::reproducer_failed(outcome, copies, language))
+            Prompt::ReproducerFailed { outcome, flaws, language } => {
+                user(text::reproducer_failed(outcome, flaws, language))
             }
             Prompt::ReproducerFeedback { analysis, advice, language } => {
                 user(text::review_test_feedback(analysis, advice, language))
@@ -503,6 +503,7 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
         kind: crate::index::DefKind::Method,
         name: "Cart.total".into(),
     }];
+    let flaws = Flaws { copies: Vec::new(), never_checks: true };
     let prompt = |kind: PromptKind| -> Prompt<'_> {
         match kind {
             PromptKind::Search => Prompt::Search { issue, language, trace: Some(&failed.stderr) },
@@ -550,7 +551,7 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
             PromptKind::Reproducible => Prompt::Reproducible { issue },
             PromptKind::Reproducer => Prompt::Reproducer { issue, places: &places, language },
             PromptKind::ReproducerNoScript => Prompt::ReproducerNoScript { language },
-            PromptKind::ReproducerFailed => Prompt::ReproducerFailed { outcome: &passed, copies: &[], language },
+            PromptKind::ReproducerFailed => Prompt::ReproducerFailed { outcome: &passed, flaws: &flaws, language },
             PromptKind::ReproducerFeedback => {
                 let (analysis, advice) = ("It never calls total().", "Call it.");
                 Prompt::ReproducerFeedback { analysis, advice, language }

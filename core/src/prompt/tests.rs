@@ -113,6 +113,7 @@ fn snapshot_of_the_java_prompts() {
     let failed = RunOutcome { exit_code: Some(1), stdout: "0 passed, 1 failed\n".into(), ..RunOutcome::default() };
     let passed = RunOutcome { exit_code: Some(0), ..RunOutcome::default() };
     let test = "// src/test/java/shop/CartTest.java (failing: shop.CartTest.total)\nclass CartTest {}\n";
+    let copying = Flaws { copies: vec!["total".into()], never_checks: false };
     let prompts = [
         Prompt::Search { issue: "Cart.total() ignores quantities.", language: Language::Java, trace: None },
         Prompt::PatchWithLocations {
@@ -126,8 +127,8 @@ fn snapshot_of_the_java_prompts() {
         Prompt::Review { issue: "x", test, language: Language::Java, before: &failed, patch: "diff", after: &passed },
         Prompt::Reproducer { issue: "Cart.total() ignores quantities.", places: &[], language: Language::Java },
         Prompt::ReproducerNoScript { language: Language::Java },
-        Prompt::ReproducerFailed { outcome: &passed, copies: &[], language: Language::Java },
-        Prompt::ReproducerFailed { outcome: &failed, copies: &["total".to_string()], language: Language::Python },
+        Prompt::ReproducerFailed { outcome: &passed, flaws: &Flaws::default(), language: Language::Java },
+        Prompt::ReproducerFailed { outcome: &failed, flaws: &copying, language: Language::Python },
         Prompt::ReproducerFeedback { analysis: "It never adds a pen.", advice: "Add three.", language: Language::Java },
     ];
     // The markers a server recognises prompts by hold in either language.
@@ -202,10 +203,10 @@ fn snapshot_of_the_calls_not_run() {
 #[test]
 fn a_reproducer_stopped_at_the_time_limit_is_told_so() {
     let outcome = crate::runner::RunOutcome { exit_code: None, timed_out: true, ..Default::default() };
-    let told = text::reproducer_failed(&outcome, &[], Language::Python);
+    let told = text::reproducer_failed(&outcome, &Flaws::default(), Language::Python);
     assert!(told.contains("Exit code: killed (it was stopped at the time limit)."), "{told}");
     let plain = crate::runner::RunOutcome { exit_code: Some(0), stdout: "6\n".into(), ..Default::default() };
-    let told = text::reproducer_failed(&plain, &[], Language::Python);
+    let told = text::reproducer_failed(&plain, &Flaws::default(), Language::Python);
     assert!(told.contains("Exit code: 0.\nstdout:\n6\n"), "{told}");
 }
 
@@ -219,7 +220,11 @@ fn a_reproducer_that_copies_the_code_is_told_to_import_it() {
     };
     insta::assert_snapshot!(
         "reproducer_copies",
-        text::reproducer_failed(&outcome, &["powerset".into()], Language::Python)
+        text::reproducer_failed(
+            &outcome,
+            &Flaws { copies: vec!["powerset".into()], never_checks: false },
+            Language::Python
+        )
     );
 }
 

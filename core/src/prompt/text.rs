@@ -18,6 +18,7 @@ use crate::locate::{BugLocation, Context, ContextKind};
 use crate::patch::EditFormat;
 use crate::proxy::{Fate, NotRun, Problem};
 use crate::runner::RunOutcome;
+use crate::script_check::Flaws;
 
 /// The system message of the context-retrieval conversation.
 pub fn search_system(language: Language) -> String {
@@ -575,8 +576,9 @@ pub fn reproducer_no_script(language: Language) -> String {
 }
 
 /// Feedback to the reproducer writer after a run that did not show the bug, or that ran a copy of the code it is
-/// about (`copies`: the names the script defined itself).
-pub fn reproducer_failed(outcome: &RunOutcome, copies: &[String], language: Language) -> String {
+/// about, with the flaws read from the script.
+pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language) -> String {
+    let copies = &flaws.copies;
     let must = language.row().reproducer.must;
     let exit = outcome.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "killed".into());
     let timed_out = if outcome.timed_out { " (it was stopped at the time limit)" } else { "" };
@@ -590,8 +592,15 @@ pub fn reproducer_failed(outcome: &RunOutcome, copies: &[String], language: Lang
             copies.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
         )
     };
+    let check = if flaws.never_checks {
+        "\nYour script never checks a result: it has no `assert`, so it cannot fail. Call the code as the issue \
+         does, then compare what it returns with what the issue expects, as in \
+         `assert got == expected, f\"expected {expected!r}, got {got!r}\"`."
+    } else {
+        ""
+    };
     format!(
-        "{why} Exit code: {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}\nWrite the script again.",
+        "{why} Exit code: {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}{check}\nWrite the script again.",
         tail(&outcome.stdout, 2000),
         tail(&outcome.stderr, 2000)
     )

@@ -1,0 +1,114 @@
+//! What is wrong with a reproducer script, read from its text: a run says only that it did not show the bug, and a
+//! small model told just that writes the same script again (Qwen2.5-Coder-1.5B did, three times over, on most of
+//! QuixBugs' programs). Two flaws are named to it:
+//!
+//! - the script **copies** the code it is about: it defines a function or class the issue names instead of
+//!   importing it, so it tests its own copy. Such a script never counts as a reproducer, whatever its run did;
+//! - the script **never checks** a result (Python: no `assert` statement and no `AssertionError` raised), so it
+//!   cannot fail the way a reproducer must.
+
+use std::collections::BTreeSet;
+
+use crate::index::{DefKind, IndexBuilder};
+use crate::issue_names::Place;
+use crate::language::Language;
+
+/// The flaws of one reproducer script.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Flaws {
+    /// Names of the repository's code that the script defines itself instead of importing.
+    pub copies: Vec<String>,
+    /// The script has no check that could fail: no `assert` and no `AssertionError` raised (Python only).
+    pub never_checks: bool,
+}
+
+impl Flaws {
+    /// The flaws of `script`, a reproducer in `language` saved as `path`; `places` are where the code the issue
+    /// names is defined ([`crate::issue_names::places`]).
+    pub fn of(language: Language, path: &str, script: &str, places: &[Place]) -> Flaws {
+        Flaws { copies: copies(path, script, places), never_checks: never_checks(language, script) }
+    }
+
+    /// Whether the script cannot count as a reproducer, whatever its run did.
+    pub fn disqualify(&self) -> bool {
+        !self.copies.is_empty()
+    }
+}
+
+/// The names of `places` that a script (saved as `path`) defines itself, as a function or a class: a reproducer that
+/// does so tests its own copy of the code, not the repository's (Qwen2.5-Coder-1.5B pasted QuixBugs' `powerset`
+/// into every reproducer it wrote, though asked to import it). A method's place counts by its class.
+fn copies(path: &str, script: &str, places: &[Place]) -> Vec<String> {
+    let owners: BTreeSet<&str> = places
+        .iter()
+        .filter_map(|p| match p.kind {
+            DefKind::Method => p.name.split_once('.').map(|(class, _)| class),
+            DefKind::Class | DefKind::Function => Some(p.name.as_str()),
+        })
+        .collect();
+    let parsed = IndexBuilder::new().parse(path, script);
+    let mut out: Vec<String> = Vec::new();
+    for def in &parsed.entry.defs {
+        let shadows = matches!(def.kind, DefKind::Class | DefKind::Function) && def.class.is_none();
+        if shadows && owners.contains(&*def.name) && !out.iter().any(|n| **n == *def.name) {
+            out.push(def.name.to_string());
+        }
+    }
+    out
+}
+
+/// Whether a Python script has nothing that could raise an `AssertionError`: no `assert` statement, and no
+/// `raise` naming `AssertionError`. Other languages' tests check in many ways (JUnit's assertions): never flagged.
+fn never_checks(language: Language, script: &str) -> bool {
+    if language != Language::Python {
+        return false;
+    }
+    let mut parser = language.parser();
+    let Some(tree) = language.parse(&mut parser, script) else { return false };
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "assert_statement" => return false,
+            "raise_statement" if script[node.byte_range()].contains("AssertionError") => return false,
+            _ => {}
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::Index;
+    use crate::issue_names::places;
+    use crate::repo::Repo;
+
+    fn index(files: &[(&str, &str)]) -> Index {
+        Index::build(&Repo::from_files(files.iter().map(|(p, t)| (*p, t.as_bytes()))))
+    }
+
+    #[test]
+    fn a_script_that_defines_the_code_it_should_import_copies_it() {
+        let idx = index(&[
+            ("powerset.py", "def powerset(arr):\n    return [[]]\n"),
+            ("shop.py", "class Cart:\n    def total(self):\n        return 0\n"),
+        ]);
+        let found = places("`powerset([1])` and `Cart().total()` are wrong", &idx);
+        let pasted = "import sys\n\ndef powerset(arr):\n    return []\n\nclass Cart:\n    pass\n\ndef check():\n    assert powerset([1]) == [[], [1]]\n";
+        assert_eq!(copies("reproducer.py", pasted, &found), ["powerset", "Cart"]);
+        let imported = "from powerset import powerset\nfrom shop import Cart\n\nclass Test:\n    def powerset(self):\n        assert powerset([1]) == [[], [1]]\n";
+        assert!(copies("reproducer.py", imported, &found).is_empty());
+    }
+
+    #[test]
+    fn a_script_without_an_assert_never_checks() {
+        let check = |script: &str| never_checks(Language::Python, script);
+        assert!(check(
+            "from to_base import to_base\ntry:\n    to_base(31, 16)\nexcept AssertionError as e:\n    print(e)\n"
+        ));
+        assert!(!check("from to_base import to_base\nassert to_base(31, 16) == '1F'\n"));
+        assert!(!check("got = 1\nif got != 2:\n    raise AssertionError(f'got {got}')\n"));
+    }
+}
