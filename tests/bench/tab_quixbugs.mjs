@@ -68,10 +68,11 @@ try {
   await page.waitForSelector("#run-status.ok, #run-error, #run-status:has-text('Stopped.')",
     { timeout: (Number(opts["max-seconds"]) + 600) * 1000 });
   const seconds = (Date.now() - begun) / 1000;
+  console.log(`page: ${(await page.textContent("#run-status").catch(() => "")) ?? ""} ${(await page.textContent("#run-error").catch(() => "")) ?? ""}`.trim());
   await page.click("#tab-transcript");
   const { text } = await downloadText(page, "#download-transcript");
   const transcript = JSON.parse(text);
-  await page.click("#tab-diff");
+  await page.click("#tab-result");
   const diff = transcript.outcome?.diff ?? transcript.diff ?? "";
   const status = transcript.outcome?.status ?? transcript.run_status ?? "?";
   // The page's diff applied to the program, then QuixBugs' tests.
