@@ -283,8 +283,8 @@ pub struct Extraction {
 
 impl Extraction {
     /// Whether the patch changes code that runs: `false` when every file it changes is of a known language and
-    /// differs from the repository's only in comments, docstrings and layout ([`code_change`]'s rule). A file of
-    /// no language always counts as a change.
+    /// differs from the repository's only in comments, docstrings and layout (their syntax trees are the same once
+    /// comments and bare string statements are left out). A file of no language always counts as a change.
     pub fn changes_code(&self, repo: &Repo) -> bool {
         self.files.iter().any(|(path, new)| match (Language::of_path(path), repo.file(path)) {
             (Some(language), Some(old)) => !code_change::same_code(language, old, new),
