@@ -223,20 +223,15 @@ fn a_path_written_inside_the_fence_is_the_blocks_path() {
 }
 
 /// A definition shown with its code as the file has it and only a docstring or comment added (Qwen2.5-Coder-1.5B on
-/// QuixBugs' longest_common_subsequence and rpn_eval) changes nothing that runs: it is refused with why, not applied
-/// as a patch that fixes nothing.
+/// QuixBugs' longest_common_subsequence and rpn_eval) applies, as any edit does, but changes no code: the agent's
+/// patch writer reads that from `changes_code` and asks again. The same answer with the fix made changes code.
 #[test]
-fn a_definition_that_changes_no_code_is_refused() {
+fn a_definition_that_changes_no_code_is_told_apart() {
     let documented = "shapes/square.py\n```python\n    def area(self):\n        \"\"\"The area.\"\"\"\n        return self.side * 2  # the area\n```\n";
     let ex = extract(documented);
-    assert_eq!(ex.status, ExtractStatus::RawPatchButUnmatched, "{}", ex.diff);
-    assert!(
-        matches!(failure(&ex), EditFailure::NotAUnit { reason } if reason.contains("only in comments, docstrings")),
-        "{:?}",
-        ex.edits
-    );
-    // The same answer with the fix made is applied.
+    assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
+    assert!(!ex.changes_code(&repo()), "{}", ex.diff);
     let fixed = extract(&documented.replace("self.side * 2  # the area", "self.side ** 2"));
     assert_eq!(fixed.status, ExtractStatus::ApplicablePatch, "{}", fixed.reason);
-    assert!(fixed.diff.contains("+        return self.side ** 2"), "{}", fixed.diff);
+    assert!(fixed.changes_code(&repo()), "{}", fixed.diff);
 }
