@@ -6,7 +6,7 @@
 //! layout imports from the module that defines the code rather than guessing (Qwen2.5-Coder-1.5B wrote
 //! `from repository import lis` for a repository whose only file is `lis.py`, three times).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::index::{DefKind, Index, Span};
 
@@ -31,9 +31,11 @@ pub struct Place {
 
 /// The places of the names the issue writes as code, in the order the issue first names them, then by file and line.
 pub fn places(issue: &str, index: &Index) -> Vec<Place> {
+    let names = names_written_as_code(issue);
+    let methods = methods_named(index, &names);
     let mut out: Vec<Place> = Vec::new();
-    for name in names_written_as_code(issue) {
-        let found = definitions(index, &name);
+    for name in &names {
+        let found = definitions(index, name, methods.get(name.as_str()).map_or(&[], Vec::as_slice));
         if found.is_empty() || found.len() > MAX_DEFINITIONS {
             continue;
         }
@@ -49,8 +51,26 @@ pub fn places(issue: &str, index: &Index) -> Vec<Place> {
     out
 }
 
-/// Every class, function and method called `name`, by file and line.
-fn definitions(index: &Index, name: &str) -> Vec<Place> {
+/// The methods called one of `names`, with their classes: one pass over the class table, whatever the number of
+/// names (an issue can write thousands). A name with more than [`MAX_DEFINITIONS`] is left out anyway, so no more
+/// are kept.
+fn methods_named<'i>(index: &'i Index, names: &[String]) -> HashMap<&'i str, Vec<(&'i str, Span)>> {
+    let wanted: HashSet<&str> = names.iter().map(String::as_str).collect();
+    let mut out: HashMap<&str, Vec<(&str, Span)>> = HashMap::new();
+    for (class, table) in &index.class_methods {
+        for (name, spans) in table {
+            if wanted.contains(&**name) {
+                let kept = out.entry(&**name).or_default();
+                let room = (MAX_DEFINITIONS + 1).saturating_sub(kept.len());
+                kept.extend(spans.iter().take(room).map(|s| (&**class, *s)));
+            }
+        }
+    }
+    out
+}
+
+/// Every class, function and method (`methods`: its class and span) called `name`, by file and line.
+fn definitions(index: &Index, name: &str, methods: &[(&str, Span)]) -> Vec<Place> {
     let place = |kind: DefKind, name: String, span: &Span| Place {
         file: index.path(span.file).to_string(),
         line: span.start,
@@ -64,10 +84,8 @@ fn definitions(index: &Index, name: &str) -> Vec<Place> {
     for span in index.functions.get(name).into_iter().flatten() {
         found.insert(place(DefKind::Function, name.to_string(), span));
     }
-    for (class, methods) in &index.class_methods {
-        for span in methods.get(name).into_iter().flatten() {
-            found.insert(place(DefKind::Method, format!("{class}.{name}"), span));
-        }
+    for (class, span) in methods {
+        found.insert(place(DefKind::Method, format!("{class}.{name}"), span));
     }
     found.into_iter().collect()
 }
@@ -117,11 +135,12 @@ const KEYWORDS: [&str; 24] = [
 ];
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::Repo;
 
-    fn index(files: &[(&str, &str)]) -> Index {
+    /// An index of the files given (path, text).
+    pub(crate) fn index(files: &[(&str, &str)]) -> Index {
         Index::build(&Repo::from_files(files.iter().map(|(p, t)| (*p, t.as_bytes()))))
     }
 

@@ -81,13 +81,8 @@ fn never_checks(language: Language, script: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::Index;
     use crate::issue_names::places;
-    use crate::repo::Repo;
-
-    fn index(files: &[(&str, &str)]) -> Index {
-        Index::build(&Repo::from_files(files.iter().map(|(p, t)| (*p, t.as_bytes()))))
-    }
+    use crate::issue_names::tests::index;
 
     #[test]
     fn a_script_that_defines_the_code_it_should_import_copies_it() {

@@ -545,6 +545,16 @@ fn html_comments_of_the_issue_never_reach_the_model() {
     }
 }
 
+/// Runs the agent over the override fixture with its runner and the default configuration: the outcome and the
+/// events it recorded.
+fn run_override(script: Script) -> (Outcome, Vec<Event>) {
+    let (repo, index) = override_workspace();
+    let (agent, seen) = agent_over(repo, index, script, Some(OverrideRunner), AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(OVERRIDE_ISSUE)).unwrap();
+    let events = seen.borrow().clone();
+    (outcome, events)
+}
+
 #[test]
 fn the_reproducer_runs_before_the_search_and_its_trace_is_a_clue() {
     let script = Script::default()
@@ -553,11 +563,8 @@ fn the_reproducer_runs_before_the_search_and_its_trace_is_a_clue() {
         .answer(Stage::Search, OVERRIDE_LOCATION)
         .answer(Stage::Patch, override_patch(COUNTING))
         .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
-    let (repo, index) = override_workspace();
-    let (agent, seen) = agent_over(repo, index, script, Some(OverrideRunner), AgentConfig::default());
-    let outcome = pollster::block_on(agent.run(OVERRIDE_ISSUE)).unwrap();
+    let (outcome, events) = run_override(script);
     assert!(outcome.validated, "{}", outcome.reason);
-    let events = seen.borrow();
     let first_run = events.iter().position(|e| matches!(e, Event::Run { .. })).unwrap();
     let first_search = events.iter().position(|e| matches!(e, Event::Model { stage: Stage::Search, .. })).unwrap();
     assert!(first_run < first_search, "the reproducer ran before the search");
@@ -576,11 +583,8 @@ fn a_reproducer_that_copies_the_code_does_not_count() {
         .answer(Stage::Search, OVERRIDE_LOCATION)
         .answer(Stage::Patch, override_patch(COUNTING))
         .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
-    let (repo, index) = override_workspace();
-    let (agent, seen) = agent_over(repo, index, script, Some(OverrideRunner), AgentConfig::default());
-    let outcome = pollster::block_on(agent.run(OVERRIDE_ISSUE)).unwrap();
+    let (outcome, events) = run_override(script);
     assert!(outcome.validated, "{}", outcome.reason);
-    let events = seen.borrow();
     let asked = model_prompts(&events, Stage::Reproducer);
     assert_eq!(asked.len(), 2, "{asked:#?}");
     assert!(asked[1].contains("Your script defines `Cart` itself"), "{}", asked[1]);
