@@ -588,7 +588,7 @@ fn a_reproducer_that_copies_the_code_does_not_count() {
     let asked = model_prompts(&events, Stage::Reproducer);
     assert_eq!(asked.len(), 2, "{asked:#?}");
     assert!(asked[1].contains("Your script defines `Cart` itself"), "{}", asked[1]);
-    assert!(asked[0].contains("`shop/cart.py` (module `shop.cart`)"), "{}", asked[0]);
+    assert!(asked[0].contains("import it with `from shop.cart import Cart`"), "{}", asked[0]);
 }
 
 #[test]

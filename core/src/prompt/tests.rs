@@ -128,7 +128,7 @@ fn snapshot_of_the_java_prompts() {
         Prompt::Reproducer { issue: "Cart.total() ignores quantities.", places: &[], language: Language::Java },
         Prompt::ReproducerNoScript { language: Language::Java },
         Prompt::ReproducerFailed { outcome: &passed, flaws: &Flaws::default(), language: Language::Java },
-        Prompt::ReproducerFailed { outcome: &failed, flaws: &copying, language: Language::Python },
+        Prompt::ReproducerFailed { outcome: &failed, flaws: &copying, language: Language::Java },
         Prompt::ReproducerFeedback { analysis: "It never adds a pen.", advice: "Add three.", language: Language::Java },
     ];
     // The markers a server recognises prompts by hold in either language.

@@ -534,7 +534,8 @@ pub fn reproducer(issue: &str, places: &[Place], language: Language) -> String {
 }
 
 /// Where the code the issue names is defined, one line a name, for the reproducer writer (empty when nothing is
-/// known). A Python file also says the module to import from.
+/// known). A Python file also gives the import line itself (a method's class is what is imported): a small model
+/// told only the module still pasted the function into its script, or imported it from elsewhere.
 fn places_note(places: &[Place]) -> String {
     if places.is_empty() {
         return String::new();
@@ -546,8 +547,11 @@ fn places_note(places: &[Place]) -> String {
             DefKind::Method => "method",
             DefKind::Function => "function",
         };
-        let module = python_module(&place.file).map(|m| format!(" (module `{m}`)")).unwrap_or_default();
-        note.push_str(&format!("- {kind} `{}`: `{}`{module}, line {}\n", place.name, place.file, place.line));
+        let owner = place.name.split_once('.').map_or(place.name.as_str(), |(class, _)| class);
+        let import = python_module(&place.file)
+            .map(|m| format!("; import it with `from {m} import {owner}`"))
+            .unwrap_or_default();
+        note.push_str(&format!("- {kind} `{}`: `{}`, line {}{import}\n", place.name, place.file, place.line));
     }
     note.push('\n');
     note
@@ -585,10 +589,16 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
     let why = if copies.is_empty() {
         format!("Running your script on the unpatched repository did not reproduce the issue ({must}).")
     } else {
+        // Only a Python file's place comes with its import line (`places_note`).
+        let from = if language == Language::Python {
+            " with the import line the request above gives"
+        } else {
+            ", from where the request above says it is defined"
+        };
         format!(
             "Your script defines {} itself, so it did not reproduce the issue: it runs its own copy, not the \
-             repository's code. Remove that definition and import the name from the repository, from where the \
-             request above says it is defined. Its run on the unpatched repository:",
+             repository's code. Remove that definition and import the name from the repository{from}. Its run on \
+             the unpatched repository:",
             copies.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
         )
     };
