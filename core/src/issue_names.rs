@@ -29,6 +29,26 @@ pub struct Place {
     pub name: String,
 }
 
+impl Place {
+    /// The module a Python file is imported as from the repository's root (`pkg/mod.py` → `pkg.mod`, a package's
+    /// `__init__.py` → the package); `None` for other files and for names Python cannot import.
+    pub fn python_module(&self) -> Option<String> {
+        let stem = self.file.strip_suffix(".py")?;
+        let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+        let parts: Vec<&str> = stem.split('/').collect();
+        let importable = |p: &&str| {
+            p.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+        };
+        (!stem.is_empty() && parts.iter().all(importable)).then(|| parts.join("."))
+    }
+
+    /// The name a script imports to reach this place: the function or class, a method's class.
+    pub fn importable_name(&self) -> &str {
+        self.name.split_once('.').map_or(self.name.as_str(), |(class, _)| class)
+    }
+}
+
 /// The places of the names the issue writes as code, in the order the issue first names them, then by file and line.
 pub fn places(issue: &str, index: &Index) -> Vec<Place> {
     let names = names_written_as_code(issue);

@@ -5,7 +5,10 @@
 //! - the script **copies** the code it is about: it defines a function or class the issue names instead of
 //!   importing it, so it tests its own copy. Such a script never counts as a reproducer, whatever its run did;
 //! - the script **never checks** a result (Python: no `assert` statement and no `AssertionError` raised), so it
-//!   cannot fail the way a reproducer must.
+//!   cannot fail the way a reproducer must;
+//! - the script **imports nothing** from the modules that define the code the issue names (Python): it tests
+//!   something else, often a renamed copy (Qwen2.5-Coder-1.5B answered a copy's feedback by renaming `powerset`
+//!   to `get_powerset`). Told, not disqualified: a script can reach the code in other ways (a command it runs).
 
 use std::collections::BTreeSet;
 
@@ -20,13 +23,20 @@ pub struct Flaws {
     pub copies: Vec<String>,
     /// The script has no check that could fail: no `assert` and no `AssertionError` raised (Python only).
     pub never_checks: bool,
+    /// The Python modules that define the code the issue names, when the script imports none of them (empty when
+    /// it imports one, or when no place is in a Python module).
+    pub unimported: Vec<String>,
 }
 
 impl Flaws {
     /// The flaws of `script`, a reproducer in `language` saved as `path`; `places` are where the code the issue
     /// names is defined ([`crate::issue_names::places`]).
     pub fn of(language: Language, path: &str, script: &str, places: &[Place]) -> Flaws {
-        Flaws { copies: copies(path, script, places), never_checks: never_checks(language, script) }
+        Flaws {
+            copies: copies(path, script, places),
+            never_checks: never_checks(language, script),
+            unimported: unimported(language, script, places),
+        }
     }
 
     /// Whether the script cannot count as a reproducer, whatever its run did.
@@ -39,13 +49,7 @@ impl Flaws {
 /// does so tests its own copy of the code, not the repository's (Qwen2.5-Coder-1.5B pasted QuixBugs' `powerset`
 /// into every reproducer it wrote, though asked to import it). A method's place counts by its class.
 fn copies(path: &str, script: &str, places: &[Place]) -> Vec<String> {
-    let owners: BTreeSet<&str> = places
-        .iter()
-        .filter_map(|p| match p.kind {
-            DefKind::Method => p.name.split_once('.').map(|(class, _)| class),
-            DefKind::Class | DefKind::Function => Some(p.name.as_str()),
-        })
-        .collect();
+    let owners: BTreeSet<&str> = places.iter().map(Place::importable_name).collect();
     let parsed = IndexBuilder::new().parse(path, script);
     let mut out: Vec<String> = Vec::new();
     for def in &parsed.entry.defs {
@@ -55,6 +59,44 @@ fn copies(path: &str, script: &str, places: &[Place]) -> Vec<String> {
         }
     }
     out
+}
+
+/// The modules of `places` when a Python script imports none of them, nor a package holding one, nor a module
+/// inside one; empty otherwise. Relative imports are not read (a reproducer runs from the repository's root).
+fn unimported(language: Language, script: &str, places: &[Place]) -> Vec<String> {
+    let modules: BTreeSet<String> = places.iter().filter_map(Place::python_module).collect();
+    if language != Language::Python || modules.is_empty() {
+        return Vec::new();
+    }
+    let mut parser = language.parser();
+    let Some(tree) = language.parse(&mut parser, script) else { return Vec::new() };
+    let mut imported: Vec<&str> = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "import_from_statement" => {
+                imported.extend(node.child_by_field_name("module_name").map(|m| &script[m.byte_range()]))
+            }
+            "import_statement" => {
+                let mut cursor = node.walk();
+                for name in node.children_by_field_name("name", &mut cursor) {
+                    let dotted =
+                        if name.kind() == "aliased_import" { name.child_by_field_name("name") } else { Some(name) };
+                    imported.extend(dotted.map(|d| &script[d.byte_range()]));
+                }
+            }
+            _ => {
+                let mut cursor = node.walk();
+                stack.extend(node.children(&mut cursor));
+            }
+        }
+    }
+    let related = |a: &str, b: &str| a == b || a.strip_prefix(b).is_some_and(|rest| rest.starts_with('.'));
+    let reaches = |m: &str| imported.iter().any(|i| related(m, i) || related(i, m));
+    if modules.iter().any(|m| reaches(m)) {
+        return Vec::new();
+    }
+    modules.into_iter().collect()
 }
 
 /// Whether a Python script has nothing that could raise an `AssertionError`: no `assert` statement, and no
@@ -95,6 +137,33 @@ mod tests {
         assert_eq!(copies("reproducer.py", pasted, &found), ["powerset", "Cart"]);
         let imported = "from powerset import powerset\nfrom shop import Cart\n\nclass Test:\n    def powerset(self):\n        assert powerset([1]) == [[], [1]]\n";
         assert!(copies("reproducer.py", imported, &found).is_empty());
+    }
+
+    #[test]
+    fn a_script_that_imports_none_of_the_issues_modules_is_told_so() {
+        let idx = index(&[
+            ("powerset.py", "def powerset(arr):\n    return [[]]\n"),
+            ("shop/cart.py", "class Cart:\n    def total(self):\n        return 0\n"),
+        ]);
+        let found = places("`powerset([1])` and `Cart().total()` are wrong", &idx);
+        let check = |script: &str| unimported(Language::Python, script, &found);
+        // A renamed copy, as Qwen2.5-Coder-1.5B wrote it once told not to define `powerset`.
+        let renamed =
+            "import sys\n\ndef get_powerset(arr):\n    return [[]]\n\nassert get_powerset([1]) == [[], [1]]\n";
+        assert_eq!(check(renamed), ["powerset", "shop.cart"]);
+        for reaches in [
+            "from powerset import powerset\nassert powerset([1]) == [[], [1]]\n",
+            "import shop.cart as c\nassert c.Cart().total() == 1\n",
+            "from shop import cart\n",
+            "import os, shop\n",
+            "def main():\n    from shop.cart import Cart\n",
+        ] {
+            assert!(check(reaches).is_empty(), "{reaches}");
+        }
+        assert!(check("import shopping\nfrom powersets import x\n").len() == 2);
+        // Nothing to say for a file that is no Python module.
+        let java = index(&[("src/Cart.java", "class Cart { int total() { return 0; } }\n")]);
+        assert!(unimported(Language::Python, renamed, &places("`Cart` is wrong", &java)).is_empty());
     }
 
     #[test]

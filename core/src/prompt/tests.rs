@@ -113,7 +113,7 @@ fn snapshot_of_the_java_prompts() {
     let failed = RunOutcome { exit_code: Some(1), stdout: "0 passed, 1 failed\n".into(), ..RunOutcome::default() };
     let passed = RunOutcome { exit_code: Some(0), ..RunOutcome::default() };
     let test = "// src/test/java/shop/CartTest.java (failing: shop.CartTest.total)\nclass CartTest {}\n";
-    let copying = Flaws { copies: vec!["total".into()], never_checks: false };
+    let copying = Flaws { copies: vec!["total".into()], ..Flaws::default() };
     let prompts = [
         Prompt::Search { issue: "Cart.total() ignores quantities.", language: Language::Java, trace: None },
         Prompt::PatchWithLocations {
@@ -222,7 +222,7 @@ fn a_reproducer_that_copies_the_code_is_told_to_import_it() {
         "reproducer_copies",
         text::reproducer_failed(
             &outcome,
-            &Flaws { copies: vec!["powerset".into()], never_checks: false },
+            &Flaws { copies: vec!["powerset".into()], ..Flaws::default() },
             Language::Python
         )
     );

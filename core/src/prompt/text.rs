@@ -547,27 +547,14 @@ fn places_note(places: &[Place]) -> String {
             DefKind::Method => "method",
             DefKind::Function => "function",
         };
-        let owner = place.name.split_once('.').map_or(place.name.as_str(), |(class, _)| class);
-        let import = python_module(&place.file)
-            .map(|m| format!("; import it with `from {m} import {owner}`"))
+        let import = place
+            .python_module()
+            .map(|m| format!("; import it with `from {m} import {}`", place.importable_name()))
             .unwrap_or_default();
         note.push_str(&format!("- {kind} `{}`: `{}`, line {}{import}\n", place.name, place.file, place.line));
     }
     note.push('\n');
     note
-}
-
-/// The module a Python file is imported as from the repository's root (`pkg/mod.py` → `pkg.mod`, a package's
-/// `__init__.py` → the package); `None` for other files and for names Python cannot import.
-fn python_module(path: &str) -> Option<String> {
-    let stem = path.strip_suffix(".py")?;
-    let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
-    let parts: Vec<&str> = stem.split('/').collect();
-    let importable = |p: &&str| {
-        p.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
-            && p.chars().all(|c| c.is_alphanumeric() || c == '_')
-    };
-    (!stem.is_empty() && parts.iter().all(importable)).then(|| parts.join("."))
 }
 
 /// Asks again for the reproducer when the answer had no code block.
@@ -602,6 +589,15 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
             copies.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
         )
     };
+    let imports = if copies.is_empty() && !flaws.unimported.is_empty() {
+        format!(
+            "\nYour script imports nothing from {}, where the code the issue names is defined, so it does not run \
+             that code. Import it with the line the request above gives and call it as the issue does.",
+            flaws.unimported.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+        )
+    } else {
+        String::new()
+    };
     let check = if flaws.never_checks {
         "\nYour script never checks a result: it has no `assert`, so it cannot fail. Call the code as the issue \
          does, then compare what it returns with what the issue expects, as in \
@@ -610,7 +606,7 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
         ""
     };
     format!(
-        "{why} Exit code: {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}{check}\nWrite the script again.",
+        "{why} Exit code: {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}{imports}{check}\nWrite the script again.",
         tail(&outcome.stdout, 2000),
         tail(&outcome.stderr, 2000)
     )
