@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use crate::index::{DefKind, IndexBuilder};
 use crate::issue_names::Place;
 use crate::language::Language;
+use tree_sitter::Tree;
 
 /// The flaws of one reproducer script.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -32,11 +33,14 @@ impl Flaws {
     /// The flaws of `script`, a reproducer in `language` saved as `path`; `places` are where the code the issue
     /// names is defined ([`crate::issue_names::places`]).
     pub fn of(language: Language, path: &str, script: &str, places: &[Place]) -> Flaws {
-        Flaws {
-            copies: copies(path, script, places),
-            never_checks: never_checks(language, script),
-            unimported: unimported(language, script, places),
+        let copies = copies(path, script, places);
+        // The other two flaws are read from a Python syntax tree, parsed once for both.
+        if language != Language::Python {
+            return Flaws { copies, ..Flaws::default() };
         }
+        let mut parser = language.parser();
+        let Some(tree) = language.parse(&mut parser, script) else { return Flaws { copies, ..Flaws::default() } };
+        Flaws { copies, never_checks: never_checks(&tree, script), unimported: unimported(&tree, script, places) }
     }
 
     /// Whether the script cannot count as a reproducer, whatever its run did.
@@ -61,15 +65,14 @@ fn copies(path: &str, script: &str, places: &[Place]) -> Vec<String> {
     out
 }
 
-/// The modules of `places` when a Python script imports none of them, nor a package holding one, nor a module
-/// inside one; empty otherwise. Relative imports are not read (a reproducer runs from the repository's root).
-fn unimported(language: Language, script: &str, places: &[Place]) -> Vec<String> {
+/// The modules of `places` when a Python script (`tree`, parsed from `script`) imports none of them, nor a package
+/// holding one, nor a module inside one; empty otherwise. Relative imports are not read (a reproducer runs from the
+/// repository's root).
+fn unimported(tree: &Tree, script: &str, places: &[Place]) -> Vec<String> {
     let modules: BTreeSet<String> = places.iter().filter_map(Place::python_module).collect();
-    if language != Language::Python || modules.is_empty() {
+    if modules.is_empty() {
         return Vec::new();
     }
-    let mut parser = language.parser();
-    let Some(tree) = language.parse(&mut parser, script) else { return Vec::new() };
     let mut imported: Vec<&str> = Vec::new();
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
@@ -99,14 +102,10 @@ fn unimported(language: Language, script: &str, places: &[Place]) -> Vec<String>
     modules.into_iter().collect()
 }
 
-/// Whether a Python script has nothing that could raise an `AssertionError`: no `assert` statement, and no
-/// `raise` naming `AssertionError`. Other languages' tests check in many ways (JUnit's assertions): never flagged.
-fn never_checks(language: Language, script: &str) -> bool {
-    if language != Language::Python {
-        return false;
-    }
-    let mut parser = language.parser();
-    let Some(tree) = language.parse(&mut parser, script) else { return false };
+/// Whether a Python script (`tree`, parsed from `script`) has nothing that could raise an `AssertionError`: no
+/// `assert` statement, and no `raise` naming `AssertionError`. Other languages' tests check in many ways (JUnit's
+/// assertions), so [`Flaws::of`] asks this of Python alone.
+fn never_checks(tree: &Tree, script: &str) -> bool {
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
         match node.kind() {
@@ -126,13 +125,18 @@ mod tests {
     use crate::issue_names::places;
     use crate::issue_names::tests::index;
 
-    #[test]
-    fn a_script_that_defines_the_code_it_should_import_copies_it() {
+    /// The places of an issue naming `powerset` (in `powerset.py`) and `Cart.total` (in `cart_file`).
+    fn powerset_and_cart(cart_file: &str) -> Vec<Place> {
         let idx = index(&[
             ("powerset.py", "def powerset(arr):\n    return [[]]\n"),
-            ("shop.py", "class Cart:\n    def total(self):\n        return 0\n"),
+            (cart_file, "class Cart:\n    def total(self):\n        return 0\n"),
         ]);
-        let found = places("`powerset([1])` and `Cart().total()` are wrong", &idx);
+        places("`powerset([1])` and `Cart().total()` are wrong", &idx)
+    }
+
+    #[test]
+    fn a_script_that_defines_the_code_it_should_import_copies_it() {
+        let found = powerset_and_cart("shop.py");
         let pasted = "import sys\n\ndef powerset(arr):\n    return []\n\nclass Cart:\n    pass\n\ndef check():\n    assert powerset([1]) == [[], [1]]\n";
         assert_eq!(copies("reproducer.py", pasted, &found), ["powerset", "Cart"]);
         let imported = "from powerset import powerset\nfrom shop import Cart\n\nclass Test:\n    def powerset(self):\n        assert powerset([1]) == [[], [1]]\n";
@@ -141,12 +145,8 @@ mod tests {
 
     #[test]
     fn a_script_that_imports_none_of_the_issues_modules_is_told_so() {
-        let idx = index(&[
-            ("powerset.py", "def powerset(arr):\n    return [[]]\n"),
-            ("shop/cart.py", "class Cart:\n    def total(self):\n        return 0\n"),
-        ]);
-        let found = places("`powerset([1])` and `Cart().total()` are wrong", &idx);
-        let check = |script: &str| unimported(Language::Python, script, &found);
+        let found = powerset_and_cart("shop/cart.py");
+        let check = |script: &str| Flaws::of(Language::Python, "reproducer.py", script, &found).unimported;
         // A renamed copy, as Qwen2.5-Coder-1.5B wrote it once told not to define `powerset`.
         let renamed =
             "import sys\n\ndef get_powerset(arr):\n    return [[]]\n\nassert get_powerset([1]) == [[], [1]]\n";
@@ -163,12 +163,16 @@ mod tests {
         assert!(check("import shopping\nfrom powersets import x\n").len() == 2);
         // Nothing to say for a file that is no Python module.
         let java = index(&[("src/Cart.java", "class Cart { int total() { return 0; } }\n")]);
-        assert!(unimported(Language::Python, renamed, &places("`Cart` is wrong", &java)).is_empty());
+        assert!(
+            Flaws::of(Language::Python, "reproducer.py", renamed, &places("`Cart` is wrong", &java))
+                .unimported
+                .is_empty()
+        );
     }
 
     #[test]
     fn a_script_without_an_assert_never_checks() {
-        let check = |script: &str| never_checks(Language::Python, script);
+        let check = |script: &str| Flaws::of(Language::Python, "reproducer.py", script, &[]).never_checks;
         assert!(check(
             "from to_base import to_base\ntry:\n    to_base(31, 16)\nexcept AssertionError as e:\n    print(e)\n"
         ));
