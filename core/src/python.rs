@@ -12,6 +12,8 @@ use std::borrow::Cow;
 
 use tree_sitter::{Parser, Tree};
 
+pub mod free_names;
+
 /// A new parser for Python.
 pub fn python_parser() -> Parser {
     let mut parser = Parser::new();

@@ -8,13 +8,22 @@
 //!   cannot fail the way a reproducer must;
 //! - the script **imports nothing** from the modules that define the code the issue names (Python): it tests
 //!   something else, often a renamed copy (Qwen2.5-Coder-1.5B answered a copy's feedback by renaming `powerset`
-//!   to `get_powerset`). Told, not disqualified: a script can reach the code in other ways (a command it runs).
+//!   to `get_powerset`). Told, not disqualified: a script can reach the code in other ways (a command it runs);
+//! - the script **uses names it never binds** (Python: [`crate::python::free_names`]), so it stops with a
+//!   `NameError` where one is used; a `NameError` raised while handling the `AssertionError` still prints
+//!   `AssertionError`, and its trace then sends the search to the script (Qwen2.5-Coder-1.5B blamed its own
+//!   `reproducer.py` for QuixBugs' lis). Such a script does not count.
+//!
+//! One flaw is mended instead of named: a script that calls the helper the request showed (Python's
+//! `print_stacktrace`) without pasting it gets the helper's definition added ([`with_helper`]). Small models call it
+//! and leave it out more often than not, and the definition is exactly what the request gave.
 
 use std::collections::BTreeSet;
 
 use crate::index::{DefKind, IndexBuilder};
 use crate::issue_names::Place;
 use crate::language::Language;
+use crate::python::free_names::free_names;
 use tree_sitter::Tree;
 
 /// The flaws of one reproducer script.
@@ -27,6 +36,8 @@ pub struct Flaws {
     /// The Python modules that define the code the issue names, when the script imports none of them (empty when
     /// it imports one, or when no place is in a Python module).
     pub unimported: Vec<String>,
+    /// Names the script uses but never defines, assigns or imports (Python only), in order of first use.
+    pub undefined: Vec<String>,
 }
 
 impl Flaws {
@@ -40,13 +51,67 @@ impl Flaws {
         }
         let mut parser = language.parser();
         let Some(tree) = language.parse(&mut parser, script) else { return Flaws { copies, ..Flaws::default() } };
-        Flaws { copies, never_checks: never_checks(&tree, script), unimported: unimported(&tree, script, places) }
+        Flaws {
+            copies,
+            never_checks: never_checks(&tree, script),
+            unimported: unimported(&tree, script, places),
+            undefined: free_names(&tree, script).unwrap_or_default(),
+        }
     }
 
-    /// Whether the script cannot count as a reproducer, whatever its run did.
-    pub fn disqualify(&self) -> bool {
-        !self.copies.is_empty()
+    /// Why the script cannot count as a reproducer, whatever its run did, for the transcript; `None` when it can.
+    pub fn why_disqualified(&self) -> Option<String> {
+        let names = |names: &[String]| names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+        if !self.copies.is_empty() {
+            Some(format!(
+                "the reproducer defines {} itself instead of importing it: it tests its own copy, and does not count",
+                names(&self.copies)
+            ))
+        } else if !self.undefined.is_empty() {
+            Some(format!(
+                "the reproducer uses {} without defining or importing it: it stops with a NameError there, and \
+                 does not count",
+                names(&self.undefined)
+            ))
+        } else {
+            None
+        }
     }
+}
+
+/// `script` (a reproducer in `language`) with the definition of its row's helper added, when the script calls the
+/// helper without defining it (see the module's account); `None` when nothing is added. The definition goes after
+/// the script's leading comments, docstring and `from __future__` imports, which must stay first.
+pub fn with_helper(language: Language, script: &str) -> Option<String> {
+    let helper = language.row().reproducer.helper.as_ref()?;
+    if language != Language::Python {
+        return None;
+    }
+    let mut parser = language.parser();
+    let tree = language.parse(&mut parser, script)?;
+    if !free_names(&tree, script)?.iter().any(|n| n == helper.name) {
+        return None;
+    }
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let (mut at, mut statements) = (0, 0);
+    for child in root.children(&mut cursor) {
+        let leading = match child.kind() {
+            "comment" => true,
+            "future_import_statement" => true,
+            // The module's docstring: a string as its first statement.
+            "expression_statement" => statements == 0 && child.named_child(0).is_some_and(|n| n.kind() == "string"),
+            _ => false,
+        };
+        if !leading {
+            break;
+        }
+        statements += usize::from(child.kind() != "comment");
+        at = child.end_byte();
+    }
+    let (head, rest) = script.split_at(at);
+    let head = if head.is_empty() { String::new() } else { format!("{}\n\n", head.trim_end()) };
+    Some(format!("{head}{}\n\n\n{}", helper.definition, rest.trim_start_matches(['\n', '\r'])))
 }
 
 /// The names of `places` that a script (saved as `path`) defines itself, as a function or a class: a reproducer that
@@ -178,5 +243,32 @@ mod tests {
         ));
         assert!(!check("from to_base import to_base\nassert to_base(31, 16) == '1F'\n"));
         assert!(!check("got = 1\nif got != 2:\n    raise AssertionError(f'got {got}')\n"));
+    }
+
+    #[test]
+    fn a_script_using_names_it_never_binds_does_not_count() {
+        let flaws = |script: &str| Flaws::of(Language::Python, "reproducer.py", script, &[]);
+        let broken =
+            "import lis\ntry:\n    assert lis.lis([4, 1]) == 1\nexcept AssertionError as e:\n    sys.exit(1)\n";
+        assert_eq!(flaws(broken).undefined, ["sys"]);
+        assert!(flaws(broken).why_disqualified().unwrap().contains("`sys`"));
+        assert_eq!(flaws(&format!("import sys\n{broken}")).why_disqualified(), None);
+    }
+
+    #[test]
+    fn the_helper_called_but_not_pasted_is_added_after_what_must_stay_first() {
+        let calls = "from __future__ import annotations\nimport lis\n\ntry:\n    assert lis.lis([1]) == 1\nexcept AssertionError as e:\n    print_stacktrace(e)\n    raise\n";
+        let done = with_helper(Language::Python, calls).unwrap();
+        assert!(done.starts_with("from __future__ import annotations\n\ndef print_stacktrace("), "{done}");
+        assert!(done.ends_with(&calls["from __future__ import annotations\n".len()..]), "{done}");
+        assert!(Flaws::of(Language::Python, "reproducer.py", &done, &[]).undefined.is_empty());
+        // Its docstring stays first too; a script that defines the helper, or never calls it, is left alone.
+        let documented =
+            with_helper(Language::Python, "\"\"\"Shows the bug.\"\"\"\nprint_stacktrace(ValueError())\n").unwrap();
+        assert!(documented.starts_with("\"\"\"Shows the bug.\"\"\"\n\ndef print_stacktrace("), "{documented}");
+        assert_eq!(with_helper(Language::Python, &done), None);
+        assert_eq!(with_helper(Language::Python, "assert 1 == 2\n"), None);
+        #[cfg(feature = "java")]
+        assert_eq!(with_helper(Language::Java, "class T { void t() { print_stacktrace(e); } }"), None);
     }
 }

@@ -267,6 +267,15 @@ pub(super) async fn write<L: Llm, R: Runner>(
             continue;
         };
         no_script = false;
+        let script = match crate::script_check::with_helper(language, &script) {
+            Some(completed) => {
+                agent.note(
+                    "the reproducer calls the helper the request gave without defining it; its definition was added",
+                );
+                completed
+            }
+            None => script,
+        };
         let check = Check::written(language, &script);
         let Some(outcome) =
             agent.execute(RunPurpose::ReproducerOnOriginal, "", &check.file_refs(), &check.command).await?
@@ -274,11 +283,8 @@ pub(super) async fn write<L: Llm, R: Runner>(
             return Ok(None);
         };
         flaws = Flaws::of(language, language.row().reproducer.file, &script, &places);
-        if flaws.disqualify() {
-            agent.note(format!(
-                "the reproducer defines `{}` itself instead of importing it: it tests its own copy, and does not count",
-                flaws.copies.join("`, `")
-            ));
+        if let Some(why) = flaws.why_disqualified() {
+            agent.note(why);
         } else if outcome.reproduces_bug() {
             keep_the_last_attempt(messages);
             return Ok(Some((script, outcome)));

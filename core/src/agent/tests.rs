@@ -1098,7 +1098,7 @@ fn tool_calls_are_bounded_and_each_is_answered() {
 }
 
 /// A runner on which a reproducer that asserts reproduces the bug (until the patch multiplies by the units), and one
-/// that does not assert runs to the end: it exits 0 and prints its first line.
+/// that does not assert runs to the end: it exits 0 and prints its last line.
 struct Asserting;
 
 impl Runner for Asserting {
@@ -1108,7 +1108,7 @@ impl Runner for Asserting {
         Ok(if !script.contains("assert") {
             RunOutcome {
                 exit_code: Some(0),
-                stdout: format!("printed {}\n", script.lines().next().unwrap_or("")),
+                stdout: format!("printed {}\n", script.lines().last().unwrap_or("")),
                 ..RunOutcome::default()
             }
         } else if fixed {
@@ -1119,9 +1119,37 @@ impl Runner for Asserting {
     }
 }
 
-const PRINTS: &str = "```python\nprint(Cart().total())\n```";
-const PRINTS_AGAIN: &str = "```python\nprint('the total is', Cart().total())\n```";
+const PRINTS: &str = "```python\nfrom shop.cart import Cart\nprint(Cart().total())\n```";
+const PRINTS_AGAIN: &str = "```python\nfrom shop.cart import Cart\nprint('the total is', Cart().total())\n```";
 const ASSERTS: &str = "```python\nfrom shop.cart import Cart\nassert Cart().total() == 150\n```";
+
+/// A reproducer that uses a name it never binds (`sys`, as Qwen2.5-Coder-1.5B's did) does not count, even where it
+/// fails with an `AssertionError`, and the model is told which name; one that calls the helper the request showed
+/// without pasting it gets the definition added, and counts.
+#[test]
+fn a_reproducer_using_an_unbound_name_does_not_count_and_the_missing_helper_is_added() {
+    let handler = "except AssertionError as e:\n    print_stacktrace(e)\n";
+    let unbound = format!(
+        "```python\nfrom shop.cart import Cart\ntry:\n    assert Cart().total() == 150\n{handler}    sys.exit(1)\n```"
+    );
+    let helped = format!(
+        "```python\nfrom shop.cart import Cart\ntry:\n    assert Cart().total() == 150\n{handler}    raise\n```"
+    );
+    let script = search_script()
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, unbound)
+        .answer(Stage::Reproducer, helped)
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let (outcome, requests) = Recorder::run_with(script, Some(Asserting), AgentConfig::default());
+    assert!(outcome.validated, "{}", outcome.reason);
+    let asked = reproducer_requests(&requests);
+    assert_eq!(asked.len(), 2);
+    assert!(asked[1][2].contains("uses `sys` but never defines or imports it"), "{}", asked[1][2]);
+    let review = requests.iter().find(|r| r.stage == Stage::Review).expect("a review");
+    let shown = review.messages.iter().map(|m| m.content.as_str()).collect::<String>();
+    assert!(shown.contains("def print_stacktrace(e: BaseException) -> None:"), "the kept test has the helper: {shown}");
+}
 
 /// The reproducer requests of a run: each request's messages, as text.
 fn reproducer_requests(requests: &[ChatRequest]) -> Vec<Vec<String>> {

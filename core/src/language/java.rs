@@ -25,6 +25,7 @@ pub static JAVA_ROW: LanguageRow = LanguageRow {
         command: junit::COMMAND,
         request: junit_reproducer,
         must: "its test must fail, and the code must compile",
+        helper: None,
         project_tests: Some(ProjectTests { failures: junit::failures, failing_source: junit::failing_tests_source }),
     },
     // The written reproducer runs with every test of the repository already.

@@ -31,7 +31,7 @@ pub use crate::grammar::{Grammar, PYTHON};
 #[cfg(feature = "java")]
 pub use java::{JAVA_ROW, junit_reproducer};
 pub use python::{PRINT_STACKTRACE, PYTHON_ROW, RUNNER, script_reproducer};
-pub use row::{ClassView, LanguageRow, ProjectTests, Reproducer, TestRunner};
+pub use row::{ClassView, Helper, LanguageRow, ProjectTests, Reproducer, TestRunner};
 
 pub use crate::gate::SyntaxCheck;
 

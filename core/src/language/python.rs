@@ -2,7 +2,7 @@
 //! [`script_reproducer`]'s words, and its regression check runs the tests that touch a patch's files with
 //! [`RUNNER`].
 
-use super::row::{ClassView, LanguageRow, Reproducer, TestRunner, test_folder_and_name};
+use super::row::{ClassView, Helper, LanguageRow, Reproducer, TestRunner, test_folder_and_name};
 use crate::gate::SyntaxCheck;
 use crate::grammar::PYTHON;
 
@@ -23,6 +23,7 @@ pub static PYTHON_ROW: LanguageRow = LanguageRow {
         command: "python3 reproducer.py",
         request: script_reproducer,
         must: "it must exit non-zero with an AssertionError",
+        helper: Some(Helper { name: "print_stacktrace", definition: PRINT_STACKTRACE }),
         project_tests: None,
     },
     regression: Some(TestRunner { file: "acr_run_tests.py", source: RUNNER, command: "python3 acr_run_tests.py" }),
@@ -41,9 +42,10 @@ pub fn script_reproducer(issue: &str, places: &str, reproducer: &Reproducer) -> 
     format!(
         "<issue>\n{}\n</issue>\n\n{places}Write a standalone Python script `{}`, run from the repository root with `{}`, \
          that reproduces this issue. While the bug is present it must fail with an \
-         `AssertionError` that explains what went wrong; once the bug is fixed it must exit with code 0. Import \
-         the code the issue is about from the repository; never copy or rewrite it in the script, which would then \
-         test its own copy.\n\n\
+         `AssertionError` that explains what went wrong; once the bug is fixed it must exit with code 0. Check \
+         every example of what the code should give that the issue shows, not only the one it says is wrong: a fix \
+         must get them all right. Import the code the issue is about from the repository; never copy or rewrite it \
+         in the script, which would then test its own copy.\n\n\
          Put this helper in the script and call it on the exception that shows the bug before raising the \
          `AssertionError`, so that the trace names the files and line numbers involved:\n```python\n{}\n```\n\n\
          Reply with the script in a single ```python code block.",

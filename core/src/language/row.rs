@@ -66,9 +66,21 @@ pub struct Reproducer {
     pub request: fn(&str, &str, &Reproducer) -> String,
     /// What a run must do to show the bug, as the request after a run that did not says it.
     pub must: &'static str,
+    /// A helper the request shows for the script to paste and call; a script that calls it without pasting it gets
+    /// it added ([`crate::script_check::with_helper`]).
+    pub helper: Option<Helper>,
     /// The repository's own tests, run by the harness before any reproducer is asked for: when some fail on the
     /// original program they reproduce the issue. `None`: a reproducer is always written.
     pub project_tests: Option<ProjectTests>,
+}
+
+/// A function the reproducer request gives the model to put in its script.
+#[derive(Debug)]
+pub struct Helper {
+    /// The name the script calls it by.
+    pub name: &'static str,
+    /// Its whole definition, as the request shows it.
+    pub definition: &'static str,
 }
 
 /// How a run of the repository's own tests is read.

@@ -503,7 +503,12 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
         kind: crate::index::DefKind::Method,
         name: "Cart.total".into(),
     }];
-    let flaws = Flaws { copies: Vec::new(), never_checks: true, unimported: vec!["shop.cart".into()] };
+    let flaws = Flaws {
+        copies: Vec::new(),
+        never_checks: true,
+        unimported: vec!["shop.cart".into()],
+        undefined: vec!["sys".into()],
+    };
     let prompt = |kind: PromptKind| -> Prompt<'_> {
         match kind {
             PromptKind::Search => Prompt::Search { issue, language, trace: Some(&failed.stderr) },

@@ -573,7 +573,14 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
     let must = language.row().reproducer.must;
     let exit = outcome.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "killed".into());
     let timed_out = if outcome.timed_out { " (it was stopped at the time limit)" } else { "" };
-    let why = if copies.is_empty() {
+    let undefined = flaws.undefined.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    let why = if copies.is_empty() && !undefined.is_empty() {
+        format!(
+            "Your script uses {undefined} but never defines or imports it, so Python stops with a NameError where \
+             it is used, and the script did not reproduce the issue, whatever its run printed. Import or define every \
+             name it uses. Its run on the unpatched repository:"
+        )
+    } else if copies.is_empty() {
         format!("Running your script on the unpatched repository did not reproduce the issue ({must}).")
     } else {
         // Only a Python file's place comes with its import line (`places_note`).
