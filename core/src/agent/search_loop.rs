@@ -5,7 +5,10 @@
 //! ([`crate::proxy::trust`]), otherwise by the proxy model; calls are bounded ([`mod@crate::proxy::bound`]: each
 //! once, none that names nothing in the repository, at most [`crate::api::MAX_CALLS_PER_ROUND`]), run, and their
 //! results shown with a note of those not run, followed by a request for analysis and the next question; locations
-//! without calls are resolved through the six tiers, and the loop ends when at least one resolves. After
+//! without calls are resolved through the six tiers, and the loop ends when at least one resolves. When none of
+//! the calls can run (each was run before, or names nothing) the locations the answer gives are resolved instead;
+//! a reading made without the proxy model that found no location hands the answer to the proxy model first, since
+//! a location written in prose beside repeated calls is one the deterministic reader does not take. After
 //! [`AgentConfig::max_search_rounds`] rounds the agent carries on without locations, reusing the conversation.
 //!
 //! With [`AgentConfig::tools`] the APIs are also offered as chat-completions tools. Tool calls need no reading: each
@@ -17,7 +20,7 @@
 //! [`AgentConfig::tools`]: super::AgentConfig::tools
 
 use super::{Agent, AgentError, Event, Phase, ReadBy};
-use crate::answers::{self, SearchAnswer};
+use crate::answers::{self, SearchAnswer, Source};
 use crate::call::SearchCall;
 use crate::llm::{Llm, Message, ToolCall, tools};
 use crate::locate::{self, BugLocation, Context};
@@ -84,12 +87,12 @@ pub async fn run<L: Llm, R: Runner>(
             continue;
         }
 
-        let Some(validated) = proxy_answer(agent, round, &reply.text).await? else {
+        let Some((validated, prose_read_directly)) = proxy_answer(agent, round, &reply.text).await? else {
             next = Some(Next::Unusable(NOTHING_READ.to_string()));
             continue;
         };
 
-        if !validated.calls.is_empty() {
+        let validated = if !validated.calls.is_empty() {
             let fates = proxy::bound(&validated.calls, &answered, &*agent.index.clone());
             let not_run = NotRun::of(&validated.calls, &fates);
             note_not_run(agent, &not_run);
@@ -101,13 +104,24 @@ pub async fn run<L: Llm, R: Runner>(
                 next = Some(Next::Decide);
                 continue;
             }
-            // Nothing it asked for can run: the locations it gave, if any, are looked for; otherwise it hears why.
+            // Nothing it asked for can run: the locations it gave, if any, are looked for. When a later round's
+            // prose was read without the proxy model and no location came out, the proxy model reads it for them
+            // before the model hears why (Qwen2.5-Coder-1.5B asked for the same calls again while naming the bug's
+            // place in prose, round after round).
+            let located = match validated.locations.is_empty() && prose_read_directly && round > 1 {
+                true => proxy_model(agent, round, &reply.text).await?.filter(|v| !v.locations.is_empty()),
+                false => None,
+            };
+            let validated = located.unwrap_or(validated);
             if validated.locations.is_empty() {
                 let why = prompt_text::calls_not_run(&not_run).unwrap_or_default();
                 next = Some(Next::Unusable(format!("none of its search calls was run. {}", why.trim())));
                 continue;
             }
-        }
+            validated
+        } else {
+            validated
+        };
 
         let (found, context, not_found) = resolve_locations(agent, &validated);
         agent.emit(Event::Locations { round, found: found.clone(), not_found: not_found.clone() });
@@ -125,21 +139,34 @@ pub async fn run<L: Llm, R: Runner>(
 
 /// Turns an answer into checked calls and locations: deterministically when the reading is trusted, otherwise
 /// through the proxy model (its answer held to the proxy's JSON schema where the server can) with up to
-/// [`MAX_RETRIES`] corrections. `None` when nothing usable came out.
+/// [`MAX_RETRIES`] corrections. `None` when nothing usable came out; otherwise also whether it was prose read
+/// without the proxy model.
 async fn proxy_answer<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     round: usize,
     answer: &str,
-) -> Result<Option<Validated>, AgentError> {
+) -> Result<Option<(Validated, bool)>, AgentError> {
     let index = agent.index.clone();
     let read = answers::search::read(answer);
     let direct = proxy::validate(&read.result, Some(&*index));
     if proxy::stands(&read, round, &direct, Some(&*index)) {
         emit_proxy(agent, round, ReadBy::Deterministic, &direct, &read);
-        return Ok(direct.is_valid().then_some(direct));
+        let prose = read.source != Source::Json;
+        return Ok(direct.is_valid().then_some((direct, prose)));
     }
+    Ok(proxy_model(agent, round, answer).await?.map(|v| (v, false)))
+}
+
+/// The proxy model's reading of an answer (its answer held to the proxy's JSON schema where the server can), with
+/// up to [`MAX_RETRIES`] corrections; `None` when nothing usable came out.
+async fn proxy_model<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    round: usize,
+    answer: &str,
+) -> Result<Option<Validated>, AgentError> {
+    let index = agent.index.clone();
     let mut conversation = Vec::new();
-    let mut last = direct;
+    let mut last: Option<Validated> = None;
     let mut problems: Option<Vec<crate::proxy::Problem>> = None;
     for _ in 0..MAX_RETRIES {
         let prompt = match &problems {
@@ -154,10 +181,10 @@ async fn proxy_answer<L: Llm, R: Runner>(
             return Ok(Some(validated));
         }
         problems = Some(validated.problems.clone());
-        last = validated;
+        last = Some(validated);
     }
     // Keep whatever was valid in the last attempt rather than losing it.
-    Ok(last.is_usable().then_some(last))
+    Ok(last.filter(Validated::is_usable))
 }
 
 fn emit_proxy<L: Llm, R: Runner>(

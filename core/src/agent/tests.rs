@@ -71,6 +71,25 @@ fn search_script() -> Script {
         .answer(Stage::Decide, LOCATION_JSON)
 }
 
+/// An answer that asks only for calls already run while naming the bug's place in prose (as Qwen2.5-Coder-1.5B
+/// did on QuixBugs' subsequences, fourteen rounds running) is read by the proxy model for its locations, and the
+/// search ends on them.
+#[test]
+fn repeated_calls_beside_a_location_in_prose_end_the_search_on_the_location() {
+    let repeated = "1. Yes, I need more context. I will make the following search API calls:\n   - search_class(\"Cart\")\n\n2. The bug is in the code where `total` adds the price once per line, which ignores the units.";
+    let script = Script::default()
+        .answer(Stage::Search, "search_class(\"Cart\")")
+        .answer(Stage::Analyse, "total() adds item.price once per line and ignores units.")
+        .answer(Stage::Decide, repeated)
+        .answer(Stage::Proxy, r#"{"API_calls": ["search_class(\"Cart\")"], "bug_locations": [{"file": "shop/cart.py", "class": "Cart", "method": "total", "intended_behavior": "multiply by units"}]}"#)
+        .answer(Stage::Patch, GOOD_PATCH);
+    let (agent, _) = agent::<NoRunner>(script, None, AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert_eq!(outcome.status, ExtractStatus::ApplicablePatch, "{}", outcome.reason);
+    assert_eq!(outcome.locations.len(), 1, "{:?}", outcome.locations);
+    assert_eq!(outcome.locations[0].method.as_deref(), Some("total"));
+}
+
 #[test]
 fn search_locates_then_patch_applies_after_a_retry() {
     let script = search_script().answer(Stage::Patch, STALE_PATCH).answer(Stage::Patch, GOOD_PATCH);
