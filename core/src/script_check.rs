@@ -168,18 +168,26 @@ fn unimported(tree: &Tree, script: &str, places: &[Place]) -> Vec<String> {
 }
 
 /// Whether a Python script (`tree`, parsed from `script`) has nothing that could raise an `AssertionError`: no
-/// `assert` statement, and no `raise` naming `AssertionError`. Other languages' tests check in many ways (JUnit's
-/// assertions), so [`Flaws::of`] asks this of Python alone.
+/// `assert` statement, and no `raise` naming `AssertionError` outside a handler of `AssertionError` (one inside only
+/// passes on an assertion something else raised: Qwen2.5-Coder-1.5B wrapped a bare call in `try`, re-raised
+/// `AssertionError` from `except AssertionError`, and so compared nothing). Other languages' tests check in many
+/// ways (JUnit's assertions), so [`Flaws::of`] asks this of Python alone.
 fn never_checks(tree: &Tree, script: &str) -> bool {
-    let mut stack = vec![tree.root_node()];
-    while let Some(node) = stack.pop() {
+    let mut stack = vec![(tree.root_node(), false)];
+    while let Some((node, in_handler)) = stack.pop() {
+        let text = &script[node.byte_range()];
+        let in_handler = in_handler
+            || (node.kind() == "except_clause"
+                && node
+                    .child_by_field_name("value")
+                    .is_some_and(|caught| script[caught.byte_range()].contains("AssertionError")));
         match node.kind() {
             "assert_statement" => return false,
-            "raise_statement" if script[node.byte_range()].contains("AssertionError") => return false,
+            "raise_statement" if !in_handler && text.contains("AssertionError") => return false,
             _ => {}
         }
         let mut cursor = node.walk();
-        stack.extend(node.children(&mut cursor));
+        stack.extend(node.children(&mut cursor).map(|c| (c, in_handler)));
     }
     true
 }
@@ -242,6 +250,14 @@ mod tests {
             "from to_base import to_base\ntry:\n    to_base(31, 16)\nexcept AssertionError as e:\n    print(e)\n"
         ));
         assert!(!check("from to_base import to_base\nassert to_base(31, 16) == '1F'\n"));
+        // Re-raised from a handler of AssertionError, with nothing in the `try` that asserts: no check.
+        let reraised = "from lis import lis\ntry:\n    lis([4, 1])\nexcept AssertionError as e:\n    raise AssertionError('bug')\n";
+        assert!(check(reraised));
+        assert!(!check(&reraised.replace("    lis([4, 1])", "    assert lis([4, 1]) == 1")));
+        // Raised from a handler of the error the issue is about: a check.
+        assert!(!check(
+            "from lis import lis\ntry:\n    lis([])\nexcept ValueError as e:\n    raise AssertionError(e)\n"
+        ));
         assert!(!check("got = 1\nif got != 2:\n    raise AssertionError(f'got {got}')\n"));
     }
 
