@@ -10,6 +10,10 @@
 //!   received the name of a class that has (or inherits nothing and is next to) a method of the other name.
 //!
 //! When neither holds, the call is left as written.
+//!
+//! One call is also read as the call that was meant ([`retarget`]): `search_method_in_class` given a file where the
+//! class goes (`search_method_in_class("kheapsort", "kheapsort.py")`, as Qwen2.5-Coder-1.5B wrote it round after
+//! round) is `search_method_in_file`. No class is called `kheapsort.py`, so the call as written names nothing.
 
 use crate::api::ParamKind;
 use crate::call::{ArgValue, SearchCall};
@@ -118,6 +122,18 @@ pub fn reorder(call: &SearchCall, names: Option<&dyn Names>) -> Option<SearchCal
     if swap { call.swapped() } else { None }
 }
 
+/// `search_method_in_class` given a file for its class (either argument), read as `search_method_in_file` with the
+/// other argument as the method; `None` for every other call.
+pub fn retarget(call: &SearchCall) -> Option<SearchCall> {
+    let SearchCall::SearchMethodInClass { method_name, class_name } = call else { return None };
+    let (method, file) = match (looks_like_path(method_name), looks_like_path(class_name)) {
+        (false, true) => (method_name, class_name),
+        (true, false) => (class_name, method_name),
+        _ => return None,
+    };
+    Some(SearchCall::SearchMethodInFile { method_name: method.clone(), file_name: file.clone() })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +149,17 @@ mod tests {
         assert_eq!(fixed.to_string(), "search_method_in_file(\"UserWarning\", \"text.py\")");
         assert_eq!(reorder(&call("search_method_in_file(\"run\", \"app.py\")"), None), None);
         assert_eq!(reorder(&call("search_code_in_file(\"a/b.py\", \"c/d.py\")"), None), None, "both paths");
+    }
+
+    #[test]
+    fn a_file_given_for_the_class_means_the_method_in_that_file() {
+        let read = |text: &str| retarget(&call(text)).map(|c| c.to_string());
+        let meant = Some("search_method_in_file(\"kheapsort\", \"kheapsort.py\")".to_string());
+        assert_eq!(read("search_method_in_class(\"kheapsort\", \"kheapsort.py\")"), meant);
+        assert_eq!(read("search_method_in_class(\"kheapsort.py\", \"kheapsort\")"), meant);
+        assert_eq!(read("search_method_in_class(\"area\", \"Square\")"), None);
+        assert_eq!(read("search_method_in_class(\"a.py\", \"b.py\")"), None);
+        assert_eq!(read("search_method(\"kheapsort.py\")"), None);
     }
 
     #[test]

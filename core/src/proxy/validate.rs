@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::order::{Names, reorder};
+use super::order::{Names, reorder, retarget};
 use crate::answers::ProxyResult;
 use crate::api::ParamKind;
 use crate::call::{CallError, SearchCall};
@@ -124,7 +124,7 @@ fn unquoted(call: &SearchCall) -> Option<SearchCall> {
 }
 
 /// Checks every call and location of an answer; with `names` (the index), calls whose arguments are in the wrong
-/// order are put right.
+/// order are put right. A file given for a class is read as the file ([`retarget`]).
 pub fn validate(result: &ProxyResult, names: Option<&dyn Names>) -> Validated {
     let mut calls: Vec<SearchCall> = Vec::new();
     let mut problems = Vec::new();
@@ -139,7 +139,7 @@ pub fn validate(result: &ProxyResult, names: Option<&dyn Names>) -> Validated {
                     }
                     None => call,
                 };
-                let call = match reorder(&call, names) {
+                let call = match reorder(&call, names).or_else(|| retarget(&call)) {
                     Some(fixed) => {
                         reordered.push(format!("read `{call}` as `{fixed}`"));
                         fixed
