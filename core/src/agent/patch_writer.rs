@@ -2,7 +2,8 @@
 //! `<file>/<original>/<patched>` by default; whole files for short files when the model's row says so), applies
 //! them through the edits layer (which reads every format), and feeds the reason back when they do not apply, up to
 //! [`AgentConfig::patch_attempts`] times. When no edit at all could be read, the retry shows the model the start of
-//! its answer next to the format asked for.
+//! its answer next to the format asked for. A patch that applies but is one the writer already produced (the model
+//! wrote it again after the reviewer or a run judged it) is refused the same way while attempts remain.
 //!
 //! With bug locations, the conversation starts fresh with the issue and each location's code and intended
 //! behaviour; without, it continues the search conversation. The writer keeps its conversation so the review loop
@@ -17,7 +18,7 @@ use crate::llm::{Llm, Message};
 use crate::locate::{BugLocation, ContextKind};
 use crate::patch::{self, BugLine, EditFormat, EditFormatChoice, ExtractOptions, ExtractStatus, Extraction};
 use crate::prompt::Prompt;
-use crate::prompt::text::{ANSWER_START_CHARS, NO_CODE_CHANGED};
+use crate::prompt::text::{ANSWER_START_CHARS, NO_CODE_CHANGED, SAME_PATCH_AGAIN};
 use crate::repo::Repo;
 use crate::runner::Runner;
 
@@ -30,6 +31,8 @@ pub struct PatchWriter {
     pending: Option<Pending>,
     options: ExtractOptions,
     attempts: usize,
+    /// The diffs of the applicable patches written so far.
+    written: Vec<String>,
 }
 
 /// The next request's words, when it is not the opening one.
@@ -61,6 +64,7 @@ impl PatchWriter {
             pending: Some(Pending::Start),
             options: ExtractOptions { bug_lines, ..ExtractOptions::default() },
             attempts: 0,
+            written: Vec::new(),
         }
     }
 
@@ -154,12 +158,24 @@ impl PatchWriter {
             if extraction.status.is_applicable() {
                 // Asked for definitions, a model that shows its definition unchanged but for a docstring or comment
                 // has not written the fix: it hears so, while attempts remain.
-                if format != EditFormat::Definition || extraction.changes_code(&agent.repo) {
+                let (note, reason) = if format == EditFormat::Definition && !extraction.changes_code(&agent.repo) {
+                    (
+                        "the patch changes only comments, docstrings or blank lines; asking for the fix in the code",
+                        NO_CODE_CHANGED,
+                    )
+                } else if self.written.contains(&extraction.diff) {
+                    // Written again after it was judged (a small model at its default temperature repeats itself
+                    // word for word): it hears so while attempts remain, and the review sees it only if they run out.
+                    (
+                        "the patch is one written before in this conversation; asking for a different fix",
+                        SAME_PATCH_AGAIN,
+                    )
+                } else {
+                    self.written.push(extraction.diff.clone());
                     return Ok(extraction);
-                }
-                agent
-                    .note("the patch changes only comments, docstrings or blank lines; asking for the fix in the code");
-                self.pending = Some(Pending::Retry(NO_CODE_CHANGED.to_string(), String::new()));
+                };
+                agent.note(note);
+                self.pending = Some(Pending::Retry(reason.to_string(), String::new()));
                 last = Some(extraction);
                 continue;
             }

@@ -1170,6 +1170,29 @@ fn a_reproducer_using_an_unbound_name_does_not_count_and_the_missing_helper_is_a
     assert!(shown.contains("def print_stacktrace(e: BaseException) -> None:"), "the kept test has the helper: {shown}");
 }
 
+/// A patch the model writes again word for word after the reviewer judged it wrong is not run or judged again: the
+/// model hears that it is the same patch and writes another.
+#[test]
+fn a_patch_written_again_after_it_was_judged_is_refused_for_a_different_one() {
+    let wrong = GOOD_PATCH.replace("item.price * units", "item.price + units");
+    let script = search_script()
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, ASSERTS)
+        .answer(Stage::Patch, wrong.clone())
+        .answer(Stage::Review, r#"{"patch-correct": "no", "test-correct": "yes", "patch-advice": "multiply"}"#)
+        .answer(Stage::Patch, wrong)
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let (outcome, requests) = Recorder::run_with(script, Some(Asserting), AgentConfig::default());
+    assert!(outcome.validated, "{}", outcome.reason);
+    assert!(outcome.diff.contains("item.price * units"), "{}", outcome.diff);
+    let patches: Vec<&ChatRequest> = requests.iter().filter(|r| r.stage == Stage::Patch).collect();
+    assert_eq!(patches.len(), 3);
+    let told = &patches[2].messages.last().unwrap().content;
+    assert!(told.contains(crate::prompt::text::SAME_PATCH_AGAIN), "{told}");
+    assert_eq!(requests.iter().filter(|r| r.stage == Stage::Review).count(), 2, "the repeat was not judged");
+}
+
 /// The reproducer requests of a run: each request's messages, as text.
 fn reproducer_requests(requests: &[ChatRequest]) -> Vec<Vec<String>> {
     let reproducer = requests.iter().filter(|r| r.stage == Stage::Reproducer);

@@ -419,6 +419,11 @@ pub fn patch_from_conversation(format: EditFormat) -> String {
 pub const NO_CODE_CHANGED: &str = "it changes only comments, docstrings or blank lines, so the code runs as before and \
                                    the bug is still there. Make the fix in the code itself.";
 
+/// Why a patch written after feedback is refused when it is one the model already wrote in the conversation (the
+/// agent's patch writer): it was judged, and did not fix the issue.
+pub const SAME_PATCH_AGAIN: &str = "it is the same patch you wrote earlier in this conversation, which was judged \
+                                    above and did not fix the issue. Write a different fix.";
+
 /// Feedback after a patch could not be applied. `answer_start` is the start of the answer when no edit could be
 /// read from it (empty otherwise): the model sees what it wrote next to the format it was asked for.
 pub fn patch_failed(reason: &str, format: EditFormat, answer_start: &str) -> String {
