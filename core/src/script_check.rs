@@ -10,13 +10,14 @@
 //!   something else, often a renamed copy (Qwen2.5-Coder-1.5B answered a copy's feedback by renaming `powerset`
 //!   to `get_powerset`). Told, not disqualified: a script can reach the code in other ways (a command it runs);
 //! - the script **uses names it never binds** (Python: [`crate::python::free_names`]), so it stops with a
-//!   `NameError` where one is used; a `NameError` raised while handling the `AssertionError` still prints
-//!   `AssertionError`, and its trace then sends the search to the script (Qwen2.5-Coder-1.5B blamed its own
-//!   `reproducer.py` for QuixBugs' lis). Such a script does not count.
+//!   `NameError` where one is used. Told, not disqualified: a script whose `NameError` comes only after its
+//!   assertion failed still reproduces (ACR's rule), and still validates a patch.
 //!
-//! One flaw is mended instead of named: a script that calls the helper the request showed (Python's
-//! `print_stacktrace`) without pasting it gets the helper's definition added ([`with_helper`]). Small models call it
-//! and leave it out more often than not, and the definition is exactly what the request gave.
+//! Where only one thing can be meant, the flaw is mended instead ([`mended`]): a script that calls the helper the
+//! request showed (Python's `print_stacktrace`) without pasting it gets the helper's definition, and one that uses
+//! a standard-library module it never imported (`sys.exit(1)`) gets the import. Qwen2.5-Coder-1.5B left both out
+//! more often than not; the `NameError` they raise in the handler of the `AssertionError` put a second trace after
+//! the first, and the search then blamed the script (QuixBugs' lis: "`print_stacktrace` is not defined").
 
 use std::collections::BTreeSet;
 
@@ -61,35 +62,76 @@ impl Flaws {
 
     /// Why the script cannot count as a reproducer, whatever its run did, for the transcript; `None` when it can.
     pub fn why_disqualified(&self) -> Option<String> {
-        let names = |names: &[String]| names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
-        if !self.copies.is_empty() {
-            Some(format!(
-                "the reproducer defines {} itself instead of importing it: it tests its own copy, and does not count",
-                names(&self.copies)
-            ))
-        } else if !self.undefined.is_empty() {
-            Some(format!(
-                "the reproducer uses {} without defining or importing it: it stops with a NameError there, and \
-                 does not count",
-                names(&self.undefined)
-            ))
-        } else {
-            None
-        }
+        (!self.copies.is_empty()).then(|| {
+            format!(
+                "the reproducer defines `{}` itself instead of importing it: it tests its own copy, and does not count",
+                self.copies.join("`, `")
+            )
+        })
     }
 }
 
-/// `script` (a reproducer in `language`) with the definition of its row's helper added, when the script calls the
-/// helper without defining it (see the module's account); `None` when nothing is added. The definition goes after
-/// the script's leading comments, docstring and `from __future__` imports, which must stay first.
-pub fn with_helper(language: Language, script: &str) -> Option<String> {
-    let helper = language.row().reproducer.helper.as_ref()?;
+/// Standard-library modules a script may use without importing them (`sys.exit(1)`), each mended by adding
+/// `import NAME`: nothing else can be meant by a name that is never bound and is the name of one of these.
+const STANDARD_MODULES: &[&str] = &[
+    "argparse",
+    "bisect",
+    "collections",
+    "contextlib",
+    "copy",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "doctest",
+    "fractions",
+    "functools",
+    "heapq",
+    "inspect",
+    "io",
+    "itertools",
+    "json",
+    "math",
+    "operator",
+    "os",
+    "pathlib",
+    "pprint",
+    "random",
+    "re",
+    "string",
+    "subprocess",
+    "sys",
+    "tempfile",
+    "textwrap",
+    "time",
+    "traceback",
+    "typing",
+    "unittest",
+];
+
+/// What [`mended`] added to a script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mended {
+    /// The script with the additions.
+    pub script: String,
+    /// What was added, in words for the transcript.
+    pub added: Vec<String>,
+}
+
+/// `script` (a reproducer in `language`) with what it uses but never binds added, where only one thing can be meant
+/// (see the module's account): `import NAME` for a standard-library module ([`STANDARD_MODULES`]) and the
+/// definition of its row's helper. `None` when nothing is added. The additions go after the script's leading
+/// comments, docstring and `from __future__` imports, which must stay first.
+pub fn mended(language: Language, script: &str) -> Option<Mended> {
     if language != Language::Python {
         return None;
     }
+    let helper = language.row().reproducer.helper.as_ref();
     let mut parser = language.parser();
     let tree = language.parse(&mut parser, script)?;
-    if !free_names(&tree, script)?.iter().any(|n| n == helper.name) {
+    let free = free_names(&tree, script)?;
+    let modules: Vec<&str> = free.iter().map(String::as_str).filter(|n| STANDARD_MODULES.contains(n)).collect();
+    let helper = helper.filter(|h| free.iter().any(|n| n == h.name));
+    if modules.is_empty() && helper.is_none() {
         return None;
     }
     let root = tree.root_node();
@@ -110,8 +152,22 @@ pub fn with_helper(language: Language, script: &str) -> Option<String> {
         at = child.end_byte();
     }
     let (head, rest) = script.split_at(at);
-    let head = if head.is_empty() { String::new() } else { format!("{}\n\n", head.trim_end()) };
-    Some(format!("{head}{}\n\n\n{}", helper.definition, rest.trim_start_matches(['\n', '\r'])))
+    let mut out = if head.is_empty() { String::new() } else { format!("{}\n\n", head.trim_end()) };
+    let mut added = Vec::new();
+    for module in &modules {
+        out.push_str(&format!("import {module}\n"));
+        added.push(format!("`import {module}`"));
+    }
+    if let Some(helper) = helper {
+        if !modules.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&format!("{}\n\n", helper.definition));
+        added.push(format!("the definition of `{}` the request gave", helper.name));
+    }
+    out.push('\n');
+    out.push_str(rest.trim_start_matches(['\n', '\r']));
+    Some(Mended { script: out, added })
 }
 
 /// The names of `places` that a script (saved as `path`) defines itself, as a function or a class: a reproducer that
@@ -262,29 +318,39 @@ mod tests {
     }
 
     #[test]
-    fn a_script_using_names_it_never_binds_does_not_count() {
+    fn a_script_using_names_it_never_binds_is_told_them() {
         let flaws = |script: &str| Flaws::of(Language::Python, "reproducer.py", script, &[]);
-        let broken =
-            "import lis\ntry:\n    assert lis.lis([4, 1]) == 1\nexcept AssertionError as e:\n    sys.exit(1)\n";
-        assert_eq!(flaws(broken).undefined, ["sys"]);
-        assert!(flaws(broken).why_disqualified().unwrap().contains("`sys`"));
-        assert_eq!(flaws(&format!("import sys\n{broken}")).why_disqualified(), None);
+        let broken = "import lis\ntry:\n    assert lis.lis([4, 1]) == 1\nexcept AssertionError as e:\n    report(e)\n";
+        assert_eq!(flaws(broken).undefined, ["report"]);
+        assert_eq!(flaws(broken).why_disqualified(), None, "told, not disqualified");
+        assert!(flaws(&format!("from checks import report\n{broken}")).undefined.is_empty());
     }
 
     #[test]
-    fn the_helper_called_but_not_pasted_is_added_after_what_must_stay_first() {
-        let calls = "from __future__ import annotations\nimport lis\n\ntry:\n    assert lis.lis([1]) == 1\nexcept AssertionError as e:\n    print_stacktrace(e)\n    raise\n";
-        let done = with_helper(Language::Python, calls).unwrap();
-        assert!(done.starts_with("from __future__ import annotations\n\ndef print_stacktrace("), "{done}");
-        assert!(done.ends_with(&calls["from __future__ import annotations\n".len()..]), "{done}");
-        assert!(Flaws::of(Language::Python, "reproducer.py", &done, &[]).undefined.is_empty());
-        // Its docstring stays first too; a script that defines the helper, or never calls it, is left alone.
+    fn the_helper_and_standard_modules_used_but_not_there_are_added_after_what_must_stay_first() {
+        let calls = "from __future__ import annotations\nimport lis\n\ntry:\n    assert lis.lis([1]) == 1\nexcept AssertionError as e:\n    print_stacktrace(e)\n    sys.exit(1)\n";
+        let done = mended(Language::Python, calls).unwrap();
+        assert!(
+            done.script.starts_with("from __future__ import annotations\n\nimport sys\n\ndef print_stacktrace("),
+            "{}",
+            done.script
+        );
+        assert!(done.script.ends_with(&calls["from __future__ import annotations\n".len()..]), "{}", done.script);
+        assert_eq!(done.added, ["`import sys`", "the definition of `print_stacktrace` the request gave"]);
+        assert!(Flaws::of(Language::Python, "reproducer.py", &done.script, &[]).undefined.is_empty());
+        // Its docstring stays first too; a script that binds them, or never uses them, is left alone.
         let documented =
-            with_helper(Language::Python, "\"\"\"Shows the bug.\"\"\"\nprint_stacktrace(ValueError())\n").unwrap();
-        assert!(documented.starts_with("\"\"\"Shows the bug.\"\"\"\n\ndef print_stacktrace("), "{documented}");
-        assert_eq!(with_helper(Language::Python, &done), None);
-        assert_eq!(with_helper(Language::Python, "assert 1 == 2\n"), None);
+            mended(Language::Python, "\"\"\"Shows the bug.\"\"\"\nprint_stacktrace(ValueError())\n").unwrap();
+        assert!(
+            documented.script.starts_with("\"\"\"Shows the bug.\"\"\"\n\ndef print_stacktrace("),
+            "{}",
+            documented.script
+        );
+        assert_eq!(mended(Language::Python, &done.script), None);
+        assert_eq!(mended(Language::Python, "assert 1 == 2\n"), None);
+        // A name that is no standard module is not guessed at.
+        assert_eq!(mended(Language::Python, "numpy.zeros(3)\n"), None);
         #[cfg(feature = "java")]
-        assert_eq!(with_helper(Language::Java, "class T { void t() { print_stacktrace(e); } }"), None);
+        assert_eq!(mended(Language::Java, "class T { void t() { print_stacktrace(e); } }"), None);
     }
 }

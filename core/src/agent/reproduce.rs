@@ -267,12 +267,13 @@ pub(super) async fn write<L: Llm, R: Runner>(
             continue;
         };
         no_script = false;
-        let script = match crate::script_check::with_helper(language, &script) {
-            Some(completed) => {
-                agent.note(
-                    "the reproducer calls the helper the request gave without defining it; its definition was added",
-                );
-                completed
+        let script = match crate::script_check::mended(language, &script) {
+            Some(mended) => {
+                agent.note(format!(
+                    "the reproducer uses what it never defines or imports; added: {}",
+                    mended.added.join(", ")
+                ));
+                mended.script
             }
             None => script,
         };

@@ -1142,18 +1142,14 @@ const PRINTS: &str = "```python\nfrom shop.cart import Cart\nprint(Cart().total(
 const PRINTS_AGAIN: &str = "```python\nfrom shop.cart import Cart\nprint('the total is', Cart().total())\n```";
 const ASSERTS: &str = "```python\nfrom shop.cart import Cart\nassert Cart().total() == 150\n```";
 
-/// A reproducer that uses a name it never binds (`sys`, as Qwen2.5-Coder-1.5B's did) does not count, even where it
-/// fails with an `AssertionError`, and the model is told which name; one that calls the helper the request showed
-/// without pasting it gets the definition added, and counts.
+/// A reproducer that uses a name it never binds hears which, with its run; one that calls the helper the request
+/// showed without pasting it, and uses `sys` without importing it (as Qwen2.5-Coder-1.5B's did), gets both added,
+/// and counts.
 #[test]
-fn a_reproducer_using_an_unbound_name_does_not_count_and_the_missing_helper_is_added() {
-    let handler = "except AssertionError as e:\n    print_stacktrace(e)\n";
-    let unbound = format!(
-        "```python\nfrom shop.cart import Cart\ntry:\n    assert Cart().total() == 150\n{handler}    sys.exit(1)\n```"
-    );
-    let helped = format!(
-        "```python\nfrom shop.cart import Cart\ntry:\n    assert Cart().total() == 150\n{handler}    raise\n```"
-    );
+fn a_reproducer_hears_the_names_it_never_binds_and_gets_the_helper_and_imports_it_left_out() {
+    let unbound = "```python\nfrom shop.cart import Cart\nprint(report(Cart().total()))\n```";
+    let handler = "except AssertionError as e:\n    print_stacktrace(e)\n    sys.exit(1)\n";
+    let helped = format!("```python\nfrom shop.cart import Cart\ntry:\n    assert Cart().total() == 150\n{handler}```");
     let script = search_script()
         .answer(Stage::Patch, GOOD_PATCH)
         .answer(Stage::Reproducible, "{\"reproducible\": true}")
@@ -1164,10 +1160,11 @@ fn a_reproducer_using_an_unbound_name_does_not_count_and_the_missing_helper_is_a
     assert!(outcome.validated, "{}", outcome.reason);
     let asked = reproducer_requests(&requests);
     assert_eq!(asked.len(), 2);
-    assert!(asked[1][2].contains("uses `sys` but never defines or imports it"), "{}", asked[1][2]);
+    assert!(asked[1][2].contains("uses `report` but never defines or imports it"), "{}", asked[1][2]);
     let review = requests.iter().find(|r| r.stage == Stage::Review).expect("a review");
     let shown = review.messages.iter().map(|m| m.content.as_str()).collect::<String>();
-    assert!(shown.contains("def print_stacktrace(e: BaseException) -> None:"), "the kept test has the helper: {shown}");
+    assert!(shown.contains("import sys\n"), "the kept test imports sys: {shown}");
+    assert!(shown.contains("def print_stacktrace(e: BaseException) -> None:"), "and has the helper: {shown}");
 }
 
 /// A patch the model writes again word for word after the reviewer judged it wrong is not run or judged again: the

@@ -67,7 +67,7 @@ pub struct Reproducer {
     /// What a run must do to show the bug, as the request after a run that did not says it.
     pub must: &'static str,
     /// A helper the request shows for the script to paste and call; a script that calls it without pasting it gets
-    /// it added ([`crate::script_check::with_helper`]).
+    /// it added ([`crate::script_check::mended`]).
     pub helper: Option<Helper>,
     /// The repository's own tests, run by the harness before any reproducer is asked for: when some fail on the
     /// original program they reproduce the issue. `None`: a reproducer is always written.

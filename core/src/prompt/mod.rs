@@ -507,7 +507,7 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
         copies: Vec::new(),
         never_checks: true,
         unimported: vec!["shop.cart".into()],
-        undefined: vec!["sys".into()],
+        undefined: vec!["report".into()],
     };
     let prompt = |kind: PromptKind| -> Prompt<'_> {
         match kind {

@@ -578,14 +578,7 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
     let must = language.row().reproducer.must;
     let exit = outcome.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "killed".into());
     let timed_out = if outcome.timed_out { " (it was stopped at the time limit)" } else { "" };
-    let undefined = flaws.undefined.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
-    let why = if copies.is_empty() && !undefined.is_empty() {
-        format!(
-            "Your script uses {undefined} but never defines or imports it, so Python stops with a NameError where \
-             it is used, and the script did not reproduce the issue, whatever its run printed. Import or define every \
-             name it uses. Its run on the unpatched repository:"
-        )
-    } else if copies.is_empty() {
+    let why = if copies.is_empty() {
         format!("Running your script on the unpatched repository did not reproduce the issue ({must}).")
     } else {
         // Only a Python file's place comes with its import line (`places_note`).
@@ -610,6 +603,15 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
     } else {
         String::new()
     };
+    let unbound = if flaws.undefined.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nYour script uses {} but never defines or imports it, so Python stops with a NameError where it is \
+             used. Import or define every name it uses.",
+            flaws.undefined.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        )
+    };
     let check = if flaws.never_checks {
         "\nYour script never checks a result: it has no `assert`, so it cannot fail. Call the code as the issue \
          does, then compare what it returns with what the issue expects, as in \
@@ -618,7 +620,7 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
         ""
     };
     format!(
-        "{why} Exit code: {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}{imports}{check}\nWrite the script again.",
+        "{why} Exit code: {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}{imports}{unbound}{check}\nWrite the script again.",
         tail(&outcome.stdout, 2000),
         tail(&outcome.stderr, 2000)
     )
