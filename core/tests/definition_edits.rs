@@ -85,6 +85,13 @@ fn a_path_that_names_no_file_is_read_as_no_path() {
     let ex = extract(bare);
     assert_eq!(ex.status, ExtractStatus::RawPatchButUnmatched, "{}", ex.reason);
     assert!(matches!(&ex.edits[0].outcome, Outcome::Failed { failure: FileOrEditFailure::FileNotFound { .. } }));
+    // Code under it that does not parse (an `elif` with no `if`, as Qwen2.5-Coder-1.5B wrote for QuixBugs' lis) is
+    // told so, not that the file is missing: the code is what must change.
+    let broken = "path/to/file.py\n```python\ndef area(self):\n    # the fix\n    elif self.side:\n        return self.side ** 2\n```\n";
+    let ex = extract_with(broken, &located);
+    assert_eq!(ex.status, ExtractStatus::RawPatchButUnmatched, "{}", ex.reason);
+    assert!(ex.reason.contains("it does not parse as code"), "{}", ex.reason);
+    assert!(!ex.reason.contains("no file with this path"), "{}", ex.reason);
     // Other formats keep the path as written: an edit for a file that does not exist is refused.
     let tags = "<file>path/to/file.py</file>\n<original>\n        return self.side * 2\n</original>\n<patched>\n        return self.side ** 2\n</patched>\n";
     let ex = extract(tags);

@@ -654,13 +654,18 @@ fn name_distance(a: &str, b: &str) -> usize {
 }
 
 /// The names of the definitions a block of code shows, read as the first language it parses in as definitions
-/// (for code shown without a path).
-pub(crate) fn shown_names(block: &str) -> Vec<String> {
-    Language::ALL
-        .iter()
-        .find_map(|&language| Shown::read(block, language, None).ok())
-        .map(|shown| shown.defs.iter().chain([]).map(|d| d.name.clone()).collect())
-        .unwrap_or_default()
+/// (for code shown without a path); when it reads as definitions in none, why not, as the first language says.
+pub(crate) fn shown_names(block: &str) -> Result<Vec<String>, String> {
+    let mut first_reason = None;
+    for &language in Language::ALL {
+        match Shown::read(block, language, None) {
+            Ok(shown) => return Ok(shown.defs.iter().map(|d| d.name.clone()).collect()),
+            Err(NotDefinitions::Not(reason) | NotDefinitions::LeavesOut(reason)) => {
+                first_reason.get_or_insert(reason);
+            }
+        }
+    }
+    Err(first_reason.unwrap_or_else(|| "it holds no definition".into()))
 }
 
 /// Whether `text` may define `name`, at a glance: for Python a line that opens `def name(` or `class name`; for

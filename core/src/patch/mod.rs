@@ -552,11 +552,16 @@ fn apply_one(
             }
             // A code block under a path that names no file (small models copy the prompt's `path/to/file.py`) is
             // placed as one shown without a path: by the bug locations, else by a name only one file defines.
+            // When the code itself cannot be placed (it does not parse: Qwen2.5-Coder-1.5B wrote an `elif` with no
+            // `if` under `path/to/file.py`, three times over, told only that no such file exists), that is said.
             Resolved::Missing(similar) => match code_block.then(|| definition_files(repo, edit, options, working)) {
                 Some(Ok(files)) => {
                     placed_by_name =
                         Some(format!("no file is named `{}`; placed by the names it defines", edit.file.trim()));
                     files
+                }
+                Some(Err(failure @ EditFailure::NotAUnit { .. })) => {
+                    return report(None, Outcome::Failed { failure: FileOrEditFailure::Edit { failure } });
                 }
                 _ => return report(None, Outcome::Failed { failure: FileOrEditFailure::FileNotFound { similar } }),
             },
@@ -694,14 +699,14 @@ fn definition_files(
     options: &ExtractOptions,
     working: &BTreeMap<String, String>,
 ) -> Result<Vec<String>, EditFailure> {
-    let names = definition::shown_names(&edit.patched);
-    let Some(first) = names.first() else {
-        return Err(EditFailure::NotAUnit {
-            reason: "code shown without a file path must be whole functions, methods or classes, to be placed by \
-                     their names"
-                .into(),
-        });
+    let unplaceable = |why: &str| EditFailure::NotAUnit {
+        reason: format!(
+            "code shown without a file of the repository must be whole functions, methods or classes, to be placed \
+             by their names, and {why}"
+        ),
     };
+    let names = definition::shown_names(&edit.patched).map_err(|why| unplaceable(&why))?;
+    let Some(first) = names.first() else { return Err(unplaceable("it holds no definition")) };
     let text_of = |p: &str| working.get(p).map(String::as_str).or_else(|| repo.file(p)).unwrap_or("");
     // A look at the text first (cheap for every file of a large repository), the parse only where it may.
     let places = |p: &str| {
