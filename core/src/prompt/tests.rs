@@ -234,3 +234,23 @@ fn a_patch_that_changes_no_code_is_sent_back() {
     let told = text::patch_failed(text::NO_CODE_CHANGED, crate::patch::EditFormat::Definition, "");
     insta::assert_snapshot!("patch_changes_no_code", told);
 }
+
+/// A Python reproducer that printed its AssertionError and exited 0 caught it and carried on: the model is told to
+/// raise it again. A run that printed none, or a Java run, is not told so.
+#[test]
+fn a_reproducer_that_swallows_its_assertion_is_told_to_raise_it_again() {
+    let swallowed = RunOutcome {
+        exit_code: Some(0),
+        stderr:
+            "Traceback (most recent call last):\n  File \"reproducer.py\", line 7\nAssertionError: expected 3, got 2\n"
+                .into(),
+        ..RunOutcome::default()
+    };
+    let told = |outcome: &RunOutcome, language| {
+        Prompt::ReproducerFailed { outcome, flaws: &Flaws::default(), language }.messages()[0].content.clone()
+    };
+    assert!(told(&swallowed, Language::Python).contains("raise it again"), "{}", told(&swallowed, Language::Python));
+    assert!(!told(&RunOutcome { exit_code: Some(0), ..RunOutcome::default() }, Language::Python).contains("raise it"));
+    #[cfg(feature = "java")]
+    assert!(!told(&swallowed, Language::Java).contains("raise it again"));
+}

@@ -612,6 +612,19 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
             flaws.undefined.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
         )
     };
+    // A script that printed its AssertionError and still exited 0 caught it and carried on (Qwen2.5-Coder-1.5B's
+    // lis reproducers did, three times over, told only that the issue was not reproduced).
+    let swallowed = language == Language::Python
+        && outcome.exit_code == Some(0)
+        && !outcome.timed_out
+        && outcome.stderr.contains("AssertionError");
+    let caught = if swallowed {
+        "\nYour script printed its AssertionError but then ended normally with exit code 0: it catches the error and \
+         carries on. After printing the trace, raise it again (a bare `raise` in the `except` block), so that the \
+         script fails while the bug is present."
+    } else {
+        ""
+    };
     let check = if flaws.never_checks {
         "\nYour script never checks a result: it has no `assert`, so it cannot fail. Call the code as the issue \
          does, then compare what it returns with what the issue expects, as in \
@@ -620,7 +633,8 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
         ""
     };
     format!(
-        "{why} Exit code: {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}{imports}{unbound}{check}\nWrite the script again.",
+        "{why} Exit code: {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}{caught}{imports}{unbound}{check}\nWrite the script \
+         again.",
         tail(&outcome.stdout, 2000),
         tail(&outcome.stderr, 2000)
     )
