@@ -1,8 +1,8 @@
 //! The QuixBugs bench's recorded runs (tests/fixtures/quixbugs/MODEL/TASK.json, written by
 //! `python3 tests/bench/quixbugs.py --record DIR`), replayed through `acr run --script`: the same answers, in the same
-//! order per stage, with the options the run had and the edit format `auto` gave its model. A run the model
-//! resolved must resolve again, with the same final diff, and QuixBugs' own tests must pass on it; every other run
-//! must still end with an outcome. Needs ../shared/quixbugs (the programs and their tests) and tests/.venv (pytest,
+//! order per stage, with the options the run had, the edit format `auto` gave its model and as many calls as it
+//! made. A run the model resolved must resolve again, with the same final diff, and QuixBugs' own tests must pass on
+//! it; every other run must still end with an outcome. Needs ../shared/quixbugs (the programs and their tests) and tests/.venv (pytest,
 //! from tools/setup.sh); skips with a message without them.
 
 use std::path::{Path, PathBuf};
@@ -68,6 +68,10 @@ fn recorded_quixbugs_runs_replay_to_the_same_outcome() {
         let format = acr_core::patch::EditFormatChoice::auto(fixture["model"].as_str().unwrap_or_default());
         let options: Vec<String> =
             fixture["options"].as_array().unwrap().iter().map(|o| o.as_str().unwrap().to_string()).collect();
+        // As many model calls as the run made: a run its time limit stopped stops at the same answer here (the
+        // scripted model answers at once, so the seconds never run out), keeping the best patch so far as it did.
+        let answers: usize =
+            fixture["script"]["answers"].as_object().unwrap().values().map(|a| a.as_array().unwrap().len()).sum();
         let out = work.path().join("out");
         let run = Command::new(ACR)
             .arg("run")
@@ -78,6 +82,7 @@ fn recorded_quixbugs_runs_replay_to_the_same_outcome() {
             .arg(&script)
             .args(["--edit-format", format.format.name()])
             .args(&options)
+            .args(["--max-calls", &answers.to_string()])
             .arg("--out")
             .arg(&out)
             .output()
