@@ -118,7 +118,7 @@ pub struct Mended {
 }
 
 /// `script` (a reproducer in `language`) with what it uses but never binds added, where only one thing can be meant
-/// (see the module's account): `import NAME` for a standard-library module ([`STANDARD_MODULES`]) and the
+/// (see the module's account): `import NAME` for a module of a short list of the standard library's, and the
 /// definition of its row's helper. `None` when nothing is added. The additions go after the script's leading
 /// comments, docstring and `from __future__` imports, which must stay first.
 pub fn mended(language: Language, script: &str) -> Option<Mended> {
