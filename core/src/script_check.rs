@@ -46,7 +46,7 @@ impl Flaws {
     /// names is defined ([`crate::issue_names::places`]).
     pub fn of(language: Language, path: &str, script: &str, places: &[Place]) -> Flaws {
         let copies = copies(path, script, places);
-        // The other two flaws are read from a Python syntax tree, parsed once for both.
+        // The other flaws are read from a Python syntax tree, parsed once for all three.
         if language != Language::Python {
             return Flaws { copies, ..Flaws::default() };
         }

@@ -108,9 +108,10 @@ pub async fn run<L: Llm, R: Runner>(
             // prose was read without the proxy model and no location came out, the proxy model reads it for them
             // before the model hears why (Qwen2.5-Coder-1.5B asked for the same calls again while naming the bug's
             // place in prose, round after round).
-            let located = match validated.locations.is_empty() && prose_read_directly && round > 1 {
-                true => proxy_model(agent, round, &reply.text).await?.filter(|v| !v.locations.is_empty()),
-                false => None,
+            let located = if validated.locations.is_empty() && prose_read_directly && round > 1 {
+                proxy_model(agent, round, &reply.text).await?.filter(|v| !v.locations.is_empty())
+            } else {
+                None
             };
             let validated = located.unwrap_or(validated);
             if validated.locations.is_empty() {

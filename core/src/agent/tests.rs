@@ -1150,12 +1150,7 @@ fn a_reproducer_hears_the_names_it_never_binds_and_gets_the_helper_and_imports_i
     let unbound = "```python\nfrom shop.cart import Cart\nprint(report(Cart().total()))\n```";
     let handler = "except AssertionError as e:\n    print_stacktrace(e)\n    sys.exit(1)\n";
     let helped = format!("```python\nfrom shop.cart import Cart\ntry:\n    assert Cart().total() == 150\n{handler}```");
-    let script = search_script()
-        .answer(Stage::Patch, GOOD_PATCH)
-        .answer(Stage::Reproducible, "{\"reproducible\": true}")
-        .answer(Stage::Reproducer, unbound)
-        .answer(Stage::Reproducer, helped)
-        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let script = reproduced_then_approved(&[unbound, &helped]);
     let (outcome, requests) = Recorder::run_with(script, Some(Asserting), AgentConfig::default());
     assert!(outcome.validated, "{}", outcome.reason);
     let asked = reproducer_requests(&requests);
@@ -1190,6 +1185,15 @@ fn a_patch_written_again_after_it_was_judged_is_refused_for_a_different_one() {
     assert_eq!(requests.iter().filter(|r| r.stage == Stage::Review).count(), 2, "the repeat was not judged");
 }
 
+/// A run that finds the bug, writes the good patch, says the issue is reproducible and answers the reproducer
+/// requests with `reproducers` in turn, and whose reviewer approves.
+fn reproduced_then_approved(reproducers: &[&str]) -> Script {
+    let script =
+        search_script().answer(Stage::Patch, GOOD_PATCH).answer(Stage::Reproducible, "{\"reproducible\": true}");
+    let script = reproducers.iter().fold(script, |s, r| s.answer(Stage::Reproducer, *r));
+    script.answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#)
+}
+
 /// The reproducer requests of a run: each request's messages, as text.
 fn reproducer_requests(requests: &[ChatRequest]) -> Vec<Vec<String>> {
     let reproducer = requests.iter().filter(|r| r.stage == Stage::Reproducer);
@@ -1202,13 +1206,7 @@ fn reproducer_requests(requests: &[ChatRequest]) -> Vec<Vec<String>> {
 /// reviewed by running it.
 #[test]
 fn a_reproducer_that_does_not_reproduce_is_asked_again_with_what_it_printed() {
-    let script = search_script()
-        .answer(Stage::Patch, GOOD_PATCH)
-        .answer(Stage::Reproducible, "{\"reproducible\": true}")
-        .answer(Stage::Reproducer, PRINTS)
-        .answer(Stage::Reproducer, PRINTS_AGAIN)
-        .answer(Stage::Reproducer, ASSERTS)
-        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let script = reproduced_then_approved(&[PRINTS, PRINTS_AGAIN, ASSERTS]);
     let (outcome, requests) = Recorder::run_with(script, Some(Asserting), AgentConfig::default());
     assert!(outcome.validated, "{}", outcome.reason);
     let asked = reproducer_requests(&requests);

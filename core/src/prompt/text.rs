@@ -591,14 +591,14 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
             "Your script defines {} itself, so it did not reproduce the issue: it runs its own copy, not the \
              repository's code. Remove that definition and import the name from the repository{from}. Its run on \
              the unpatched repository:",
-            copies.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+            code_list(copies)
         )
     };
     let imports = if copies.is_empty() && !flaws.unimported.is_empty() {
         format!(
             "\nYour script imports nothing from {}, where the code the issue names is defined, so it does not run \
              that code. Import it with the line the request above gives and call it as the issue does.",
-            flaws.unimported.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+            code_list(&flaws.unimported)
         )
     } else {
         String::new()
@@ -609,7 +609,7 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
         format!(
             "\nYour script uses {} but never defines or imports it, so Python stops with a NameError where it is \
              used. Import or define every name it uses.",
-            flaws.undefined.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+            code_list(&flaws.undefined)
         )
     };
     // A script that printed its AssertionError and still exited 0 caught it and carried on (Qwen2.5-Coder-1.5B's
@@ -638,6 +638,11 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
         tail(&outcome.stdout, 2000),
         tail(&outcome.stderr, 2000)
     )
+}
+
+/// Names as code, in backticks, separated by commas.
+fn code_list(names: &[String]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
 }
 
 /// Feedback to the reproducer writer from the reviewer.
