@@ -3,6 +3,7 @@
 SmolLM2-135M model, and a LiteLLM proxy (a fixed-answer model and a route to a llama-server).
 
     python3 tools/model_servers.py start llama [--model M] [--ctx N] [--no-jinja] [--api-key K] [--threads N]
+                                         [--ignore-eos]
     python3 tools/model_servers.py start litellm [--llama-url URL] [--llama-key K] [--master-key K]
     python3 tools/model_servers.py prove llama [--binary PATH] [--model M]
     python3 tools/model_servers.py stop PID
@@ -206,6 +207,8 @@ def llama_argv(binary, model, args):
             command.append("--no-jinja")
         if args.api_key:
             command += ["--api-key", args.api_key]
+        if args.ignore_eos:
+            command.append("--ignore-eos")
         return command
     return argv
 
@@ -306,6 +309,8 @@ def llama_options(parser, wait):
     parser.add_argument("--ctx", type=int, default=8192, help="context size in tokens (-c)")
     parser.add_argument("--no-jinja", action="store_true", help="no chat templates: the server refuses tools")
     parser.add_argument("--api-key", help="the key the server asks for")
+    parser.add_argument("--ignore-eos", action="store_true",
+                        help="every answer runs to its cap (for a test that stops an answer while it streams)")
     parser.add_argument("--threads", type=int, default=1, help="threads (-t); 1 stays fast on a busy machine")
     parser.add_argument("--wait", type=float, default=wait, help="seconds to wait for /health")
 
