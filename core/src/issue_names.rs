@@ -1,4 +1,5 @@
-//! The code an issue names, found in the index: what the reproducer writer needs to import it.
+//! The code an issue names, found in the index: what the reproducer writer needs to import it, and whether the issue
+//! shows a call of it to reproduce.
 //!
 //! An issue writes the code it is about as code: in backticks (`` `lis([4, 1, 5])` ``, `` `Square.area` ``) or as
 //! a call (`gcd(13, 13)`). Each such name that the index defines in a few places at most is a [`Place`]: its kind,
@@ -113,35 +114,72 @@ fn definitions(index: &Index, name: &str, methods: &[(&str, Span)]) -> Vec<Place
 /// The identifiers the issue writes as code, each once, in order: every identifier inside a backtick span, and
 /// every identifier directly followed by `(`. Words of one letter and Python's keywords are left out.
 pub fn names_written_as_code(issue: &str) -> Vec<String> {
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    let mut in_code = false;
+    distinct(words(issue).filter(|w| w.in_code || w.called))
+}
+
+/// The identifiers the issue calls inside code (a backtick span or a fenced block: `` `rpn_eval([3.0, '+'])` ``),
+/// each once, in order: what a script can run as the issue shows it.
+pub fn names_called_in_code(issue: &str) -> Vec<String> {
+    distinct(words(issue).filter(|w| w.in_code && w.called))
+}
+
+/// The first function, class or method the issue calls inside code that the index defines in a few places at most: the
+/// issue shows how to run the code it is about, so it can be reproduced whatever a model answers.
+pub fn call_shown(issue: &str, index: &Index) -> Option<Place> {
+    let names = names_called_in_code(issue);
+    let methods = methods_named(index, &names);
+    names.iter().find_map(|name| {
+        let found = definitions(index, name, methods.get(name.as_str()).map_or(&[], Vec::as_slice));
+        (found.len() <= MAX_DEFINITIONS).then(|| found.into_iter().next()).flatten()
+    })
+}
+
+/// An identifier of the issue's text, where it stands.
+struct Word<'t> {
+    text: &'t str,
+    /// Inside a backtick span or a fenced block.
+    in_code: bool,
+    /// Directly followed by `(`.
+    called: bool,
+}
+
+/// The identifiers of `issue` (words of one letter and Python's keywords left out), in order.
+fn words(issue: &str) -> impl Iterator<Item = Word<'_>> {
     let chars: Vec<(usize, char)> = issue.char_indices().collect();
+    let mut in_code = false;
     let mut i = 0;
-    while i < chars.len() {
-        let (at, c) = chars[i];
-        if c == '`' {
-            in_code = !in_code;
-            i += 1;
-            continue;
+    std::iter::from_fn(move || {
+        while i < chars.len() {
+            let (at, c) = chars[i];
+            if c == '`' {
+                in_code = !in_code;
+                i += 1;
+                continue;
+            }
+            if !(c.is_alphabetic() || c == '_') || (i > 0 && is_word_char(chars[i - 1].1)) {
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            while j < chars.len() && is_word_char(chars[j].1) {
+                j += 1;
+            }
+            let end = chars.get(j).map_or(issue.len(), |(k, _)| *k);
+            let text = &issue[at..end];
+            let called = chars.get(j).is_some_and(|(_, c)| *c == '(');
+            i = j;
+            if text.chars().count() > 1 && !KEYWORDS.contains(&text) {
+                return Some(Word { text, in_code, called });
+            }
         }
-        if !(c.is_alphabetic() || c == '_') || (i > 0 && is_word_char(chars[i - 1].1)) {
-            i += 1;
-            continue;
-        }
-        let mut j = i;
-        while j < chars.len() && is_word_char(chars[j].1) {
-            j += 1;
-        }
-        let end = chars.get(j).map_or(issue.len(), |(k, _)| *k);
-        let word = &issue[at..end];
-        let called = chars.get(j).is_some_and(|(_, c)| *c == '(');
-        if (in_code || called) && word.chars().count() > 1 && !KEYWORDS.contains(&word) && seen.insert(word) {
-            out.push(word.to_string());
-        }
-        i = j;
-    }
-    out
+        None
+    })
+}
+
+/// The words' texts, each once, in order.
+fn distinct<'t>(words: impl Iterator<Item = Word<'t>>) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    words.filter(|w| seen.insert(w.text)).map(|w| w.text.to_string()).collect()
 }
 
 fn is_word_char(c: char) -> bool {
@@ -168,6 +206,20 @@ pub(crate) mod tests {
     fn names_in_backticks_and_calls() {
         let issue = "`lis([4, 1, 5])` returns `2`; calling gcd(13, 13) or `Square.area` fails.\nSee the docs (if any).";
         assert_eq!(names_written_as_code(issue), ["lis", "gcd", "Square", "area"]);
+    }
+
+    #[test]
+    fn calls_shown_in_code() {
+        let issue = "Calling gcd(13, 13) fails; `rpn_eval([3.0, '+'])` and `Square.area` too.\n\n```python\n>>> flatten([[1]])\n```\n";
+        assert_eq!(names_called_in_code(issue), ["rpn_eval", "flatten"]);
+        let idx = index(&[
+            ("rpn_eval.py", "def rpn_eval(tokens):\n    return 0\n"),
+            ("flatten.py", "def flatten(arr):\n    return arr\n"),
+        ]);
+        let shown = call_shown(issue, &idx).map(|p| (p.name, p.file));
+        assert_eq!(shown, Some(("rpn_eval".to_string(), "rpn_eval.py".to_string())));
+        assert_eq!(call_shown("`gcd` is wrong, see gcd(13, 13)", &idx), None, "no call inside code");
+        assert_eq!(call_shown("`missing(1)` fails", &idx), None, "nothing the repository defines");
     }
 
     #[test]

@@ -19,7 +19,10 @@
 //!    an answer that is not JSON with a boolean is asked for again, three tries in all. No example: no reproducer,
 //!    and the run goes on without one. Here: [`REPRODUCIBLE_TRIES`] tries, the answer held to its JSON schema where
 //!    the server can. After three unreadable answers ACR has no rule (the retry's error is caught by nothing, and
-//!    the task fails); here they count as no example, with a note.
+//!    the task fails); here they count as no example, with a note. One departure: an issue that calls code the
+//!    repository defines inside code (`` `rpn_eval([3.0, 5.0, '+'])` returns 0.25 ``) shows its own example, and a
+//!    reproducer is asked for whatever the answer ([`crate::issue_names::call_shown`]). Qwen2.5-Coder-1.5B answered
+//!    "not reproducible" to 5 of the 16 QuixBugs issues it was asked about, each of which states the failing call.
 //! 2. **Reproduced** means the script exited with a code other than 0 and its standard error holds
 //!    `AssertionError` (a time-out counts as exit -1, with "Test execution timeout." as its error). A script that
 //!    exits 0 on the buggy program, or fails some other way, did not reproduce the issue. Here:
@@ -143,13 +146,24 @@ pub async fn run<L: Llm, R: Runner>(
                 break;
             }
         }
-        match reproducible {
-            Some(true) => {}
-            Some(false) => {
+        let shown = crate::issue_names::call_shown(issue, &agent.index);
+        match (reproducible, shown) {
+            (Some(true), _) => {}
+            (answer, Some(call)) => {
+                let answered = match answer {
+                    Some(_) => "the model answered that the issue has no reproducible example",
+                    None => "the model's answers did not say whether the issue has a reproducible example",
+                };
+                agent.note(format!(
+                    "{answered}, but the issue shows a call of `{}` ({}:{}); a reproducer is asked for all the same",
+                    call.name, call.file, call.line
+                ));
+            }
+            (Some(false), None) => {
                 agent.note("the issue has no reproducible example; the patch will not be reviewed by execution");
                 return Ok(None);
             }
-            None => {
+            (None, None) => {
                 agent.note(format!(
                     "whether the issue has a reproducible example could not be read from {REPRODUCIBLE_TRIES} answers; \
                      the run goes on as without one, and the patch will not be reviewed by execution"

@@ -591,6 +591,35 @@ fn the_reproducer_runs_before_the_search_and_its_trace_is_a_clue() {
     assert!(search.contains("AssertionError: 5 != 15") && search.contains("assert total == 15"), "{search}");
 }
 
+/// A model that answers "not reproducible" to an issue whose example calls the repository's code is overruled: the
+/// issue shows how to run it, and the reproducer is asked for all the same. Without such a call, the answer stands.
+#[test]
+fn an_issue_that_shows_a_call_is_reproduced_whatever_the_model_answers() {
+    let script = Script::default()
+        .answer(Stage::Reproducible, r#"{"reason": "No example is given.", "reproducible": false}"#)
+        .answer(Stage::Reproducer, "```python\nfrom shop import Cart\nassert False\n```")
+        .answer(Stage::Search, OVERRIDE_LOCATION)
+        .answer(Stage::Patch, override_patch(COUNTING))
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let (outcome, events) = run_override(script);
+    assert!(outcome.validated, "{}", outcome.reason);
+    assert_eq!(model_prompts(&events, Stage::Reproducer).len(), 1);
+    let notes: Vec<&str> =
+        events.iter().filter_map(|e| if let Event::Note { text } = e { Some(text.as_str()) } else { None }).collect();
+    assert!(
+        notes.iter().any(|n| n.contains("the issue shows a call of `Cart` (shop/cart.py:")),
+        "a note says why the answer was overruled: {notes:#?}"
+    );
+
+    let script = search_script()
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Reproducible, r#"{"reason": "No example is given.", "reproducible": false}"#);
+    let (agent, seen) = agent(script, Some(JudgeByPatch), AgentConfig::default());
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert!(outcome.status.is_applicable() && !outcome.validated, "{}", outcome.reason);
+    assert!(model_prompts(&seen.borrow(), Stage::Reproducer).is_empty(), "no call in code: the answer stands");
+}
+
 /// A reproducer that defines the class the issue is about instead of importing it fails on its own copy: it does
 /// not count, and the next attempt hears why; the one that imports it is kept.
 #[test]
