@@ -574,15 +574,20 @@ fn run_override(script: Script) -> (Outcome, Vec<Event>) {
     (outcome, events)
 }
 
-#[test]
-fn the_reproducer_runs_before_the_search_and_its_trace_is_a_clue() {
-    let script = Script::default()
-        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+/// The override fixture's run with a reproducer that shows the bug and an approved fix, after `reproducible`, the
+/// answer to whether the issue has an example.
+fn reproduced_override(reproducible: &str) -> Script {
+    Script::default()
+        .answer(Stage::Reproducible, reproducible)
         .answer(Stage::Reproducer, "```python\nfrom shop import Cart\nassert False\n```")
         .answer(Stage::Search, OVERRIDE_LOCATION)
         .answer(Stage::Patch, override_patch(COUNTING))
-        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
-    let (outcome, events) = run_override(script);
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#)
+}
+
+#[test]
+fn the_reproducer_runs_before_the_search_and_its_trace_is_a_clue() {
+    let (outcome, events) = run_override(reproduced_override("{\"reproducible\": true}"));
     assert!(outcome.validated, "{}", outcome.reason);
     let first_run = events.iter().position(|e| matches!(e, Event::Run { .. })).unwrap();
     let first_search = events.iter().position(|e| matches!(e, Event::Model { stage: Stage::Search, .. })).unwrap();
@@ -595,25 +600,17 @@ fn the_reproducer_runs_before_the_search_and_its_trace_is_a_clue() {
 /// issue shows how to run it, and the reproducer is asked for all the same. Without such a call, the answer stands.
 #[test]
 fn an_issue_that_shows_a_call_is_reproduced_whatever_the_model_answers() {
-    let script = Script::default()
-        .answer(Stage::Reproducible, r#"{"reason": "No example is given.", "reproducible": false}"#)
-        .answer(Stage::Reproducer, "```python\nfrom shop import Cart\nassert False\n```")
-        .answer(Stage::Search, OVERRIDE_LOCATION)
-        .answer(Stage::Patch, override_patch(COUNTING))
-        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
-    let (outcome, events) = run_override(script);
+    let no = r#"{"reason": "No example is given.", "reproducible": false}"#;
+    let (outcome, events) = run_override(reproduced_override(no));
     assert!(outcome.validated, "{}", outcome.reason);
     assert_eq!(model_prompts(&events, Stage::Reproducer).len(), 1);
-    let notes: Vec<&str> =
-        events.iter().filter_map(|e| if let Event::Note { text } = e { Some(text.as_str()) } else { None }).collect();
+    let notes = notes_of(&outcome);
     assert!(
         notes.iter().any(|n| n.contains("the issue shows a call of `Cart` (shop/cart.py:")),
         "a note says why the answer was overruled: {notes:#?}"
     );
 
-    let script = search_script()
-        .answer(Stage::Patch, GOOD_PATCH)
-        .answer(Stage::Reproducible, r#"{"reason": "No example is given.", "reproducible": false}"#);
+    let script = search_script().answer(Stage::Patch, GOOD_PATCH).answer(Stage::Reproducible, no);
     let (agent, seen) = agent(script, Some(JudgeByPatch), AgentConfig::default());
     let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
     assert!(outcome.status.is_applicable() && !outcome.validated, "{}", outcome.reason);
