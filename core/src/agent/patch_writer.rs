@@ -3,7 +3,11 @@
 //! them through the edits layer (which reads every format), and feeds the reason back when they do not apply, up to
 //! [`AgentConfig::patch_attempts`] times. When no edit at all could be read, the retry shows the model the start of
 //! its answer next to the format asked for. A patch that applies but is one the writer already produced (the model
-//! wrote it again after the reviewer or a run judged it) is refused the same way while attempts remain.
+//! wrote it again after the reviewer or a run judged it) is refused the same way while attempts remain; with bug
+//! locations and a judged fix, the refusal starts a new conversation instead ([`Prompt::PatchAfresh`]): the opening
+//! request with the fixes tried so far and what the reproducer printed on each. A small model that repeats itself
+//! does so because its own answer is in the conversation (Qwen2.5-Coder-1.5B wrote one wrong `kheapsort` nine times
+//! in a row, told each time that it had written it before).
 //!
 //! With bug locations, the conversation starts fresh with the issue and each location's code and intended
 //! behaviour; without, it continues the search conversation. The writer keeps its conversation so the review loop
@@ -17,10 +21,10 @@ use super::{Agent, AgentError, Event, Phase, ShownUnit};
 use crate::llm::{Llm, Message};
 use crate::locate::{BugLocation, ContextKind};
 use crate::patch::{self, BugLine, EditFormat, EditFormatChoice, ExtractOptions, ExtractStatus, Extraction};
-use crate::prompt::Prompt;
 use crate::prompt::text::{ANSWER_START_CHARS, NO_CODE_CHANGED, SAME_PATCH_AGAIN};
+use crate::prompt::{Prompt, Tried};
 use crate::repo::Repo;
-use crate::runner::Runner;
+use crate::runner::{RunOutcome, Runner};
 
 /// A patch-writing conversation.
 #[derive(Debug, Clone)]
@@ -33,6 +37,8 @@ pub struct PatchWriter {
     attempts: usize,
     /// The diffs of the applicable patches written so far.
     written: Vec<String>,
+    /// The patches the reproducer ran on, with what it gave, oldest first.
+    tried: Vec<Tried>,
 }
 
 /// The next request's words, when it is not the opening one.
@@ -48,6 +54,8 @@ enum Pending {
     Review { analysis: String, advice: String },
     /// What validation by execution said.
     Validation(String),
+    /// A new conversation: the opening request with the fixes tried.
+    Afresh,
 }
 
 impl PatchWriter {
@@ -65,6 +73,7 @@ impl PatchWriter {
             options: ExtractOptions { bug_lines, ..ExtractOptions::default() },
             attempts: 0,
             written: Vec::new(),
+            tried: Vec::new(),
         }
     }
 
@@ -111,6 +120,12 @@ impl PatchWriter {
         self.pending = Some(Pending::Validation(message.to_string()));
     }
 
+    /// Records the reproducer's run on a patch this writer wrote, for a conversation that starts afresh.
+    pub fn ran(&mut self, diff: &str, run: &RunOutcome) {
+        self.tried.retain(|t| t.diff != diff);
+        self.tried.push(Tried { diff: diff.to_string(), run: run.clone() });
+    }
+
     /// Asks for a patch until one applies whole or the attempts run out; returns the last extraction, or the last
     /// partial patch when the attempts ran out.
     ///
@@ -140,6 +155,13 @@ impl PatchWriter {
                 Pending::Ambiguous(refused) => Prompt::PatchAmbiguous { refused, format },
                 Pending::Review { analysis, advice } => Prompt::ReviewFeedback { analysis, advice, format },
                 Pending::Validation(message) => Prompt::ValidationFeedback { message, format },
+                Pending::Afresh => Prompt::PatchAfresh {
+                    issue,
+                    locations: &found.locations,
+                    context: &found.context,
+                    tried: &self.tried,
+                    format,
+                },
             };
             let answer = agent.converse(&mut self.messages, &prompt).await?;
             let extraction = patch::extract(&agent.repo, &answer, &self.options);
@@ -174,9 +196,18 @@ impl PatchWriter {
                     self.written.push(extraction.diff.clone());
                     return Ok(extraction);
                 };
+                last = Some(extraction);
+                if reason == SAME_PATCH_AGAIN && !found.locations.is_empty() && !self.tried.is_empty() {
+                    agent.note(
+                        "the patch is one written before; a new conversation asks for a different fix, showing the \
+                         fixes tried and what the reproducer printed on each",
+                    );
+                    self.messages.clear();
+                    self.pending = Some(Pending::Afresh);
+                    continue;
+                }
                 agent.note(note);
                 self.pending = Some(Pending::Retry(reason.to_string(), String::new()));
-                last = Some(extraction);
                 continue;
             }
             let answer_start = if extraction.status == ExtractStatus::RawPatchButUnparsed {

@@ -67,6 +67,7 @@ pub async fn run<L: Llm, R: Runner>(
         else {
             return Ok(Reviewed { extraction: patch, validated: false, approved });
         };
+        writer.ran(&patch.diff, &after);
         let language = reproduction.language;
         let prompt =
             Prompt::Review { issue, test: &test, language, before: &before, patch: &patch.diff, after: &after };

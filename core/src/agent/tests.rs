@@ -1188,8 +1188,8 @@ fn a_reproducer_hears_the_names_it_never_binds_and_gets_the_helper_and_imports_i
     assert!(shown.contains("def print_stacktrace(e: BaseException) -> None:"), "and has the helper: {shown}");
 }
 
-/// A patch the model writes again word for word after the reviewer judged it wrong is not run or judged again: the
-/// model hears that it is the same patch and writes another.
+/// A patch the model writes again word for word after the reviewer judged it wrong is not run or judged again: a new
+/// conversation asks for another, showing the fix tried and what the reproducer printed on it.
 #[test]
 fn a_patch_written_again_after_it_was_judged_is_refused_for_a_different_one() {
     let wrong = GOOD_PATCH.replace("item.price * units", "item.price + units");
@@ -1206,9 +1206,16 @@ fn a_patch_written_again_after_it_was_judged_is_refused_for_a_different_one() {
     assert!(outcome.diff.contains("item.price * units"), "{}", outcome.diff);
     let patches: Vec<&ChatRequest> = requests.iter().filter(|r| r.stage == Stage::Patch).collect();
     assert_eq!(patches.len(), 3);
-    let told = &patches[2].messages.last().unwrap().content;
-    assert!(told.contains(crate::prompt::text::SAME_PATCH_AGAIN), "{told}");
+    let afresh = &patches[2].messages;
+    assert_eq!(afresh.len(), 2, "a new conversation: the system message and the request: {afresh:#?}");
+    let told = &afresh[1].content;
+    assert!(told.contains(crate::prompt::text::TRIED_BEFORE), "{told}");
+    assert!(told.contains("+") && told.contains("item.price + units"), "the fix tried: {told}");
+    assert!(told.contains("The reproducer on it (exit code 1)"), "{told}");
+    assert!(told.contains("AssertionError"), "what it printed: {told}");
     assert_eq!(requests.iter().filter(|r| r.stage == Stage::Review).count(), 2, "the repeat was not judged");
+    let notes = notes_of(&outcome);
+    assert!(notes.iter().any(|n| n.contains("a new conversation asks for a different fix")), "{notes:?}");
 }
 
 /// A run that finds the bug, writes the good patch, says the issue is reproducible and answers the reproducer

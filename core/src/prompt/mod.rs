@@ -15,7 +15,7 @@
 //! | analyse | `Analyse` |
 //! | decide | `Decide`, `DecideAfterUnusable`, `DecideAfterNotFound` |
 //! | proxy | `Proxy`, `ProxyRetry` |
-//! | patch | `PatchWithLocations`, `PatchFromConversation`, `PatchRetry`, `PatchAmbiguous`, `ReviewFeedback`, `ValidationFeedback`, `Refine`, `Infill`, `RewriteFunction` |
+//! | patch | `PatchWithLocations`, `PatchAfresh`, `PatchFromConversation`, `PatchRetry`, `PatchAmbiguous`, `ReviewFeedback`, `ValidationFeedback`, `Refine`, `Infill`, `RewriteFunction` |
 //! | reproducible | `Reproducible` |
 //! | reproducer | `Reproducer`, `ReproducerNoScript`, `ReproducerFailed`, `ReproducerFeedback` |
 //! | review | `Review`, `ReviewRetry` |
@@ -34,6 +34,15 @@ use crate::patch::EditFormat;
 use crate::proxy::{NotRun, Problem};
 use crate::runner::RunOutcome;
 use crate::script_check::Flaws;
+
+/// A patch the review judged and found wanting, with what running the reproducer on it gave.
+#[derive(Debug, Clone)]
+pub struct Tried {
+    /// The patch's diff.
+    pub diff: String,
+    /// The reproducer's run on the patched program.
+    pub run: RunOutcome,
+}
 
 /// One request of the agent, with what it needs to be written.
 #[derive(Debug, Clone)]
@@ -84,6 +93,20 @@ pub enum Prompt<'a> {
         locations: &'a [BugLocation],
         /// Enclosing classes and overridden parents' methods, each tied to a location.
         context: &'a [Context],
+        /// The edit format asked for.
+        format: EditFormat,
+    },
+    /// Ask for a patch in a new conversation, after the model wrote a judged patch again: the opening request with
+    /// the fixes tried so far and what the reproducer printed on each.
+    PatchAfresh {
+        /// The issue text.
+        issue: &'a str,
+        /// The resolved locations.
+        locations: &'a [BugLocation],
+        /// Enclosing classes and overridden parents' methods, each tied to a location.
+        context: &'a [Context],
+        /// The fixes judged so far, oldest first.
+        tried: &'a [Tried],
         /// The edit format asked for.
         format: EditFormat,
     },
@@ -298,6 +321,7 @@ kinds! {
     Refine => Patch, None, Marker::Contains("A previous attempt produced this patch");
     Infill => Patch, None, Marker::Contains(text::INFILL_MASK);
     RewriteFunction => Patch, None, Marker::Contains("this function is buggy");
+    PatchAfresh => Patch, None, Marker::Contains(text::TRIED_BEFORE);
     PatchWithLocations => Patch, None, Marker::Contains("The bug is in the following code:");
     PatchFromConversation => Patch, None, Marker::Contains("Using everything gathered above, write a patch");
     ReproducerNoScript => Reproducer, None, Marker::Contains("Your reply has no script in it.");
@@ -333,6 +357,7 @@ impl Prompt<'_> {
             Prompt::Proxy { .. } => PromptKind::Proxy,
             Prompt::ProxyRetry { .. } => PromptKind::ProxyRetry,
             Prompt::PatchWithLocations { .. } => PromptKind::PatchWithLocations,
+            Prompt::PatchAfresh { .. } => PromptKind::PatchAfresh,
             Prompt::PatchFromConversation { .. } => PromptKind::PatchFromConversation,
             Prompt::PatchRetry { .. } => PromptKind::PatchRetry,
             Prompt::PatchAmbiguous { .. } => PromptKind::PatchAmbiguous,
@@ -390,6 +415,12 @@ impl Prompt<'_> {
                     locations.first().and_then(|l| Language::of_path(&l.file)).unwrap_or_default(),
                 )),
                 Message::user(text::patch_with_locations(issue, locations, context, format)),
+            ],
+            Prompt::PatchAfresh { issue, locations, context, tried, format } => vec![
+                Message::system(text::patch_system(
+                    locations.first().and_then(|l| Language::of_path(&l.file)).unwrap_or_default(),
+                )),
+                Message::user(text::patch_afresh(issue, locations, context, tried, format)),
             ],
             Prompt::PatchFromConversation { format } => user(text::patch_from_conversation(format)),
             Prompt::PatchRetry { reason, format, answer_start } => {
@@ -497,6 +528,7 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
     let diff = "--- a/shop/cart.py\n+++ b/shop/cart.py\n@@ -13 +13 @@\n-        return sum(i.price for i in self.items)\n+        return sum(i.price * i.units for i in self.items)\n";
     let test = "from shop.cart import Cart\nassert Cart().total() == 150\n";
     let candidates = [diff, diff];
+    let tried = [Tried { diff: diff.to_string(), run: failed.clone() }];
     let places = [crate::issue_names::Place {
         file: "shop/cart.py".into(),
         line: 11,
@@ -523,6 +555,13 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
             PromptKind::PatchWithLocations => {
                 Prompt::PatchWithLocations { issue, locations: &locations, context: &context, format: EditFormat::Acr }
             }
+            PromptKind::PatchAfresh => Prompt::PatchAfresh {
+                issue,
+                locations: &locations,
+                context: &context,
+                tried: &tried,
+                format: EditFormat::Definition,
+            },
             PromptKind::PatchFromConversation => Prompt::PatchFromConversation { format: EditFormat::Acr },
             PromptKind::PatchRetry => Prompt::PatchRetry {
                 reason: "Edit 1 (shop/cart.py): the <original> was not found.",

@@ -20,6 +20,8 @@ use crate::proxy::{Fate, NotRun, Problem};
 use crate::runner::RunOutcome;
 use crate::script_check::Flaws;
 
+use super::Tried;
+
 /// The system message of the context-retrieval conversation.
 pub fn search_system(language: Language) -> String {
     format!(
@@ -380,6 +382,14 @@ pub fn context_label(context: &Context, location: &BugLocation) -> String {
 /// The patch request when bug locations are known: the issue, each location's code and intended behaviour, then the
 /// context that comes with them (the enclosing class, the overridden parents' methods), labelled.
 pub fn patch_with_locations(issue: &str, locations: &[BugLocation], context: &[Context], format: EditFormat) -> String {
+    let mut s = bug_code(issue, locations, context);
+    s.push_str(edit_format(format));
+    s
+}
+
+/// What a patch request in a new conversation begins with: the issue, the code at the bug locations and the code
+/// they depend on.
+fn bug_code(issue: &str, locations: &[BugLocation], context: &[Context]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "<issue>\n{}\n</issue>\n", issue.trim());
     s.push_str("The bug is in the following code:\n\n");
@@ -405,6 +415,42 @@ pub fn patch_with_locations(issue: &str, locations: &[BugLocation], context: &[C
         }
     }
     s.push_str("Line numbers are shown for reference only; never copy them into a patch.\n\n");
+    s
+}
+
+/// How many of the fixes tried before a new conversation shows (the latest).
+pub const TRIED_SHOWN: usize = 3;
+
+/// Marks the fixes tried before in a patch request that starts afresh.
+pub const TRIED_BEFORE: &str = "These fixes were written before and judged not to resolve the issue; below each is \
+                                what the reproducer printed when it ran on it:";
+
+/// The patch request of a new conversation, after the model wrote a judged patch again: the opening request with
+/// the latest [`TRIED_SHOWN`] fixes tried and what the reproducer printed on each.
+pub fn patch_afresh(
+    issue: &str,
+    locations: &[BugLocation],
+    context: &[Context],
+    tried: &[Tried],
+    format: EditFormat,
+) -> String {
+    let mut s = bug_code(issue, locations, context);
+    let _ = writeln!(s, "{TRIED_BEFORE}\n");
+    let shown = &tried[tried.len().saturating_sub(TRIED_SHOWN)..];
+    for (i, t) in shown.iter().enumerate() {
+        let exit = t.run.exit_code.map_or_else(|| "it was killed".to_string(), |c| format!("exit code {c}"));
+        let both = [t.run.stdout.trim_end(), t.run.stderr.trim_end()];
+        let printed = both.iter().filter(|o| !o.is_empty()).copied().collect::<Vec<_>>().join("\n");
+        let printed = tail(&printed, 800);
+        let _ = writeln!(
+            s,
+            "Fix {}:\n```diff\n{}\n```\nThe reproducer on it ({exit}):\n```text\n{}\n```\n",
+            i + 1,
+            t.diff.trim_end(),
+            printed.trim_end()
+        );
+    }
+    s.push_str("Write a different fix, one that makes the reproducer pass.\n\n");
     s.push_str(edit_format(format));
     s
 }

@@ -14,6 +14,9 @@
 //! One call is also read as the call that was meant ([`retarget`]): `search_method_in_class` given a file where the
 //! class goes (`search_method_in_class("kheapsort", "kheapsort.py")`, as Qwen2.5-Coder-1.5B wrote it round after
 //! round) is `search_method_in_file`. No class is called `kheapsort.py`, so the call as written names nothing.
+//! Likewise, against the index, a class search for a name that is no class but a function or method
+//! (`search_class("gcd")`, asked round after round of a module holding `def gcd`) is that name's function search,
+//! in the file when one was given.
 
 use crate::api::ParamKind;
 use crate::call::{ArgValue, SearchCall};
@@ -122,10 +125,25 @@ pub fn reorder(call: &SearchCall, names: Option<&dyn Names>) -> Option<SearchCal
     if swap { call.swapped() } else { None }
 }
 
-/// `search_method_in_class` given a file for its class (either argument), read as `search_method_in_file` with the
-/// other argument as the method; `None` for every other call.
-pub fn retarget(call: &SearchCall) -> Option<SearchCall> {
-    let SearchCall::SearchMethodInClass { method_name, class_name } = call else { return None };
+/// The call that was meant, when the call as written names nothing: `search_method_in_class` given a file for its
+/// class (either argument) is `search_method_in_file` with the other argument as the method; with the index,
+/// `search_class` and `search_class_in_file` of a name that no class has but a function or method has are
+/// `search_method` and `search_method_in_file`. `None` for every other call.
+pub fn retarget(call: &SearchCall, names: Option<&dyn Names>) -> Option<SearchCall> {
+    let callable_only = |name: &str| names.is_some_and(|n| !n.is_class(name) && n.is_callable(name));
+    let (method_name, class_name) = match call {
+        SearchCall::SearchMethodInClass { method_name, class_name } => (method_name, class_name),
+        SearchCall::SearchClass { class_name } if callable_only(class_name) => {
+            return Some(SearchCall::SearchMethod { method_name: class_name.clone() });
+        }
+        SearchCall::SearchClassInFile { class_name, file_name } if callable_only(class_name) => {
+            return Some(SearchCall::SearchMethodInFile {
+                method_name: class_name.clone(),
+                file_name: file_name.clone(),
+            });
+        }
+        _ => return None,
+    };
     let (method, file) = match (looks_like_path(method_name), looks_like_path(class_name)) {
         (false, true) => (method_name, class_name),
         (true, false) => (class_name, method_name),
@@ -153,13 +171,28 @@ mod tests {
 
     #[test]
     fn a_file_given_for_the_class_means_the_method_in_that_file() {
-        let read = |text: &str| retarget(&call(text)).map(|c| c.to_string());
+        let read = |text: &str| retarget(&call(text), None).map(|c| c.to_string());
         let meant = Some("search_method_in_file(\"kheapsort\", \"kheapsort.py\")".to_string());
         assert_eq!(read("search_method_in_class(\"kheapsort\", \"kheapsort.py\")"), meant);
         assert_eq!(read("search_method_in_class(\"kheapsort.py\", \"kheapsort\")"), meant);
         assert_eq!(read("search_method_in_class(\"area\", \"Square\")"), None);
         assert_eq!(read("search_method_in_class(\"a.py\", \"b.py\")"), None);
         assert_eq!(read("search_method(\"kheapsort.py\")"), None);
+    }
+
+    #[test]
+    fn a_class_search_for_a_function_is_the_function_search() {
+        let repo = Repo::from_files([("gcd.py", "def gcd(a, b):\n    return a\n\nclass Euclid:\n    pass\n")]);
+        let index = Index::build(&repo);
+        let read = |text: &str| retarget(&call(text), Some(&index)).map(|c| c.to_string());
+        assert_eq!(read("search_class(\"gcd\")").as_deref(), Some("search_method(\"gcd\")"));
+        assert_eq!(
+            read("search_class_in_file(\"gcd\", \"gcd.py\")").as_deref(),
+            Some("search_method_in_file(\"gcd\", \"gcd.py\")")
+        );
+        assert_eq!(read("search_class(\"Euclid\")"), None, "a class stays a class search");
+        assert_eq!(read("search_class(\"lcm\")"), None, "a name the index does not hold is left as written");
+        assert_eq!(retarget(&call("search_class(\"gcd\")"), None), None, "without the index nothing is guessed");
     }
 
     #[test]

@@ -124,7 +124,7 @@ fn unquoted(call: &SearchCall) -> Option<SearchCall> {
 }
 
 /// Checks every call and location of an answer; with `names` (the index), calls whose arguments are in the wrong
-/// order are put right. A file given for a class is read as the file ([`retarget`]).
+/// order are put right, and a call that names nothing as written is read as the call meant ([`retarget`]).
 pub fn validate(result: &ProxyResult, names: Option<&dyn Names>) -> Validated {
     let mut calls: Vec<SearchCall> = Vec::new();
     let mut problems = Vec::new();
@@ -139,7 +139,7 @@ pub fn validate(result: &ProxyResult, names: Option<&dyn Names>) -> Validated {
                     }
                     None => call,
                 };
-                let call = match reorder(&call, names).or_else(|| retarget(&call)) {
+                let call = match reorder(&call, names).or_else(|| retarget(&call, names)) {
                     Some(fixed) => {
                         reordered.push(format!("read `{call}` as `{fixed}`"));
                         fixed
