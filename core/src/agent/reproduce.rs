@@ -26,7 +26,11 @@
 //! 2. **Reproduced** means the script exited with a code other than 0 and its standard error holds
 //!    `AssertionError` (a time-out counts as exit -1, with "Test execution timeout." as its error). A script that
 //!    exits 0 on the buggy program, or fails some other way, did not reproduce the issue. Here:
-//!    [`RunOutcome::reproduces_bug`], which also takes the Java harness's count of failed tests.
+//!    [`RunOutcome::reproduces_bug`], which also takes the Java harness's count of failed tests. One departure: a
+//!    Python script that ends with the uncaught exception the issue names, raised in the repository's code (the
+//!    issue says `gcd(13, 13)` "raises `RecursionError`", and so does the script), shows the bug as the issue tells
+//!    it, and is kept (`raises_the_named_error`). Qwen2.5-Coder-1.5B wrote such a script three times over for
+//!    gcd, each refused for having no `AssertionError`, and the run went on unvalidated.
 //! 3. **Three attempts.** After a script that did not reproduce, the model is told so, with the exit code and what
 //!    the script printed on standard output and standard error, and asked for the script again. Each new attempt
 //!    starts a fresh conversation that holds the issue, the request, the *last* attempt and its feedback only
@@ -96,7 +100,8 @@ pub struct Reproduction {
     pub test: String,
     /// The language `test` is written in.
     pub language: Language,
-    /// Its run on the original program (fails with an `AssertionError`, or with failing tests).
+    /// Its run on the original program (fails with an `AssertionError`, with failing tests, or with the error the
+    /// issue names).
     pub before: RunOutcome,
     /// The conversation that wrote it, so a reviewer's advice can continue it (empty for the repository's tests).
     pub conversation: Vec<Message>,
@@ -303,10 +308,52 @@ pub(super) async fn write<L: Llm, R: Runner>(
         } else if outcome.reproduces_bug() {
             keep_the_last_attempt(messages);
             return Ok(Some((script, outcome)));
+        } else if let Some(error) = raises_the_named_error(&outcome, issue, language) {
+            agent.note(format!(
+                "the reproducer ends with the `{error}` the issue names, raised in the repository's code: it shows \
+                 the bug, and validates patches"
+            ));
+            keep_the_last_attempt(messages);
+            return Ok(Some((script, outcome)));
         }
         failed = Some(outcome);
     }
     Ok(None)
+}
+
+/// Exceptions a script raises by its own making (a name it never bound, an import, its syntax), which never show a
+/// bug of the repository's.
+const SCRIPT_ERRORS: [&str; 6] =
+    ["NameError", "ImportError", "ModuleNotFoundError", "SyntaxError", "IndentationError", "TabError"];
+
+/// The exception a Python run ended with, when the issue names it and the repository's code raised it: the run
+/// failed (not by the time limit), its last line is `SomeError: ...` (a dotted name is read by its last part), the
+/// issue holds that name as a word, and the innermost frame of the trace is not in the reproducer's own file. `None`
+/// for an `AssertionError` (AutoCodeRover's rule already takes it) and for [`SCRIPT_ERRORS`].
+pub(super) fn raises_the_named_error(outcome: &RunOutcome, issue: &str, language: Language) -> Option<String> {
+    if language != Language::Python || outcome.exit_code == Some(0) || outcome.timed_out {
+        return None;
+    }
+    let head = outcome.error_line().split(':').next()?.trim();
+    let name = head.rsplit('.').next()?;
+    let identifier = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let exception = name.ends_with("Error") || name.ends_with("Exception");
+    if !identifier || !exception || name == "AssertionError" || SCRIPT_ERRORS.contains(&name) {
+        return None;
+    }
+    let word = |at: usize| {
+        let before = issue[..at].chars().next_back();
+        let after = issue[at + name.len()..].chars().next();
+        let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !part(before) && !part(after)
+    };
+    if !issue.match_indices(name).any(|(at, _)| word(at)) {
+        return None;
+    }
+    let script = language.row().reproducer.file;
+    let innermost = outcome.stderr.lines().rev().find_map(|l| l.trim_start().strip_prefix("File \""))?;
+    let file = innermost.split('"').next()?;
+    (!file.ends_with(script)).then(|| name.to_string())
 }
 
 /// Leaves a reproducer's conversation at its request and the last answer: earlier attempts and what was said of them
@@ -316,5 +363,42 @@ fn keep_the_last_attempt(messages: &mut Vec<Message>) {
         let last = messages.pop().filter(|m| m.role == crate::llm::Role::Assistant);
         messages.truncate(1);
         messages.extend(last);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(stderr: &str) -> RunOutcome {
+        RunOutcome { exit_code: Some(1), stderr: stderr.to_string(), ..RunOutcome::default() }
+    }
+
+    const RECURSION: &str = "Traceback (most recent call last):\n  File \"/tmp/run/repo/reproducer.py\", line 15, in \
+                             <module>\n    got = gcd.gcd(13, 13)\n  File \"/tmp/run/repo/gcd.py\", line 5, in gcd\n    \
+                             return gcd(a % b, b)\n  [Previous line repeated 995 more times]\nRecursionError: maximum \
+                             recursion depth exceeded\n";
+
+    #[test]
+    fn the_error_the_issue_names_raised_by_the_repository_shows_the_bug() {
+        let issue = "`gcd(13, 13)` raises `RecursionError: maximum recursion depth exceeded`, but should return 13.";
+        let named = |run: &RunOutcome, issue: &str| raises_the_named_error(run, issue, Language::Python);
+        assert_eq!(named(&failed(RECURSION), issue).as_deref(), Some("RecursionError"));
+        assert_eq!(named(&failed(RECURSION), "`gcd(13, 13)` hangs").as_deref(), None, "the issue names no error");
+        assert_eq!(named(&failed(RECURSION), "a MyRecursionError").as_deref(), None, "only the whole word");
+        let raised_by_script = "Traceback (most recent call last):\n  File \"/tmp/run/repo/reproducer.py\", line 3, \
+                                in <module>\n    raise RecursionError('x')\nRecursionError: x\n";
+        assert_eq!(named(&failed(raised_by_script), issue), None, "the script raised it itself");
+        let dotted = "Traceback (most recent call last):\n  File \"/r/pkg/io.py\", line 9, in read\n    raise \
+                      BadFormat\npkg.errors.ParseError: no header\n";
+        assert_eq!(named(&failed(dotted), "read() raises ParseError").as_deref(), Some("ParseError"));
+        let unbound = "Traceback (most recent call last):\n  File \"/r/pkg/io.py\", line 9, in read\nNameError: x\n";
+        assert_eq!(named(&failed(unbound), "read() raises NameError"), None, "an error of the script's own making");
+        let passed = RunOutcome { exit_code: Some(0), ..failed(RECURSION) };
+        assert_eq!(named(&passed, issue), None);
+        let timed_out = RunOutcome { timed_out: true, ..failed(RECURSION) };
+        assert_eq!(named(&timed_out, issue), None);
+        #[cfg(feature = "java")]
+        assert_eq!(raises_the_named_error(&failed(RECURSION), issue, Language::Java), None);
     }
 }

@@ -1055,9 +1055,18 @@ impl Recorder {
     }
 
     fn run_with<R: Runner>(script: Script, runner: Option<R>, config: AgentConfig) -> (Outcome, Vec<ChatRequest>) {
+        Recorder::run_on(ISSUE, script, runner, config)
+    }
+
+    fn run_on<R: Runner>(
+        issue: &str,
+        script: Script,
+        runner: Option<R>,
+        config: AgentConfig,
+    ) -> (Outcome, Vec<ChatRequest>) {
         let (repo, index) = workspace();
         let model = Recorder { model: ScriptedModel::new(script), requests: RefCell::default() };
-        let outcome = pollster::block_on(Agent::new(repo, index, &model, runner, config).run(ISSUE));
+        let outcome = pollster::block_on(Agent::new(repo, index, &model, runner, config).run(issue));
         (outcome.unwrap(), model.requests.into_inner())
     }
 }
@@ -1216,6 +1225,44 @@ fn a_patch_written_again_after_it_was_judged_is_refused_for_a_different_one() {
     assert_eq!(requests.iter().filter(|r| r.stage == Stage::Review).count(), 2, "the repeat was not judged");
     let notes = notes_of(&outcome);
     assert!(notes.iter().any(|n| n.contains("a new conversation asks for a different fix")), "{notes:?}");
+}
+
+/// A runner on which the original program raises a `ZeroDivisionError` in `shop/cart.py` and the good patch passes.
+struct Raising;
+
+impl Runner for Raising {
+    async fn run(&self, request: &crate::runner::RunRequest) -> Result<RunOutcome, crate::runner::RunError> {
+        Ok(if request.patch.contains("* units") {
+            RunOutcome { exit_code: Some(0), ..RunOutcome::default() }
+        } else {
+            let trace = "Traceback (most recent call last):\n  File \"/run/repo/reproducer.py\", line 2, in <module>\n    \
+                         Cart().total()\n  File \"/run/repo/shop/cart.py\", line 13, in total\n    total += \
+                         item.price / units\nZeroDivisionError: division by zero\n";
+            RunOutcome { exit_code: Some(1), stderr: trace.into(), ..RunOutcome::default() }
+        })
+    }
+}
+
+/// A reproducer that ends with the error the issue names, raised in the repository's code, shows the bug though it
+/// holds no `AssertionError`: it is kept at once, and validates the patch. The same script for an issue that names
+/// no error is asked for again.
+#[test]
+fn a_reproducer_that_raises_the_error_the_issue_names_shows_the_bug() {
+    let issue = "`Cart().total()` raises `ZeroDivisionError` for an empty cart; it should return 0.";
+    let (outcome, requests) =
+        Recorder::run_on(issue, reproduced_then_approved(&[PRINTS]), Some(Raising), AgentConfig::default());
+    assert!(outcome.validated, "{}", outcome.reason);
+    assert_eq!(reproducer_requests(&requests).len(), 1, "the first script was kept");
+    let notes = notes_of(&outcome);
+    assert!(notes.iter().any(|n| n.contains("ends with the `ZeroDivisionError` the issue names")), "{notes:?}");
+    let (outcome, requests) = Recorder::run_on(
+        "`Cart().total()` is wrong for an empty cart.",
+        reproduced_then_approved(&[PRINTS, PRINTS, PRINTS]),
+        Some(Raising),
+        AgentConfig::default(),
+    );
+    assert_eq!(reproducer_requests(&requests).len(), 3, "no script showed the bug the issue tells");
+    assert!(!outcome.validated);
 }
 
 /// A run that finds the bug, writes the good patch, says the issue is reproducible and answers the reproducer

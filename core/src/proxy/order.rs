@@ -16,7 +16,9 @@
 //! round) is `search_method_in_file`. No class is called `kheapsort.py`, so the call as written names nothing.
 //! Likewise, against the index, a class search for a name that is no class but a function or method
 //! (`search_class("gcd")`, asked round after round of a module holding `def gcd`) is that name's function search,
-//! in the file when one was given.
+//! in the file when one was given; and a search in a file that the repository does not have, for a function or
+//! class it does have (`search_method_in_file("powerset", "src/your_module.py")`, Qwen2.5-Coder-1.5B's guess of a
+//! path), is the search for that name everywhere.
 
 use crate::api::ParamKind;
 use crate::call::{ArgValue, SearchCall};
@@ -128,19 +130,34 @@ pub fn reorder(call: &SearchCall, names: Option<&dyn Names>) -> Option<SearchCal
 /// The call that was meant, when the call as written names nothing: `search_method_in_class` given a file for its
 /// class (either argument) is `search_method_in_file` with the other argument as the method; with the index,
 /// `search_class` and `search_class_in_file` of a name that no class has but a function or method has are
-/// `search_method` and `search_method_in_file`. `None` for every other call.
+/// `search_method` and `search_method_in_file`, and `search_method_in_file` and `search_class_in_file` given a file
+/// that no file of the repository fits, for a name it defines, are `search_method` and `search_class`. `None` for
+/// every other call.
 pub fn retarget(call: &SearchCall, names: Option<&dyn Names>) -> Option<SearchCall> {
     let callable_only = |name: &str| names.is_some_and(|n| !n.is_class(name) && n.is_callable(name));
+    let no_file = |file: &str| names.is_some_and(|n| !n.has_file(file));
     let (method_name, class_name) = match call {
         SearchCall::SearchMethodInClass { method_name, class_name } => (method_name, class_name),
         SearchCall::SearchClass { class_name } if callable_only(class_name) => {
             return Some(SearchCall::SearchMethod { method_name: class_name.clone() });
         }
         SearchCall::SearchClassInFile { class_name, file_name } if callable_only(class_name) => {
-            return Some(SearchCall::SearchMethodInFile {
-                method_name: class_name.clone(),
-                file_name: file_name.clone(),
+            let method_name = class_name.clone();
+            return Some(if no_file(file_name) {
+                SearchCall::SearchMethod { method_name }
+            } else {
+                SearchCall::SearchMethodInFile { method_name, file_name: file_name.clone() }
             });
+        }
+        SearchCall::SearchClassInFile { class_name, file_name }
+            if no_file(file_name) && names.is_some_and(|n| n.is_class(class_name)) =>
+        {
+            return Some(SearchCall::SearchClass { class_name: class_name.clone() });
+        }
+        SearchCall::SearchMethodInFile { method_name, file_name }
+            if no_file(file_name) && names.is_some_and(|n| n.is_callable(method_name)) =>
+        {
+            return Some(SearchCall::SearchMethod { method_name: method_name.clone() });
         }
         _ => return None,
     };
@@ -181,7 +198,7 @@ mod tests {
     }
 
     #[test]
-    fn a_class_search_for_a_function_is_the_function_search() {
+    fn a_search_of_the_wrong_kind_or_in_no_file_is_the_search_meant() {
         let repo = Repo::from_files([("gcd.py", "def gcd(a, b):\n    return a\n\nclass Euclid:\n    pass\n")]);
         let index = Index::build(&repo);
         let read = |text: &str| retarget(&call(text), Some(&index)).map(|c| c.to_string());
@@ -191,6 +208,22 @@ mod tests {
             Some("search_method_in_file(\"gcd\", \"gcd.py\")")
         );
         assert_eq!(read("search_class(\"Euclid\")"), None, "a class stays a class search");
+        assert_eq!(
+            read("search_method_in_file(\"gcd\", \"src/your_module.py\")").as_deref(),
+            Some("search_method(\"gcd\")"),
+            "a file the repository does not have"
+        );
+        assert_eq!(
+            read("search_class_in_file(\"Euclid\", \"math/euclid.py\")").as_deref(),
+            Some("search_class(\"Euclid\")")
+        );
+        assert_eq!(
+            read("search_class_in_file(\"gcd\", \"lib.py\")").as_deref(),
+            Some("search_method(\"gcd\")"),
+            "a function, in no file"
+        );
+        assert_eq!(read("search_method_in_file(\"gcd\", \"gcd.py\")"), None, "the call as meant");
+        assert_eq!(read("search_method_in_file(\"lcm\", \"lib.py\")"), None, "nothing to search for anywhere");
         assert_eq!(read("search_class(\"lcm\")"), None, "a name the index does not hold is left as written");
         assert_eq!(retarget(&call("search_class(\"gcd\")"), None), None, "without the index nothing is guessed");
     }
