@@ -327,18 +327,24 @@ const SCRIPT_ERRORS: [&str; 6] =
     ["NameError", "ImportError", "ModuleNotFoundError", "SyntaxError", "IndentationError", "TabError"];
 
 /// The exception a Python run ended with, when the issue names it and the repository's code raised it: the run
-/// failed (not by the time limit), its last line is `SomeError: ...` (a dotted name is read by its last part), the
-/// issue holds that name as a word, and the innermost frame of the trace is not in the reproducer's own file. `None`
-/// for an `AssertionError` (AutoCodeRover's rule already takes it) and for [`SCRIPT_ERRORS`].
+/// failed (not by the time limit), the last line of its standard error that starts with an exception's name is
+/// `SomeError: ...` (a dotted name is read by its last part; a unittest report ends with it before its summary),
+/// the issue holds that name as a word, and the innermost frame of the trace above it is not in the reproducer's
+/// own file. `None` for an `AssertionError` (AutoCodeRover's rule already takes it) and for [`SCRIPT_ERRORS`].
 pub(super) fn raises_the_named_error(outcome: &RunOutcome, issue: &str, language: Language) -> Option<String> {
     if language != Language::Python || outcome.exit_code == Some(0) || outcome.timed_out {
         return None;
     }
-    let head = outcome.error_line().split(':').next()?.trim();
-    let name = head.rsplit('.').next()?;
-    let identifier = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    let exception = name.ends_with("Error") || name.ends_with("Exception");
-    if !identifier || !exception || name == "AssertionError" || SCRIPT_ERRORS.contains(&name) {
+    // The last line that names an exception (`pkg.ParseError: ...`): the trace's end, or inside a unittest report.
+    let lines: Vec<&str> = outcome.stderr.lines().collect();
+    let (at, name) = lines.iter().enumerate().rev().find_map(|(at, line)| {
+        let head = line.split(':').next()?.trim_end();
+        let dotted = !head.is_empty() && head.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+        let name = head.rsplit('.').next()?;
+        let exception = name.ends_with("Error") || name.ends_with("Exception");
+        (dotted && exception && !line.starts_with(char::is_whitespace)).then_some((at, name))
+    })?;
+    if name == "AssertionError" || SCRIPT_ERRORS.contains(&name) {
         return None;
     }
     let word = |at: usize| {
@@ -351,7 +357,7 @@ pub(super) fn raises_the_named_error(outcome: &RunOutcome, issue: &str, language
         return None;
     }
     let script = language.row().reproducer.file;
-    let innermost = outcome.stderr.lines().rev().find_map(|l| l.trim_start().strip_prefix("File \""))?;
+    let innermost = lines[..at].iter().rev().find_map(|l| l.trim_start().strip_prefix("File \""))?;
     let file = innermost.split('"').next()?;
     (!file.ends_with(script)).then(|| name.to_string())
 }
@@ -394,6 +400,11 @@ mod tests {
         assert_eq!(named(&failed(dotted), "read() raises ParseError").as_deref(), Some("ParseError"));
         let unbound = "Traceback (most recent call last):\n  File \"/r/pkg/io.py\", line 9, in read\nNameError: x\n";
         assert_eq!(named(&failed(unbound), "read() raises NameError"), None, "an error of the script's own making");
+        let unittest = "E\n====\nERROR: test_gcd (__main__.TestGCD.test_gcd)\n----\nTraceback (most recent call \
+                        last):\n  File \"/r/reproducer.py\", line 6, in test_gcd\n    self.assertEqual(gcd(13, 13), \
+                        13)\n  File \"/r/gcd.py\", line 5, in gcd\n    return gcd(a % b, b)\nRecursionError: maximum \
+                        recursion depth exceeded\n\n----\nRan 1 test in 0.017s\n\nFAILED (errors=1)\n";
+        assert_eq!(named(&failed(unittest), issue).as_deref(), Some("RecursionError"), "a unittest report");
         let passed = RunOutcome { exit_code: Some(0), ..failed(RECURSION) };
         assert_eq!(named(&passed, issue), None);
         let timed_out = RunOutcome { timed_out: true, ..failed(RECURSION) };

@@ -236,7 +236,9 @@ fn a_patch_that_changes_no_code_is_sent_back() {
 }
 
 /// A Python reproducer that printed its AssertionError and exited 0 caught it and carried on: the model is told to
-/// raise it again. A run that printed none, or a Java run, is not told so.
+/// raise it again; one whose unittest run reported failures and exited 0 is told to let unittest exit; one that
+/// imports a module not installed is told to use the standard library. A run that printed none, or a Java run, is
+/// not told so.
 #[test]
 fn a_reproducer_that_swallows_its_assertion_is_told_to_raise_it_again() {
     let swallowed = RunOutcome {
@@ -253,4 +255,25 @@ fn a_reproducer_that_swallows_its_assertion_is_told_to_raise_it_again() {
     assert!(!told(&RunOutcome { exit_code: Some(0), ..RunOutcome::default() }, Language::Python).contains("raise it"));
     #[cfg(feature = "java")]
     assert!(!told(&swallowed, Language::Java).contains("raise it again"));
+    // A unittest run with `exit=False`: its failed tests are reported, and the script still exits 0.
+    let unittest = RunOutcome {
+        exit_code: Some(0),
+        stderr: "F\n====\nFAIL: test_gcd (__main__.TestGCD.test_gcd)\nTraceback (most recent call last):\n  File \
+                 \"reproducer.py\", line 6, in test_gcd\nAssertionError: 0 != 13\n----\nRan 1 test in 0.001s\n\n\
+                 FAILED (failures=1)\n"
+            .into(),
+        ..RunOutcome::default()
+    };
+    let said = told(&unittest, Language::Python);
+    assert!(said.contains("`unittest.main(exit=False)` does not end the script"), "{said}");
+    assert!(!said.contains("raise it again"), "{said}");
+    let no_pytest = RunOutcome {
+        exit_code: Some(1),
+        stderr: "Traceback (most recent call last):\n  File \"reproducer.py\", line 1, in <module>\n    import \
+                 pytest\nModuleNotFoundError: No module named 'pytest'\n"
+            .into(),
+        ..RunOutcome::default()
+    };
+    let said = told(&no_pytest, Language::Python);
+    assert!(said.contains("The module `pytest` is not installed where the script runs."), "{said}");
 }

@@ -664,7 +664,29 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
         && outcome.exit_code == Some(0)
         && !outcome.timed_out
         && outcome.stderr.contains("AssertionError");
-    let caught = if swallowed {
+    // A unittest run that reported failed tests and still exited 0 was started with `exit=False` (Qwen2.5-Coder-1.5B's
+    // gcd and powerset reproducers were, each three times over).
+    let unittest_failed = language == Language::Python
+        && outcome.exit_code == Some(0)
+        && outcome.stderr.lines().any(|l| l.starts_with("FAILED (") && l.ends_with(')'));
+    // A module the script imports that is not installed where it runs (`import pytest`, as lis's reproducers had).
+    let missing = outcome
+        .stderr
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("ModuleNotFoundError: No module named '")?.strip_suffix('\''))
+        .filter(|_| language == Language::Python);
+    let missing = missing.map_or_else(String::new, |module| {
+        format!(
+            "\nThe module `{module}` is not installed where the script runs. Use only Python's standard library and \
+             the repository's own code."
+        )
+    });
+    let caught = if unittest_failed {
+        "\nYour script's tests failed (unittest reported FAILED), yet the script ended with exit code 0: \
+         `unittest.main(exit=False)` does not end the script with the tests' result. Call `unittest.main()` with no \
+         `exit` argument, so that the script fails while the bug is present."
+    } else if swallowed {
         "\nYour script printed its AssertionError but then ended normally with exit code 0: it catches the error and \
          carries on. After printing the trace, raise it again (a bare `raise` in the `except` block), so that the \
          script fails while the bug is present."
@@ -679,8 +701,8 @@ pub fn reproducer_failed(outcome: &RunOutcome, flaws: &Flaws, language: Language
         ""
     };
     format!(
-        "{why} Exit code: {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}{caught}{imports}{unbound}{check}\nWrite the script \
-         again.",
+        "{why} Exit code: {exit}{timed_out}.\nstdout:\n{}\nstderr:\n{}{caught}{missing}{imports}{unbound}{check}\nWrite \
+         the script again.",
         tail(&outcome.stdout, 2000),
         tail(&outcome.stderr, 2000)
     )
