@@ -187,7 +187,18 @@ impl PatchWriter {
                     )
                 } else if self.written.contains(&extraction.diff) {
                     // Written again after it was judged (a small model at its default temperature repeats itself
-                    // word for word): it hears so while attempts remain, and the review sees it only if they run out.
+                    // word for word): with fixes tried at the bug locations, a new conversation shows them; else it
+                    // hears so. Either way while attempts remain, and the review sees it only if they run out.
+                    if !found.locations.is_empty() && !self.tried.is_empty() {
+                        agent.note(
+                            "the patch is one written before; a new conversation asks for a different fix, showing \
+                             the fixes tried and what the reproducer printed on each",
+                        );
+                        self.messages.clear();
+                        self.pending = Some(Pending::Afresh);
+                        last = Some(extraction);
+                        continue;
+                    }
                     (
                         "the patch is one written before in this conversation; asking for a different fix",
                         SAME_PATCH_AGAIN,
@@ -197,15 +208,6 @@ impl PatchWriter {
                     return Ok(extraction);
                 };
                 last = Some(extraction);
-                if reason == SAME_PATCH_AGAIN && !found.locations.is_empty() && !self.tried.is_empty() {
-                    agent.note(
-                        "the patch is one written before; a new conversation asks for a different fix, showing the \
-                         fixes tried and what the reproducer printed on each",
-                    );
-                    self.messages.clear();
-                    self.pending = Some(Pending::Afresh);
-                    continue;
-                }
                 agent.note(note);
                 self.pending = Some(Pending::Retry(reason.to_string(), String::new()));
                 continue;

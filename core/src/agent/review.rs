@@ -157,7 +157,7 @@ async fn validate<L: Llm, R: Runner>(
     written: bool,
 ) -> Result<Validation, AgentError> {
     if !after.passed() {
-        let exit = after.exit_code.map_or_else(|| "it was killed".to_string(), |c| format!("exit code {c}"));
+        let exit = crate::prompt::text::exit_status(after);
         return Ok(Validation::Failed(format!(
             "The reproducer still fails on the patched program ({exit}):\n{}",
             crate::prompt::text::tail(&after.stderr, 2000)

@@ -438,7 +438,7 @@ pub fn patch_afresh(
     let _ = writeln!(s, "{TRIED_BEFORE}\n");
     let shown = &tried[tried.len().saturating_sub(TRIED_SHOWN)..];
     for (i, t) in shown.iter().enumerate() {
-        let exit = t.run.exit_code.map_or_else(|| "it was killed".to_string(), |c| format!("exit code {c}"));
+        let exit = exit_status(&t.run);
         let both = [t.run.stdout.trim_end(), t.run.stderr.trim_end()];
         let printed = both.iter().filter(|o| !o.is_empty()).copied().collect::<Vec<_>>().join("\n");
         let printed = tail(&printed, 800);
@@ -722,6 +722,11 @@ pub fn review_test_feedback(analysis: &str, advice: &str, language: Language) ->
         advice.trim(),
         language.fence()
     )
+}
+
+/// How a run ended, in words: `exit code N`, or that it was killed.
+pub fn exit_status(run: &RunOutcome) -> String {
+    run.exit_code.map_or_else(|| "it was killed".to_string(), |c| format!("exit code {c}"))
 }
 
 /// A run's outcome as the reviewer reads it.
