@@ -242,3 +242,46 @@ fn a_definition_that_changes_no_code_is_told_apart() {
     assert_eq!(fixed.status, ExtractStatus::ApplicablePatch, "{}", fixed.reason);
     assert!(fixed.changes_code(&repo()), "{}", fixed.diff);
 }
+
+/// Qwen2.5-Coder-1.5B ended its fence, after the right fix of QuixBugs' powerset, with the opening of the module
+/// docstring that follows the function (its title written twice): an unterminated string, so the block did not parse
+/// and the fix was refused six times. A tail that is the file's own text cut short, or a triple-quoted string that
+/// never closes, is left out (the file keeps its text as it is); any other tail keeps the block unread. Definitions
+/// were asked for, as the agent asks small models.
+#[test]
+fn a_fence_that_ends_with_text_cut_short_is_read_up_to_it() {
+    let program = "def powerset(arr):\n    if arr:\n        first, *rest = arr\n        rest_subsets = powerset(rest)\n        return [[first] + subset for subset in rest_subsets]\n    else:\n        return [[]]\n\n\n\"\"\"\nPower Set\n\nInput:\n    arr: A list\n\"\"\"\n\n\ndef tail(arr):\n    return arr[1:]\n";
+    let r = Repo::from_files([("powerset.py", program.as_bytes())]);
+    let asked = ExtractOptions { asked: Some(EditFormat::Definition), ..ExtractOptions::default() };
+    let fix = "def powerset(arr):\n    if arr:\n        first, *rest = arr\n        rest_subsets = powerset(rest)\n        return rest_subsets + [[first] + subset for subset in rest_subsets]\n    else:\n        return [[]]\n";
+    let fixed = program.replace("return [[first] +", "return rest_subsets + [[first] +");
+    for tail in [
+        "\n\"\"\"\nPower Set\nPower Set",
+        "\n\"\"\"\nPower Set\n\nInput:\n    arr: A",
+        "\n\"\"\"\nPow",
+        "\ndef tail(arr):\n    return arr[",
+    ] {
+        let answer = format!(
+            "The subsets without the first element are missing.\n\nfile/powerset.py\n```python\n{fix}{tail}\n```\n"
+        );
+        let ex = patch::extract(&r, &answer, &asked);
+        assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{tail:?}: {}", ex.reason);
+        assert_eq!(ex.files["powerset.py"], fixed, "{tail:?}");
+        let Outcome::Applied(applied) = &ex.edits[0].outcome else { panic!("{:?}", ex.edits[0].outcome) };
+        let said = applied.notes.iter().any(|n| n.contains("text after the definitions, cut short, not code"));
+        assert!(said, "{:?}", applied.notes);
+    }
+    // Code the file does not have after the definition, the file's text inside the definition (here a copy of its
+    // docstring's line, which does not parse there) or a string opened inside it: the block stays unread.
+    for tail in
+        ["\nprint(powerset([1, 2]))\n\"\"\"\nPower Set", "\ndef tail(arr):\n    return arr[2", "\n    arr: A list"]
+    {
+        let answer = format!("file/powerset.py\n```python\n{fix}{tail}\n```\n");
+        let ex = patch::extract(&r, &answer, &asked);
+        assert_ne!(ex.status, ExtractStatus::ApplicablePatch, "{tail:?}: {}", ex.diff);
+    }
+    let inside = fix.replace("    else:\n        return [[]]\n", "    else:\n        \"\"\"\n        Power Set");
+    let answer = format!("file/powerset.py\n```python\n{inside}\n```\n");
+    let ex = patch::extract(&r, &answer, &asked);
+    assert_ne!(ex.status, ExtractStatus::ApplicablePatch, "a string opened inside the function: {}", ex.diff);
+}

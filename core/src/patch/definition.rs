@@ -365,6 +365,59 @@ impl Shown {
     }
 }
 
+/// The most lines of a cut tail [`without_cut_tail`] looks at.
+const CUT_TAIL_LINES: usize = 40;
+
+/// A code block that does not read as definitions because text that is not code follows them, cut short: the block
+/// without that tail, and how many lines were left out. Qwen2.5-Coder-1.5B ended its fence, six times in one run,
+/// after the right fix of QuixBugs' powerset, with the opening of the module docstring that follows the function
+/// (`"""`, then its title twice): an unterminated string, so the block did not parse and the fix was refused. A
+/// tail is left out when it is
+///
+/// - a copy of the file's own text, line by line (indentation, blank lines and line numbers aside), its last line
+///   possibly cut: leaving it out leaves that text as the file has it; or
+/// - in Python, a triple-quoted string never closed: text, never code, and a definition edit does not change the
+///   file's module docstring in any case;
+///
+/// and it starts at the block's outer indentation (after the definitions, not inside one), and what is left reads
+/// as definitions on its own. Any other tail keeps the block unread.
+pub(crate) fn without_cut_tail(language: Language, block: &str, file: &str) -> Option<(String, usize)> {
+    let lines: Vec<&str> = block.split('\n').collect();
+    let end = lines.iter().rposition(|l| !l.trim().is_empty())? + 1;
+    let outer = lines[..end].iter().filter(|l| !l.trim().is_empty()).map(|l| leading(l)).min()?;
+    let file_lines: Vec<&str> = file.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    // The longest tail first: a shorter one could leave part of the text, an open string, in what is read.
+    for start in end.saturating_sub(CUT_TAIL_LINES).max(1)..end {
+        // The tail starts after the definitions, at the block's outer indentation: a tail inside a definition
+        // would be cut out of it.
+        if lines[start].trim().is_empty() || leading(lines[start]) != outer {
+            continue;
+        }
+        let raw = &lines[start..end];
+        let numbered = strip_line_numbers(raw);
+        let tail: Vec<&str> = match &numbered {
+            Some(stripped) => stripped.iter().map(|l| l.trim()).filter(|l| !l.is_empty()).collect(),
+            None => raw.iter().map(|l| l.trim()).filter(|l| !l.is_empty()).collect(),
+        };
+        let unterminated = language == Language::Python
+            && ["\"\"\"", "'''"].iter().any(|q| tail[0].starts_with(q) && tail.join("\n").matches(q).count() == 1);
+        if !unterminated && !copied_from(&tail, &file_lines) {
+            continue;
+        }
+        let head = lines[..start].join("\n");
+        if Shown::read(&head, language, None).is_ok() {
+            return Some((head, end - start));
+        }
+    }
+    None
+}
+
+/// Whether `tail` is a run of `file`'s lines (both trimmed, without blank lines), its last line possibly cut short.
+fn copied_from(tail: &[&str], file: &[&str]) -> bool {
+    let Some((last, whole)) = tail.split_last() else { return false };
+    file.windows(tail.len()).any(|w| w[..whole.len()] == *whole && w[whole.len()].starts_with(last))
+}
+
 /// Parses `text` as nothing but definitions: the outline, and how many lines a wrapper added before the text
 /// (a method of Java is parsed inside a class).
 fn parse_as_definitions(language: Language, text: &str) -> Result<(Outline, usize), NotDefinitions> {

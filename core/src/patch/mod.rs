@@ -644,7 +644,7 @@ fn apply_code(
     use formats::code::{Concrete, Misfit};
     let placements = match formats::code::concrete(path, text, edit, &options.hints, asked) {
         Ok(Concrete::Whole(whole)) => return apply::apply_gated(text, &whole, options, gate, gating),
-        Ok(Concrete::Definitions(placements, skipped)) => (placements, skipped),
+        Ok(Concrete::Definitions(placements, left_alone)) => (placements, left_alone),
         Err(Misfit::CutShort(reason)) => return Err(EditFailure::CutShort { reason }),
         Err(Misfit::NotAUnit(reason) | Misfit::LeavesOut(reason)) => return Err(EditFailure::NotAUnit { reason }),
         Err(Misfit::Unplaced(Unplaced::Ambiguous(name, places))) => {
@@ -666,7 +666,7 @@ fn apply_code(
             return Err(EditFailure::NotAUnit { reason });
         }
     };
-    let (placements, skipped) = placements;
+    let (placements, left_alone) = placements;
     let mut current = text.to_string();
     let mut notes = Vec::new();
     let (mut start, mut end) = (u32::MAX, 0);
@@ -677,7 +677,7 @@ fn apply_code(
         notes.extend(applied.notes);
         current = applied.text;
     }
-    notes.extend(skipped.iter().map(|s| format!("left `{s}` as it is (shown with `...` or a placeholder for a body)")));
+    notes.extend(left_alone);
     Ok(Applied {
         reading: if edit.had_line_numbers { Reading::LineNumbers } else { Reading::AsWritten },
         changed: current != text,

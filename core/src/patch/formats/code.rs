@@ -109,7 +109,7 @@ fn marks_other_format(line: &str) -> bool {
 pub(crate) enum Concrete {
     /// The whole file: the edit whose original is the file's text.
     Whole(Edit),
-    /// Definitions: the edits that put each in place, bottom up.
+    /// Definitions: the edits that put each in place, bottom up, and notes on what of the block was not placed.
     Definitions(Vec<Placement>, Vec<String>),
 }
 
@@ -190,10 +190,27 @@ fn definitions(
         return Err(Misfit::NotAUnit("definitions can be placed only in source files of a known language".into()));
     };
     let file: Outline = definition::outline(language, current);
-    let shown = Shown::read(&edit.patched, language, Some(&file)).map_err(|not| match not {
+    let misfit = |not| match not {
         NotDefinitions::Not(why) => Misfit::NotAUnit(why),
         NotDefinitions::LeavesOut(why) => Misfit::LeavesOut(why),
-    })?;
+    };
+    let mut notes = Vec::new();
+    let shown = match Shown::read(&edit.patched, language, Some(&file)) {
+        Err(NotDefinitions::Not(why)) => {
+            let Some((head, left)) = definition::without_cut_tail(language, &edit.patched, current) else {
+                return Err(Misfit::NotAUnit(why));
+            };
+            notes.push(format!(
+                "left out the last {left} lines of the code shown (with them, {why}): text after the definitions, \
+                 cut short, not code"
+            ));
+            Shown::read(&head, language, Some(&file)).map_err(misfit)?
+        }
+        read => read.map_err(misfit)?,
+    };
     let placements = definition::plan(&shown, current, &file, edit, hints).map_err(Misfit::Unplaced)?;
-    Ok(Concrete::Definitions(placements, shown.skipped))
+    notes.extend(
+        shown.skipped.iter().map(|s| format!("left `{s}` as it is (shown with `...` or a placeholder for a body)")),
+    );
+    Ok(Concrete::Definitions(placements, notes))
 }
