@@ -195,7 +195,7 @@ enum EditFormatArg {
     Definition,
     /// Whole files.
     Whole,
-    /// Chosen by model name (core/src/patch/formats/models.tsv): SEARCH/REPLACE for large hosted models, definitions for small and
+    /// Chosen by model name (core/src/model_defaults.tsv): SEARCH/REPLACE for large hosted models, definitions for small and
     /// local ones, AutoCodeRover's tags for models it does not know and for model scripts.
     Auto,
 }
@@ -213,7 +213,33 @@ impl EditFormatArg {
             EditFormatArg::Definition => fixed(FormatArg::Definition),
             EditFormatArg::Whole => fixed(FormatArg::Whole),
             EditFormatArg::Auto if scripted => EditFormatChoice::default(),
-            EditFormatArg::Auto => EditFormatChoice::auto(model),
+            EditFormatArg::Auto => acr_core::model_defaults::edit_format(model),
+        }
+    }
+}
+
+/// Who judges a patch, as the command line spells it.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum JudgeArg {
+    /// The model reviews the patch and the test (AutoCodeRover).
+    Reviewer,
+    /// The reproducer decides.
+    Execution,
+    /// Chosen by model name (core/src/model_defaults.tsv): execution for small local models, the reviewer
+    /// otherwise and for model scripts.
+    Auto,
+}
+
+impl JudgeArg {
+    /// The judge for `model`; `scripted` when the answers come from a script (recorded with the reviewer unless a
+    /// judge is named).
+    fn choice(self, model: &str, scripted: bool) -> acr_core::agent::Judge {
+        use acr_core::agent::Judge;
+        match self {
+            JudgeArg::Reviewer => Judge::Reviewer,
+            JudgeArg::Execution => Judge::Execution,
+            JudgeArg::Auto if scripted => Judge::Reviewer,
+            JudgeArg::Auto => acr_core::model_defaults::judge(model),
         }
     }
 }

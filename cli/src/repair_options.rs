@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use acr_core::llm::budget::Budget;
 
 use crate::run::RunArgs;
-use crate::{EditFormatArg, ModeArg};
+use crate::{EditFormatArg, JudgeArg, ModeArg};
 
 /// See the module's summary; `acr batch` adds a budget for the whole batch on top of these.
 #[derive(clap::Args)]
@@ -82,6 +82,12 @@ pub struct RepairOptions {
     /// read in the format asked first; other formats count only in code fences, when it holds none.
     #[arg(long, value_enum, default_value = "auto")]
     pub edit_format: EditFormatArg,
+    /// Who judges a patch once a reproducer shows the bug: `reviewer` (the model reviews the patch and the test, as
+    /// AutoCodeRover does), `execution` (the reproducer decides, and no test is rewritten), or `auto` (by model name,
+    /// from the same table: execution for small local models, whose reviews disagree with execution about half the
+    /// time; the reviewer otherwise and for a --script).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub judge: JudgeArg,
 }
 
 impl RepairOptions {
@@ -117,6 +123,7 @@ impl RepairOptions {
             context_window: self.context_window,
             tools: self.tools,
             edit_format: self.edit_format.choice(&self.model, self.script.is_some()),
+            judge: self.judge.choice(&self.model, self.script.is_some()),
         }
     }
 }

@@ -67,6 +67,8 @@ pub struct RunArgs {
     pub tools: bool,
     /// The edit format the patch prompts ask for.
     pub edit_format: acr_core::patch::EditFormatChoice,
+    /// Who judges a patch once a reproducer shows the bug.
+    pub judge: acr_core::agent::Judge,
 }
 
 /// The model: an endpoint or a script.
@@ -230,6 +232,7 @@ pub(crate) fn config_from(args: &RunArgs) -> AgentConfig {
         context_window: args.context_window,
         tools: args.tools,
         edit_format: args.edit_format,
+        judge: args.judge,
         ..AgentConfig::default()
     }
 }
@@ -253,6 +256,7 @@ pub(crate) fn repair<L: Llm, R: Runner>(
     out: Option<&Path>,
     mut observer: impl FnMut(&Event) + 'static,
 ) -> anyhow::Result<Repaired> {
+    let settings = serde_json::json!({ "edit_format": config.edit_format.to_string(), "judge": config.judge });
     let index = acr_core::Index::build(&repo);
     let started = Instant::now();
     let model = Budgeted::new(model, budget, price, Box::new(move || started.elapsed().as_secs_f64() * 1000.0));
@@ -268,12 +272,17 @@ pub(crate) fn repair<L: Llm, R: Runner>(
     let result = pollster::block_on(agent.run(issue));
     if let Some(out) = out {
         match &result {
-            Ok(outcome) => write_artefacts(out, &outcome.transcript, &summary_of(outcome), &outcome.diff)?,
+            Ok(outcome) => {
+                let mut summary = summary_of(outcome);
+                summary["settings"] = settings;
+                write_artefacts(out, &outcome.transcript, &summary, &outcome.diff)?
+            }
             Err(e) => {
                 let transcript = Transcript::from_events(seen.take());
                 let summary = serde_json::json!({
                     "status": "FAILED",
                     "error": e.to_string(),
+                    "settings": settings,
                     "model_calls": transcript.model_calls,
                     "usage": transcript.usage,
                 });

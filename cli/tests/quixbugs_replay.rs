@@ -1,6 +1,6 @@
 //! The QuixBugs bench's recorded runs (tests/fixtures/quixbugs/MODEL/TASK.json, written by
 //! `python3 tests/bench/quixbugs.py --record DIR`), replayed through `acr run --script`: the same answers, in the same
-//! order per stage, with the options the run had, the edit format `auto` gave its model and as many calls as it
+//! order per stage, with the options the run had, the edit format `auto` gave its model, the judge it had and as many calls as it
 //! made. A run the model resolved must resolve again, with the same final diff, and QuixBugs' own tests must pass on
 //! it; every other run must still end with an outcome. Needs ../shared/quixbugs (the programs and their tests) and tests/.venv (pytest,
 //! from tools/setup.sh); skips with a message without them.
@@ -65,7 +65,9 @@ fn recorded_quixbugs_runs_replay_to_the_same_outcome() {
         assert!(made.status.success(), "{task}: {}", String::from_utf8_lossy(&made.stderr));
         let script = work.path().join("script.json");
         std::fs::write(&script, fixture["script"].to_string()).unwrap();
-        let format = acr_core::patch::EditFormatChoice::auto(fixture["model"].as_str().unwrap_or_default());
+        let format = acr_core::model_defaults::edit_format(fixture["model"].as_str().unwrap_or_default());
+        // The judge the run had: recorded since the table chose one (`auto`); runs recorded before were reviewed.
+        let judge = fixture["judge"].as_str().unwrap_or("reviewer");
         let options: Vec<String> =
             fixture["options"].as_array().unwrap().iter().map(|o| o.as_str().unwrap().to_string()).collect();
         // As many model calls as the run made: a run its time limit stopped stops at the same answer here (the
@@ -81,6 +83,7 @@ fn recorded_quixbugs_runs_replay_to_the_same_outcome() {
             .arg("--script")
             .arg(&script)
             .args(["--edit-format", format.format.name()])
+            .args(["--judge", judge])
             .args(&options)
             .args(["--max-calls", &answers.to_string()])
             .arg("--out")

@@ -35,6 +35,7 @@ pub mod language;
 pub mod llm;
 pub mod locate;
 pub mod mcts;
+pub mod model_defaults;
 pub mod patch;
 pub mod paths;
 pub mod prompt;

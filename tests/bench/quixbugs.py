@@ -234,7 +234,8 @@ def run_task(args, server, name):
     if args.record:
         os.makedirs(args.record, exist_ok=True)
         with open(os.path.join(args.record, f"{name}.json"), "w") as f:
-            json.dump({"model": server["model"], "options": options, "status": result["status"],
+            json.dump({"model": server["model"], "options": options,
+                       "judge": outcome.get("settings", {}).get("judge", "reviewer"), "status": result["status"],
                        "resolved": ok, "diff": diff, "script": script_of(events)}, f, indent=1)
             f.write("\n")
     if args.keep:

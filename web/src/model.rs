@@ -12,11 +12,12 @@ use std::pin::pin;
 use std::rc::Rc;
 use std::task::Poll;
 
-use acr_core::agent::Stop;
+use acr_core::agent::{Judge, Stop};
 use acr_core::llm::openai::{Endpoint, OpenAiClient, Retry};
 use acr_core::llm::scripted::{Script, ScriptedModel};
 use acr_core::llm::stream::Partial;
 use acr_core::llm::{ChatRequest, ChatResponse, Llm, LlmError};
+use acr_core::model_defaults;
 use acr_core::patch::EditFormatChoice;
 
 use crate::browser;
@@ -60,8 +61,17 @@ impl ModelChoice {
         match self {
             ModelChoice::Demo => EditFormatChoice::default(),
             ModelChoice::Remote { endpoint, edit_format, .. } => {
-                EditFormatChoice::from_setting(edit_format, &endpoint.model).unwrap_or_default()
+                model_defaults::edit_format_setting(edit_format, &endpoint.model).unwrap_or_default()
             }
+        }
+    }
+
+    /// Who judges a patch once a reproducer shows the bug: chosen by the model's name, as the command line's
+    /// `--judge auto` does. The demo model's script was written with AutoCodeRover's reviewer.
+    pub fn judge(&self) -> Judge {
+        match self {
+            ModelChoice::Demo => Judge::Reviewer,
+            ModelChoice::Remote { endpoint, .. } => model_defaults::judge(&endpoint.model),
         }
     }
 
@@ -284,7 +294,7 @@ mod tests {
         };
         assert_eq!(remote("gpt-4o", "udiff").edit_format().format, EditFormat::Udiff);
         assert_eq!(remote("gpt-4o", "search-replace").edit_format().format, EditFormat::SearchReplace);
-        assert_eq!(remote("qwen2.5-coder:7b", "auto").edit_format(), EditFormatChoice::auto("qwen2.5-coder:7b"));
+        assert_eq!(remote("qwen2.5-coder:7b", "auto").edit_format(), model_defaults::edit_format("qwen2.5-coder:7b"));
         assert_eq!(ModelChoice::Demo.edit_format().format, EditFormat::Acr, "the demo model writes ACR's format");
     }
 

@@ -219,6 +219,7 @@ impl RunState {
             context_window: choice.context_window(),
             tools: choice.tools(),
             edit_format: choice.edit_format(),
+            judge: choice.judge(),
             ..AgentConfig::default()
         };
         let (events, usage, calls, spent, live) = (self.events, self.usage, self.model_calls, self.spent, self.live);

@@ -54,6 +54,51 @@ pub enum Mode {
     Mcts,
 }
 
+/// Who judges a patch once a reproducer shows the bug.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Judge {
+    /// AutoCodeRover: the model reviews the patch and the test with the reproducer's output before and after, and
+    /// its verdict decides (a test judged wrong is rewritten; a patch judged right is validated by execution).
+    #[default]
+    Reviewer,
+    /// The reproducer alone: a patch it passes on is validated (no repository test regresses), and a patch it
+    /// still fails on goes back to the patch writer with what it printed. No model call is spent on reviews, and no
+    /// test is rewritten to suit a patch: for small models, whose reviews disagree with execution about half the
+    /// time (see `model_defaults.tsv`).
+    Execution,
+}
+
+impl Judge {
+    /// Both judges.
+    pub const ALL: [Judge; 2] = [Judge::Reviewer, Judge::Execution];
+
+    /// The name used on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Judge::Reviewer => "reviewer",
+            Judge::Execution => "execution",
+        }
+    }
+}
+
+impl std::fmt::Display for Judge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Judge {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Judge::ALL
+            .into_iter()
+            .find(|j| j.name() == s)
+            .ok_or_else(|| format!("unknown judge `{s}` (expected reviewer or execution)"))
+    }
+}
+
 /// Limits and parameters of a run. Defaults follow AutoCodeRover and the published APR-MCTS implementation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -83,6 +128,8 @@ pub struct AgentConfig {
     /// The edit format the patch writer asks for (every format is read whatever it asks; see
     /// [`crate::patch::formats`]).
     pub edit_format: crate::patch::EditFormatChoice,
+    /// Who judges a patch once a reproducer shows the bug.
+    pub judge: Judge,
 }
 
 impl Default for AgentConfig {
@@ -99,6 +146,7 @@ impl Default for AgentConfig {
             context_window: None,
             tools: false,
             edit_format: crate::patch::EditFormatChoice::default(),
+            judge: Judge::default(),
         }
     }
 }

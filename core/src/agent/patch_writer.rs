@@ -52,8 +52,8 @@ enum Pending {
     Ambiguous(String),
     /// What the reviewer said of the patch.
     Review { analysis: String, advice: String },
-    /// What validation by execution said.
-    Validation(String),
+    /// What validation by execution said, and whether a reviewer had judged the patch right first.
+    Validation { message: String, reviewed: bool },
     /// A new conversation: the opening request with the fixes tried.
     Afresh,
 }
@@ -116,8 +116,8 @@ impl PatchWriter {
     }
 
     /// Passes a failed validation to the next [`PatchWriter::write`].
-    pub fn validation_feedback(&mut self, message: &str) {
-        self.pending = Some(Pending::Validation(message.to_string()));
+    pub fn validation_feedback(&mut self, message: &str, reviewed: bool) {
+        self.pending = Some(Pending::Validation { message: message.to_string(), reviewed });
     }
 
     /// Records the reproducer's run on a patch this writer wrote, for a conversation that starts afresh.
@@ -154,7 +154,9 @@ impl PatchWriter {
                 Pending::Retry(reason, answer_start) => Prompt::PatchRetry { reason, format, answer_start },
                 Pending::Ambiguous(refused) => Prompt::PatchAmbiguous { refused, format },
                 Pending::Review { analysis, advice } => Prompt::ReviewFeedback { analysis, advice, format },
-                Pending::Validation(message) => Prompt::ValidationFeedback { message, format },
+                Pending::Validation { message, reviewed } => {
+                    Prompt::ValidationFeedback { message, reviewed: *reviewed, format }
+                }
                 Pending::Afresh => Prompt::PatchAfresh {
                     issue,
                     locations: &found.locations,

@@ -11,13 +11,16 @@
 //!   validation goes back to the patch writer as feedback;
 //! - patch judged wrong → the patch writer rewrites it with the reviewer's advice.
 //!
+//! With [`Judge::Execution`] no reviewer is asked: each patch goes straight to validation, and a failed validation
+//! goes back to the patch writer, so the reproducer is never rewritten to suit a patch.
+//!
 //! [`AgentConfig::review_rounds`]: super::AgentConfig::review_rounds
 
 use super::patch_writer::PatchWriter;
 use super::regression;
 use super::reproduce::{self, Check, Reproduction};
 use super::search_loop::Found;
-use super::{Agent, AgentError, Event, Phase, RunPurpose};
+use super::{Agent, AgentError, Event, Judge, Phase, RunPurpose};
 use crate::answers::{self, ReviewVerdict};
 use crate::language::Language;
 use crate::llm::Llm;
@@ -55,6 +58,12 @@ pub async fn run<L: Llm, R: Runner>(
     reproduction: &Reproduction,
 ) -> Result<Reviewed, AgentError> {
     agent.emit(Event::Phase { name: Phase::Review });
+    if agent.config.judge == Judge::Execution {
+        agent.note(
+            "the reproducer judges each patch (judge: execution): a patch it passes on is validated, one it still \
+             fails on goes back to the patch writer with what it printed; the model is not asked to review",
+        );
+    }
     let mut test = reproduction.test.clone();
     let mut check = reproduction.check.clone();
     let mut before = reproduction.before.clone();
@@ -68,6 +77,19 @@ pub async fn run<L: Llm, R: Runner>(
             return Ok(Reviewed { extraction: patch, validated: false, approved });
         };
         writer.ran(&patch.diff, &after);
+        let last = round == rounds;
+        if agent.config.judge == Judge::Execution {
+            match validate(agent, &patch, &after, reproduction.written).await? {
+                Validation::Passed => return Ok(Reviewed { extraction: patch, validated: true, approved }),
+                Validation::Failed(_) if last => break,
+                Validation::Failed(message) => writer.validation_feedback(&message, false),
+            }
+            let revised = writer.write(agent, issue, found).await?;
+            if revised.status.is_applicable() {
+                patch = revised;
+            }
+            continue;
+        }
         let language = reproduction.language;
         let prompt =
             Prompt::Review { issue, test: &test, language, before: &before, patch: &patch.diff, after: &after };
@@ -85,7 +107,6 @@ pub async fn run<L: Llm, R: Runner>(
             agent.note("the reviewer judged the repository's own tests wrong; they are kept as they are");
         }
         approved = verdict.patch_correct && test_correct;
-        let last = round == rounds;
         if !test_correct {
             if last {
                 break;
@@ -110,7 +131,7 @@ pub async fn run<L: Llm, R: Runner>(
         if approved {
             match validate(agent, &patch, &after, reproduction.written).await? {
                 Validation::Passed => return Ok(Reviewed { extraction: patch, validated: true, approved }),
-                Validation::Failed(message) if !last => writer.validation_feedback(&message),
+                Validation::Failed(message) if !last => writer.validation_feedback(&message, true),
                 Validation::Failed(_) => break,
             }
         } else if !verdict.patch_correct {

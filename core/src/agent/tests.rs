@@ -474,7 +474,7 @@ impl Runner for OverrideRunner {
                 ..RunOutcome::default()
             });
         }
-        let fixed = patch.contains("self.units[item]");
+        let fixed = patch.contains("* self.units[item]");
         Ok(RunOutcome {
             exit_code: Some(if fixed { 0 } else { 1 }),
             stderr: if fixed {
@@ -1195,6 +1195,34 @@ fn a_reproducer_hears_the_names_it_never_binds_and_gets_the_helper_and_imports_i
     let shown = review.messages.iter().map(|m| m.content.as_str()).collect::<String>();
     assert!(shown.contains("import sys\n"), "the kept test imports sys: {shown}");
     assert!(shown.contains("def print_stacktrace(e: BaseException) -> None:"), "and has the helper: {shown}");
+}
+
+/// With the reproducer as the judge no review is asked for: a patch it still fails on goes back to the patch writer
+/// with what it printed, and the next, which it passes on, is validated (the repository's tests included).
+#[test]
+fn with_execution_as_the_judge_the_reproducer_decides_and_no_review_is_asked() {
+    let script = Script::default()
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, "```python\nfrom shop import Cart\nassert False\n```")
+        .answer(Stage::Search, OVERRIDE_LOCATION)
+        .answer(Stage::Patch, override_patch("len(self.items)"))
+        .answer(Stage::Patch, override_patch(COUNTING));
+    let (repo, index) = override_workspace();
+    let config = AgentConfig { judge: Judge::Execution, ..AgentConfig::default() };
+    let (agent, seen) = agent_over(repo, index, script, Some(OverrideRunner), config);
+    let outcome = pollster::block_on(agent.run(OVERRIDE_ISSUE)).unwrap();
+    assert!(outcome.validated, "{}", outcome.reason);
+    assert!(outcome.diff.contains("self.units[item]"), "{}", outcome.diff);
+    let events = seen.borrow();
+    assert!(model_prompts(&events, Stage::Review).is_empty(), "no review was asked for");
+    let feedback = &model_prompts(&events, Stage::Patch)[1];
+    assert!(feedback.contains("validating it by execution failed"), "{feedback}");
+    assert!(feedback.contains("AssertionError: 5 != 15"), "what the reproducer printed: {feedback}");
+    let purposes: Vec<RunPurpose> =
+        events.iter().filter_map(|e| if let Event::Run { purpose, .. } = e { Some(*purpose) } else { None }).collect();
+    use RunPurpose::*;
+    assert_eq!(purposes, [ReproducerOnOriginal, ReproducerOnPatch, ReproducerOnPatch, TestsOnOriginal, TestsOnPatch]);
+    assert!(events.iter().any(|e| matches!(e, Event::Note { text } if text.contains("judge: execution"))));
 }
 
 /// A patch the model writes again word for word after the reviewer judged it wrong is not run or judged again: a new
