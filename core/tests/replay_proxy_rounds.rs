@@ -279,3 +279,67 @@ fn deterministic_reading_against_recorded_proxy_rounds() {
         assert!(half.disagreement() < 0.4, "{name}: disagreement {:.2}%: {:#?}", half.disagreement(), half.wrong);
     }
 }
+
+/// The proxy model's readings keep to the notes they rewrite ([`proxy::faithful`]): over GPT-4's recorded readings
+/// (the first attempt that validates, as the agent takes it), the share of calls and of location fields (file,
+/// class, method) the rule leaves out, for each half. A reading left out here is one the agent would not act on, so
+/// the held-out half must lose almost nothing.
+#[test]
+fn recorded_proxy_readings_keep_to_their_notes() {
+    let Some(root) = common::corpus() else {
+        return;
+    };
+    let Ok(text) = std::fs::read_to_string(root.join("proxy/acr-run-1.jsonl")) else {
+        println!("SKIP: no proxy rounds in the corpus");
+        return;
+    };
+    // (calls, calls left out, location fields, fields left out) for the tuning and the held-out half.
+    let mut halves = [(0usize, 0usize, 0usize, 0usize); 2];
+    let mut examples: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let Ok(row) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let (Some(prose), Some(task), Some(attempts)) =
+            (row["prose"].as_str(), row["task"].as_str(), row["attempts"].as_array())
+        else {
+            continue;
+        };
+        let Some(mut v) = attempts
+            .iter()
+            .filter_map(|x| x.as_str())
+            .map(|j| proxy::validate(&answers::search::read(j).result, None))
+            .find(Validated::is_valid)
+        else {
+            continue;
+        };
+        let fields = |v: &Validated| -> usize {
+            v.locations
+                .iter()
+                .map(|l| [&l.query.file, &l.query.class, &l.query.method].iter().filter(|f| f.is_some()).count())
+                .sum()
+        };
+        let (calls, located) = (v.calls.len(), fields(&v));
+        let left_out = proxy::faithful::to_the_notes(&mut v, prose);
+        let half = &mut halves[usize::from(held_out(task))];
+        half.0 += calls;
+        half.1 += calls - v.calls.len();
+        half.2 += located;
+        half.3 += located - fields(&v);
+        if !left_out.is_empty() {
+            examples.push(format!(
+                "{task}{}: {}",
+                if held_out(task) { " (held out)" } else { "" },
+                left_out.join(", ")
+            ));
+        }
+    }
+    for (name, (calls, calls_out, fields, fields_out)) in ["tuning", "held-out"].iter().zip(halves) {
+        println!("{name}: {calls_out} of {calls} calls and {fields_out} of {fields} location fields left out");
+    }
+    for e in &examples {
+        println!("  {e}");
+    }
+    let (calls, calls_out, fields, fields_out) = halves[1];
+    assert!(calls > 500 && fields > 500, "expected the corpus's proxy rounds: {calls} calls, {fields} fields");
+    assert!(calls_out * 200 < calls, "held-out: {calls_out} of {calls} calls left out");
+    assert!(fields_out * 200 < fields, "held-out: {fields_out} of {fields} location fields left out");
+}

@@ -179,13 +179,26 @@ async fn proxy_model<L: Llm, R: Runner>(
         let validated = proxy::validate(&reread.result, Some(&*index));
         emit_proxy(agent, round, ReadBy::Model, &validated, &reread);
         if validated.is_valid() {
-            return Ok(Some(validated));
+            return Ok(keep_to_the_notes(agent, validated, answer));
         }
         problems = Some(validated.problems.clone());
         last = Some(validated);
     }
     // Keep whatever was valid in the last attempt rather than losing it.
-    Ok(last.filter(Validated::is_usable))
+    Ok(last.filter(Validated::is_usable).and_then(|v| keep_to_the_notes(agent, v, answer)))
+}
+
+/// The proxy model's reading without what the notes it rewrote do not say ([`proxy::faithful`]), with a note of
+/// what was left out; `None` when nothing is left.
+fn keep_to_the_notes<L: Llm, R: Runner>(agent: &mut Agent<L, R>, mut v: Validated, notes: &str) -> Option<Validated> {
+    let left_out = proxy::faithful::to_the_notes(&mut v, notes);
+    if !left_out.is_empty() {
+        agent.note(format!(
+            "the proxy model wrote what the answer it rewrote does not say; left out: {}",
+            left_out.join(", ")
+        ));
+    }
+    v.is_usable().then_some(v)
 }
 
 fn emit_proxy<L: Llm, R: Runner>(
