@@ -285,3 +285,26 @@ fn a_fence_that_ends_with_text_cut_short_is_read_up_to_it() {
     let ex = patch::extract(&r, &answer, &asked);
     assert_ne!(ex.status, ExtractStatus::ApplicablePatch, "a string opened inside the function: {}", ex.diff);
 }
+
+/// An import shown with the definitions is added when the file lacks it, also to a file with no imports at all
+/// (before its first definition): Qwen2.5-Coder-1.5B's powerset fix came with `from typing import List` for its type
+/// hints, and without the import the fixed function raised NameError.
+#[test]
+fn an_import_shown_is_added_to_a_file_without_imports() {
+    let program =
+        "\ndef powerset(arr):\n    return [[]]\n\n\ndef helper():\n    return 1\n\n\n\"\"\"\nPower Set\n\"\"\"\n";
+    let r = Repo::from_files([("powerset.py", program.as_bytes())]);
+    let asked = ExtractOptions { asked: Some(EditFormat::Definition), ..ExtractOptions::default() };
+    let answer = "powerset.py\n```python\nfrom typing import List\n\ndef powerset(arr: List[str]) -> List[List[str]]:\n    return [[]] + [arr]\n```\n";
+    let ex = patch::extract(&r, answer, &asked);
+    assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
+    assert_eq!(
+        ex.files["powerset.py"],
+        "\nfrom typing import List\n\n\ndef powerset(arr: List[str]) -> List[List[str]]:\n    return [[]] + [arr]\n\n\ndef helper():\n    return 1\n\n\n\"\"\"\nPower Set\n\"\"\"\n"
+    );
+    // The definition changed is not the first: the import still goes before the first one.
+    let answer = "powerset.py\n```python\nfrom typing import List\n\ndef helper() -> List[int]:\n    return [1]\n```\n";
+    let ex = patch::extract(&r, answer, &asked);
+    assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
+    assert!(ex.files["powerset.py"].starts_with("\nfrom typing import List\n\n\ndef powerset(arr):\n"), "{}", ex.diff);
+}

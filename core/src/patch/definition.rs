@@ -19,8 +19,9 @@
 //! Placing each definition ([`plan`]) in the file: by name, within the class when one is given; among several,
 //! the one the written line numbers point at, else the one a bug location is in, else none (the edit is refused as
 //! ambiguous, with the places). A definition the file does not have goes next to the one shown before it (or after
-//! it); imports the file lacks go after its last import. A definition whose body is only `...` or a placeholder
-//! comment was shown for orientation and changes nothing; one that leaves code out in its body is refused.
+//! it); imports the file lacks go after its last import (in a Python file without imports, before its first
+//! definition). A definition whose body is only `...` or a placeholder comment was shown for orientation and
+//! changes nothing; one that leaves code out in its body is refused.
 //!
 //! Each placement becomes an ordinary [`Edit`] whose original is the definition's exact text in the file, with
 //! [`Edit::line`] set to where it starts, so it goes through the same matcher, gate and diff as every other format.
@@ -642,6 +643,17 @@ pub(crate) fn plan(
         }
         change.notes.push(format!("added `{}` next to `{}`", qualified(d), anchor.qualified()));
     }
+    let new_imports: Vec<&String> = shown.imports.iter().filter(|i| !trimmed.contains(&i.as_str())).collect();
+    // A Python file without imports gets the new ones before its first definition (Qwen2.5-Coder-1.5B's powerset
+    // fix added `from typing import List` for its type hints; without the import the fix raised NameError).
+    if let (false, true, Language::Python, Some(first)) =
+        (new_imports.is_empty(), file.imports.is_empty(), shown.language, file.units.first())
+    {
+        let added: Vec<&str> = new_imports.iter().map(|s| s.as_str()).collect();
+        let change = changes.entry(first.start).or_insert_with(|| change_at(first));
+        change.before.insert(0, added.join("\n"));
+        change.notes.push(format!("added the import(s) `{}` before `{}`", added.join("`, `"), first.qualified()));
+    }
     let mut out = Vec::new();
     for change in changes.into_values() {
         let u = change.unit;
@@ -653,7 +665,6 @@ pub(crate) fn plan(
         let patched = parts.join(gap);
         out.push(Placement { edit: placed(template, original, patched, u.start), note: change.notes.join("; ") });
     }
-    let new_imports: Vec<&String> = shown.imports.iter().filter(|i| !trimmed.contains(&i.as_str())).collect();
     if let (false, Some(&(from, to))) = (new_imports.is_empty(), file.imports.last()) {
         let original = lines[from..=to.min(lines.len() - 1)].join("\n");
         let added: Vec<&str> = new_imports.iter().map(|s| s.as_str()).collect();
