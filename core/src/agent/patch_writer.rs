@@ -39,6 +39,8 @@ pub struct PatchWriter {
     written: Vec<String>,
     /// The patches the reproducer ran on, with what it gave, oldest first.
     tried: Vec<Tried>,
+    /// The patches sent back because they change only comments, docstrings or blank lines.
+    no_code: Vec<String>,
 }
 
 /// The next request's words, when it is not the opening one.
@@ -74,6 +76,7 @@ impl PatchWriter {
             attempts: 0,
             written: Vec::new(),
             tried: Vec::new(),
+            no_code: Vec::new(),
         }
     }
 
@@ -183,6 +186,18 @@ impl PatchWriter {
                 // Asked for definitions, a model that shows its definition unchanged but for a docstring or comment
                 // has not written the fix: it hears so, while attempts remain.
                 let (note, reason) = if format == EditFormat::Definition && !extraction.changes_code(&agent.repo) {
+                    if self.no_code.contains(&extraction.diff) && !found.locations.is_empty() {
+                        // Told once, a small model writes the same answer again and again (Qwen2.5-Coder-1.5B, 12
+                        // times in a row on QuixBugs' powerset): a new conversation asks afresh.
+                        agent.note(
+                            "the patch changes only comments again, as before; a new conversation asks for the fix",
+                        );
+                        self.messages.clear();
+                        self.pending = Some(if self.tried.is_empty() { Pending::Start } else { Pending::Afresh });
+                        last = Some(extraction);
+                        continue;
+                    }
+                    self.no_code.push(extraction.diff.clone());
                     (
                         "the patch changes only comments, docstrings or blank lines; asking for the fix in the code",
                         NO_CODE_CHANGED,

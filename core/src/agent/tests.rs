@@ -211,6 +211,29 @@ fn a_definition_patch_that_changes_no_code_is_sent_back() {
     assert!(retry.contains(crate::prompt::text::NO_CODE_CHANGED), "{retry}");
 }
 
+/// The same comments-only answer written again after it was sent back starts a new conversation: the opening
+/// request alone, not a third hearing of the same reason.
+#[test]
+fn a_comments_only_patch_written_again_starts_a_new_conversation() {
+    let unchanged = "shop/cart.py\n```python\n    def total(self):\n        \"\"\"The cart's total.\"\"\"\n        total = 0\n        for item, units in self.lines.items():\n            total += item.price  # each item\n        return total\n```\n";
+    let fixed = unchanged.replace("item.price  # each item", "item.price * units");
+    let script =
+        search_script().answer(Stage::Patch, unchanged).answer(Stage::Patch, unchanged).answer(Stage::Patch, fixed);
+    let config = AgentConfig {
+        edit_format: crate::patch::EditFormatChoice::fixed(crate::patch::EditFormat::Definition),
+        ..AgentConfig::default()
+    };
+    let (outcome, requests) = Recorder::run_with(script, None::<NoRunner>, config);
+    assert!(outcome.diff.contains("+            total += item.price * units"), "{}", outcome.diff);
+    let patches: Vec<&ChatRequest> = requests.iter().filter(|r| r.stage == Stage::Patch).collect();
+    assert_eq!(patches.len(), 3);
+    assert!(patches[1].messages.iter().any(|m| m.content.contains(crate::prompt::text::NO_CODE_CHANGED)));
+    let afresh = &patches[2].messages;
+    assert_eq!(afresh.len(), 2, "a new conversation: the system message and the opening request: {afresh:#?}");
+    assert_eq!(afresh[1].content, patches[0].messages.last().unwrap().content, "the opening request again");
+    assert!(notes_of(&outcome).iter().any(|n| n.contains("a new conversation asks for the fix")));
+}
+
 #[test]
 fn search_gives_up_after_the_round_limit_and_patches_from_the_conversation() {
     let script = Script { repeat_last: true, ..Script::default() }
