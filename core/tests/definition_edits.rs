@@ -245,7 +245,7 @@ fn a_definition_that_changes_no_code_is_told_apart() {
 
 /// Qwen2.5-Coder-1.5B ended its fence, after the right fix of QuixBugs' powerset, with the opening of the module
 /// docstring that follows the function (its title written twice): an unterminated string, so the block did not parse
-/// and the fix was refused six times. A tail that is the file's own text cut short, or a triple-quoted string that
+/// and the fix was refused six times; after a kheapsort fix it copied the instructions' example definition. A tail that is the file's own text cut short, or a triple-quoted string that
 /// never closes, is left out (the file keeps its text as it is); any other tail keeps the block unread. Definitions
 /// were asked for, as the agent asks small models.
 #[test]
@@ -260,6 +260,7 @@ fn a_fence_that_ends_with_text_cut_short_is_read_up_to_it() {
         "\n\"\"\"\nPower Set\n\nInput:\n    arr: A",
         "\n\"\"\"\nPow",
         "\ndef tail(arr):\n    return arr[",
+        "\ndef name(arguments):\n    the whole body, with your change made",
     ] {
         let answer = format!(
             "The subsets without the first element are missing.\n\nfile/powerset.py\n```python\n{fix}{tail}\n```\n"

@@ -366,6 +366,10 @@ impl Shown {
     }
 }
 
+/// The definition the instructions on definition edits show as the example of the format
+/// (`crate::prompt::text::DEFINITION_FORMAT`, which a test keeps in step with this).
+pub(crate) const FORMAT_EXAMPLE: &str = "def name(arguments):\n    the whole body, with your change made";
+
 /// The most lines of a cut tail [`without_cut_tail`] looks at.
 const CUT_TAIL_LINES: usize = 40;
 
@@ -378,7 +382,9 @@ const CUT_TAIL_LINES: usize = 40;
 /// - a copy of the file's own text, line by line (indentation, blank lines and line numbers aside), its last line
 ///   possibly cut: leaving it out leaves that text as the file has it; or
 /// - in Python, a triple-quoted string never closed: text, never code, and a definition edit does not change the
-///   file's module docstring in any case;
+///   file's module docstring in any case; or
+/// - the instructions' example of the format ([`FORMAT_EXAMPLE`]), or its start, copied after the fix
+///   (Qwen2.5-Coder-1.5B did, after its kheapsort fix): it is not code;
 ///
 /// and it starts at the block's outer indentation (after the definitions, not inside one), and what is left reads
 /// as definitions on its own. Any other tail keeps the block unread.
@@ -402,7 +408,9 @@ pub(crate) fn without_cut_tail(language: Language, block: &str, file: &str) -> O
         };
         let unterminated = language == Language::Python
             && ["\"\"\"", "'''"].iter().any(|q| tail[0].starts_with(q) && tail.join("\n").matches(q).count() == 1);
-        if !unterminated && !copied_from(&tail, &file_lines) {
+        let example: Vec<&str> = FORMAT_EXAMPLE.lines().map(str::trim).collect();
+        let copied_example = tail.len() <= example.len() && copied_from(&tail, &example);
+        if !unterminated && !copied_example && !copied_from(&tail, &file_lines) {
             continue;
         }
         let head = lines[..start].join("\n");

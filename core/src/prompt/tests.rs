@@ -94,6 +94,12 @@ fn snapshot_of_the_tools() {
     );
 }
 
+/// The example definition the instructions show is the one the definition reader knows for a copy of them.
+#[test]
+fn the_definition_formats_example_is_the_one_the_reader_knows() {
+    assert!(text::DEFINITION_FORMAT.contains(crate::patch::DEFINITION_FORMAT_EXAMPLE));
+}
+
 /// What the patch writer reads when the reproducer judges alone ([`crate::agent::Judge::Execution`]): no reviewer is
 /// said to have approved the patch. Recognised as the same kind as the reviewed message.
 #[test]
