@@ -15,7 +15,8 @@
 //!
 //! Where only one thing can be meant, the flaw is mended instead ([`mended`]): a script that calls the helper the
 //! request showed (Python's `print_stacktrace`) without pasting it gets the helper's definition, and one that uses
-//! a standard-library module it never imported (`sys.exit(1)`) gets the import. Qwen2.5-Coder-1.5B left both out
+//! a standard-library module it never imported (`sys.exit(1)`) gets the import, and one that imports the module of
+//! the issue's function whole and calls the module (`import rpn_eval`, then `rpn_eval(tokens)`) imports the function. Qwen2.5-Coder-1.5B left both out
 //! more often than not; the `NameError` they raise in the handler of the `AssertionError` put a second trace after
 //! the first, and the search then blamed the script (QuixBugs' lis: "`print_stacktrace` is not defined").
 
@@ -117,14 +118,75 @@ pub struct Mended {
     pub added: Vec<String>,
 }
 
-/// `script` (a reproducer in `language`) with what it uses but never binds added, where only one thing can be meant
-/// (see the module's account): `import NAME` for a module of a short list of the standard library's, and the
-/// definition of its row's helper. `None` when nothing is added. The additions go after the script's leading
-/// comments, docstring and `from __future__` imports, which must stay first.
-pub fn mended(language: Language, script: &str) -> Option<Mended> {
+/// `script` (a reproducer in `language`) mended where only one thing can be meant (see the module's account):
+/// `import NAME` added for a module of a short list of the standard library's, the definition of its row's helper
+/// added, and a module of `places` imported whole and then called as the function of its name (`import rpn_eval`,
+/// then `rpn_eval(tokens)`: "'module' object is not callable") imported as that function. `None` when nothing
+/// changes. The additions go after the script's leading comments, docstring and `from __future__` imports, which
+/// must stay first.
+pub fn mended(language: Language, script: &str, places: &[Place]) -> Option<Mended> {
     if language != Language::Python {
         return None;
     }
+    let mut parser = language.parser();
+    let tree = language.parse(&mut parser, script)?;
+    let Some((script, fixed)) = module_called(&tree, script, places) else { return with_unbound(language, script) };
+    let mut mended = with_unbound(language, &script).unwrap_or(Mended { script, added: Vec::new() });
+    mended.added.insert(0, fixed);
+    Some(mended)
+}
+
+/// A Python script that imports a module of `places` whole (`import rpn_eval`), never reads an attribute of it, and
+/// calls it as the function of its name, which the module defines: the script with that import made `from rpn_eval
+/// import rpn_eval`, and the change in words. Qwen2.5-Coder-1.5B wrote such a script for QuixBugs' rpn_eval, whose
+/// run ended in a `TypeError` instead of its assertion.
+fn module_called(tree: &Tree, script: &str, places: &[Place]) -> Option<(String, String)> {
+    let defined: BTreeSet<(String, &str)> =
+        places.iter().filter_map(|p| Some((p.python_module()?, p.importable_name()))).collect();
+    let mut imports = Vec::new();
+    let (mut called, mut attributes) = (BTreeSet::new(), BTreeSet::new());
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "import_statement" => {
+                let mut cursor = node.walk();
+                let names: Vec<_> = node.children_by_field_name("name", &mut cursor).collect();
+                if let [name] = names.as_slice()
+                    && name.kind() == "dotted_name"
+                    && name.named_child_count() == 1
+                {
+                    imports.push((node.byte_range(), &script[name.byte_range()]));
+                }
+            }
+            "call" => {
+                called.extend(
+                    node.child_by_field_name("function")
+                        .filter(|f| f.kind() == "identifier")
+                        .map(|f| &script[f.byte_range()]),
+                );
+            }
+            "attribute" => {
+                attributes.extend(
+                    node.child_by_field_name("object")
+                        .filter(|o| o.kind() == "identifier")
+                        .map(|o| &script[o.byte_range()]),
+                );
+            }
+            _ => {}
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    let (range, module) = imports
+        .into_iter()
+        .find(|(_, m)| called.contains(m) && !attributes.contains(m) && defined.contains(&(m.to_string(), *m)))?;
+    let line = format!("from {module} import {module}");
+    let fixed = format!("`{line}` for `import {module}` (the module was called as its function)");
+    Some((format!("{}{line}{}", &script[..range.start], &script[range.end..]), fixed))
+}
+
+/// `script` with what it uses but never binds added: standard modules and the row's helper.
+fn with_unbound(language: Language, script: &str) -> Option<Mended> {
     let helper = language.row().reproducer.helper.as_ref();
     let mut parser = language.parser();
     let tree = language.parse(&mut parser, script)?;
@@ -329,7 +391,7 @@ mod tests {
     #[test]
     fn the_helper_and_standard_modules_used_but_not_there_are_added_after_what_must_stay_first() {
         let calls = "from __future__ import annotations\nimport lis\n\ntry:\n    assert lis.lis([1]) == 1\nexcept AssertionError as e:\n    print_stacktrace(e)\n    sys.exit(1)\n";
-        let done = mended(Language::Python, calls).unwrap();
+        let done = mended(Language::Python, calls, &[]).unwrap();
         assert!(
             done.script.starts_with("from __future__ import annotations\n\nimport sys\n\ndef print_stacktrace("),
             "{}",
@@ -340,17 +402,38 @@ mod tests {
         assert!(Flaws::of(Language::Python, "reproducer.py", &done.script, &[]).undefined.is_empty());
         // Its docstring stays first too; a script that binds them, or never uses them, is left alone.
         let documented =
-            mended(Language::Python, "\"\"\"Shows the bug.\"\"\"\nprint_stacktrace(ValueError())\n").unwrap();
+            mended(Language::Python, "\"\"\"Shows the bug.\"\"\"\nprint_stacktrace(ValueError())\n", &[]).unwrap();
         assert!(
             documented.script.starts_with("\"\"\"Shows the bug.\"\"\"\n\ndef print_stacktrace("),
             "{}",
             documented.script
         );
-        assert_eq!(mended(Language::Python, &done.script), None);
-        assert_eq!(mended(Language::Python, "assert 1 == 2\n"), None);
+        assert_eq!(mended(Language::Python, &done.script, &[]), None);
+        assert_eq!(mended(Language::Python, "assert 1 == 2\n", &[]), None);
         // A name that is no standard module is not guessed at.
-        assert_eq!(mended(Language::Python, "numpy.zeros(3)\n"), None);
+        assert_eq!(mended(Language::Python, "numpy.zeros(3)\n", &[]), None);
         #[cfg(feature = "java")]
-        assert_eq!(mended(Language::Java, "class T { void t() { print_stacktrace(e); } }"), None);
+        assert_eq!(mended(Language::Java, "class T { void t() { print_stacktrace(e); } }", &[]), None);
+    }
+
+    /// Qwen2.5-Coder-1.5B's rpn_eval reproducer imported the module and called it: the import becomes the
+    /// function's (with the helper it left out added too). A script that reads the module's attributes, or a module
+    /// that does not define a function of its name, is left alone.
+    #[test]
+    fn a_module_imported_and_called_as_its_function_is_imported_as_the_function() {
+        let idx = index(&[("rpn_eval.py", "def rpn_eval(tokens):\n    return 0.0\n")]);
+        let places = places("`rpn_eval([3.0, 5.0, '+'])` is wrong", &idx);
+        let script = "import rpn_eval\n\ndef reproduce_issue():\n    try:\n        got = rpn_eval([3.0, 5.0, '+'])\n        assert got == 8.0\n    except AssertionError as e:\n        print_stacktrace(e)\n        raise\n\nreproduce_issue()\n";
+        let done = mended(Language::Python, script, &places).unwrap();
+        assert!(done.script.contains("from rpn_eval import rpn_eval\n\ndef reproduce_issue"), "{}", done.script);
+        assert!(!done.script.contains("\nimport rpn_eval"), "{}", done.script);
+        assert_eq!(
+            done.added[0],
+            "`from rpn_eval import rpn_eval` for `import rpn_eval` (the module was called as its function)"
+        );
+        assert_eq!(done.added.len(), 2, "the helper too: {:?}", done.added);
+        let attribute = script.replace("got = rpn_eval(", "got = rpn_eval.rpn_eval(");
+        assert!(mended(Language::Python, &attribute, &places).is_none_or(|m| m.script.contains("import rpn_eval\n")));
+        assert!(mended(Language::Python, script, &[]).is_none_or(|m| !m.script.contains("from rpn_eval")));
     }
 }

@@ -286,10 +286,10 @@ pub(super) async fn write<L: Llm, R: Runner>(
             continue;
         };
         no_script = false;
-        let script = match crate::script_check::mended(language, &script) {
+        let script = match crate::script_check::mended(language, &script, &places) {
             Some(mended) => {
                 agent.note(format!(
-                    "the reproducer uses what it never defines or imports; added: {}",
+                    "the reproducer was mended where only one thing can be meant: {}",
                     mended.added.join(", ")
                 ));
                 mended.script
