@@ -130,8 +130,11 @@ pub fn mended(language: Language, script: &str, places: &[Place]) -> Option<Mend
     }
     let mut parser = language.parser();
     let tree = language.parse(&mut parser, script)?;
-    let Some((script, fixed)) = module_called(&tree, script, places) else { return with_unbound(language, script) };
-    let mut mended = with_unbound(language, &script).unwrap_or(Mended { script, added: Vec::new() });
+    let Some((script, fixed)) = module_called(&tree, script, places) else {
+        return with_unbound(language, script, &tree);
+    };
+    let tree = language.parse(&mut parser, &script)?;
+    let mut mended = with_unbound(language, &script, &tree).unwrap_or(Mended { script, added: Vec::new() });
     mended.added.insert(0, fixed);
     Some(mended)
 }
@@ -185,12 +188,10 @@ fn module_called(tree: &Tree, script: &str, places: &[Place]) -> Option<(String,
     Some((format!("{}{line}{}", &script[..range.start], &script[range.end..]), fixed))
 }
 
-/// `script` with what it uses but never binds added: standard modules and the row's helper.
-fn with_unbound(language: Language, script: &str) -> Option<Mended> {
+/// `script` (parsed as `tree`) with what it uses but never binds added: standard modules and the row's helper.
+fn with_unbound(language: Language, script: &str, tree: &Tree) -> Option<Mended> {
     let helper = language.row().reproducer.helper.as_ref();
-    let mut parser = language.parser();
-    let tree = language.parse(&mut parser, script)?;
-    let free = free_names(&tree, script)?;
+    let free = free_names(tree, script)?;
     let modules: Vec<&str> = free.iter().map(String::as_str).filter(|n| STANDARD_MODULES.contains(n)).collect();
     let helper = helper.filter(|h| free.iter().any(|n| n == h.name));
     if modules.is_empty() && helper.is_none() {

@@ -190,13 +190,19 @@ impl Half {
     }
 }
 
-#[test]
-fn deterministic_reading_against_recorded_proxy_rounds() {
-    let Some(root) = common::corpus() else {
-        return;
-    };
+/// The corpus's root and its recorded proxy rounds, one JSON object a line; `None` (with a message) without them.
+fn proxy_rounds() -> Option<(std::path::PathBuf, String)> {
+    let root = common::corpus()?;
     let Ok(text) = std::fs::read_to_string(root.join("proxy/acr-run-1.jsonl")) else {
         println!("SKIP: no proxy rounds in the corpus");
+        return None;
+    };
+    Some((root, text))
+}
+
+#[test]
+fn deterministic_reading_against_recorded_proxy_rounds() {
+    let Some((root, text)) = proxy_rounds() else {
         return;
     };
     let cases = common::search_cases(&root)
@@ -286,11 +292,7 @@ fn deterministic_reading_against_recorded_proxy_rounds() {
 /// the held-out half must lose almost nothing.
 #[test]
 fn recorded_proxy_readings_keep_to_their_notes() {
-    let Some(root) = common::corpus() else {
-        return;
-    };
-    let Ok(text) = std::fs::read_to_string(root.join("proxy/acr-run-1.jsonl")) else {
-        println!("SKIP: no proxy rounds in the corpus");
+    let Some((_, text)) = proxy_rounds() else {
         return;
     };
     // (calls, calls left out, location fields, fields left out) for the tuning and the held-out half.

@@ -123,6 +123,12 @@ impl PatchWriter {
         self.pending = Some(Pending::Validation { message: message.to_string(), reviewed });
     }
 
+    /// Drops the conversation: the next request opens a new one, showing the fixes tried when there are any.
+    fn start_afresh(&mut self) {
+        self.messages.clear();
+        self.pending = Some(if self.tried.is_empty() { Pending::Start } else { Pending::Afresh });
+    }
+
     /// Records the reproducer's run on a patch this writer wrote, for a conversation that starts afresh.
     pub fn ran(&mut self, diff: &str, run: &RunOutcome) {
         self.tried.retain(|t| t.diff != diff);
@@ -192,8 +198,7 @@ impl PatchWriter {
                         agent.note(
                             "the patch changes only comments again, as before; a new conversation asks for the fix",
                         );
-                        self.messages.clear();
-                        self.pending = Some(if self.tried.is_empty() { Pending::Start } else { Pending::Afresh });
+                        self.start_afresh();
                         last = Some(extraction);
                         continue;
                     }
@@ -211,8 +216,7 @@ impl PatchWriter {
                             "the patch is one written before; a new conversation asks for a different fix, showing \
                              the fixes tried and what the reproducer printed on each",
                         );
-                        self.messages.clear();
-                        self.pending = Some(Pending::Afresh);
+                        self.start_afresh();
                         last = Some(extraction);
                         continue;
                     }

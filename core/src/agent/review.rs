@@ -78,63 +78,70 @@ pub async fn run<L: Llm, R: Runner>(
         };
         writer.ran(&patch.diff, &after);
         let last = round == rounds;
-        if agent.config.judge == Judge::Execution {
-            match validate(agent, &patch, &after, reproduction.written).await? {
-                Validation::Passed => return Ok(Reviewed { extraction: patch, validated: true, approved }),
-                Validation::Failed(_) if last => break,
-                Validation::Failed(message) => writer.validation_feedback(&message, false),
+        // The reviewer's verdict; with the reproducer as the judge there is none, and validation alone decides.
+        let verdict = match agent.config.judge {
+            Judge::Execution => None,
+            Judge::Reviewer => {
+                let prompt = Prompt::Review {
+                    issue,
+                    test: &test,
+                    language: reproduction.language,
+                    before: &before,
+                    patch: &patch.diff,
+                    after: &after,
+                };
+                let Some(verdict) = ask_reviewer(agent, &prompt).await? else {
+                    agent.note(format!(
+                        "the reviewer's answer could not be read after {} tries; the review is given up and the patch \
+                         kept",
+                        REVIEW_RETRIES + 1
+                    ));
+                    return Ok(Reviewed { extraction: patch, validated: false, approved });
+                };
+                emit_review(agent, round, &verdict);
+                Some(verdict)
             }
-            let revised = writer.write(agent, issue, found).await?;
-            if revised.status.is_applicable() {
-                patch = revised;
-            }
-            continue;
-        }
-        let language = reproduction.language;
-        let prompt =
-            Prompt::Review { issue, test: &test, language, before: &before, patch: &patch.diff, after: &after };
-        let Some(verdict) = ask_reviewer(agent, &prompt).await? else {
-            agent.note(format!(
-                "the reviewer's answer could not be read after {} tries; the review is given up and the patch kept",
-                REVIEW_RETRIES + 1
-            ));
-            return Ok(Reviewed { extraction: patch, validated: false, approved });
         };
-        emit_review(agent, round, &verdict);
-        // The repository's own tests are not rewritten: a reviewer who doubts them is noted, and the patch judged.
-        let test_correct = verdict.test_correct || !reproduction.written;
-        if !verdict.test_correct && !reproduction.written {
-            agent.note("the reviewer judged the repository's own tests wrong; they are kept as they are");
-        }
-        approved = verdict.patch_correct && test_correct;
-        if !test_correct {
-            if last {
-                break;
+        if let Some(verdict) = &verdict {
+            // The repository's own tests are not rewritten: a reviewer who doubts them is noted, and the patch judged.
+            let test_correct = verdict.test_correct || !reproduction.written;
+            if !verdict.test_correct && !reproduction.written {
+                agent.note("the reviewer judged the repository's own tests wrong; they are kept as they are");
             }
-            let feedback =
-                Prompt::ReproducerFeedback { analysis: &verdict.test_analysis, advice: &verdict.test_advice, language };
-            match reproduce::write(agent, issue, &mut test_conversation, Some(feedback)).await? {
-                Some((t, b)) => {
-                    check = Check::written(reproduction.language, &t);
-                    (test, before) = (t, b);
+            approved = verdict.patch_correct && test_correct;
+            if !test_correct {
+                if last {
+                    break;
                 }
-                None => {
-                    agent.note("no rewritten reproducer showed the bug; the patch is kept without validation");
-                    return Ok(Reviewed { extraction: patch, validated: false, approved: false });
+                let feedback = Prompt::ReproducerFeedback {
+                    analysis: &verdict.test_analysis,
+                    advice: &verdict.test_advice,
+                    language: reproduction.language,
+                };
+                match reproduce::write(agent, issue, &mut test_conversation, Some(feedback)).await? {
+                    Some((t, b)) => {
+                        check = Check::written(reproduction.language, &t);
+                        (test, before) = (t, b);
+                    }
+                    None => {
+                        agent.note("no rewritten reproducer showed the bug; the patch is kept without validation");
+                        return Ok(Reviewed { extraction: patch, validated: false, approved: false });
+                    }
+                }
+                if verdict.patch_correct {
+                    // The patch was judged right by a wrong test: judge it again with the new one.
+                    continue;
                 }
             }
-            if verdict.patch_correct {
-                // The patch was judged right by a wrong test: judge it again with the new one.
-                continue;
-            }
         }
-        if approved {
+        let reviewed = verdict.is_some();
+        if approved || !reviewed {
             match validate(agent, &patch, &after, reproduction.written).await? {
                 Validation::Passed => return Ok(Reviewed { extraction: patch, validated: true, approved }),
-                Validation::Failed(message) if !last => writer.validation_feedback(&message, true),
+                Validation::Failed(message) if !last => writer.validation_feedback(&message, reviewed),
                 Validation::Failed(_) => break,
             }
-        } else if !verdict.patch_correct {
+        } else if let Some(verdict) = verdict.filter(|v| !v.patch_correct) {
             if last {
                 break;
             }

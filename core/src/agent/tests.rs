@@ -510,6 +510,11 @@ impl Runner for OverrideRunner {
     }
 }
 
+/// Why each run of a recorded run was made, in order.
+fn run_purposes(events: &[Event]) -> Vec<RunPurpose> {
+    events.iter().filter_map(|e| if let Event::Run { purpose, .. } = e { Some(*purpose) } else { None }).collect()
+}
+
 fn model_prompts(events: &[Event], stage: Stage) -> Vec<String> {
     events
         .iter()
@@ -715,8 +720,7 @@ fn an_approved_patch_that_breaks_a_repository_test_goes_back_to_the_writer() {
     let feedback = &model_prompts(&events, Stage::Patch)[1];
     assert!(feedback.contains("validating it by execution failed"), "{feedback}");
     assert!(feedback.contains("FAIL tests/test_cart.py::test_one_unit_costs_its_price"), "{feedback}");
-    let purposes: Vec<RunPurpose> =
-        events.iter().filter_map(|e| if let Event::Run { purpose, .. } = e { Some(*purpose) } else { None }).collect();
+    let purposes = run_purposes(&events);
     use RunPurpose::*;
     assert_eq!(
         purposes,
@@ -1241,8 +1245,7 @@ fn with_execution_as_the_judge_the_reproducer_decides_and_no_review_is_asked() {
     let feedback = &model_prompts(&events, Stage::Patch)[1];
     assert!(feedback.contains("validating it by execution failed"), "{feedback}");
     assert!(feedback.contains("AssertionError: 5 != 15"), "what the reproducer printed: {feedback}");
-    let purposes: Vec<RunPurpose> =
-        events.iter().filter_map(|e| if let Event::Run { purpose, .. } = e { Some(*purpose) } else { None }).collect();
+    let purposes = run_purposes(&events);
     use RunPurpose::*;
     assert_eq!(purposes, [ReproducerOnOriginal, ReproducerOnPatch, ReproducerOnPatch, TestsOnOriginal, TestsOnPatch]);
     assert!(events.iter().any(|e| matches!(e, Event::Note { text } if text.contains("judge: execution"))));

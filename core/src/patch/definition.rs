@@ -393,6 +393,7 @@ pub(crate) fn without_cut_tail(language: Language, block: &str, file: &str) -> O
     let end = lines.iter().rposition(|l| !l.trim().is_empty())? + 1;
     let outer = lines[..end].iter().filter(|l| !l.trim().is_empty()).map(|l| leading(l)).min()?;
     let file_lines: Vec<&str> = file.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let example: Vec<&str> = FORMAT_EXAMPLE.lines().map(str::trim).collect();
     // The longest tail first: a shorter one could leave part of the text, an open string, in what is read.
     for start in end.saturating_sub(CUT_TAIL_LINES).max(1)..end {
         // The tail starts after the definitions, at the block's outer indentation: a tail inside a definition
@@ -408,7 +409,6 @@ pub(crate) fn without_cut_tail(language: Language, block: &str, file: &str) -> O
         };
         let unterminated = language == Language::Python
             && ["\"\"\"", "'''"].iter().any(|q| tail[0].starts_with(q) && tail.join("\n").matches(q).count() == 1);
-        let example: Vec<&str> = FORMAT_EXAMPLE.lines().map(str::trim).collect();
         let copied_example = tail.len() <= example.len() && copied_from(&tail, &example);
         if !unterminated && !copied_example && !copied_from(&tail, &file_lines) {
             continue;
