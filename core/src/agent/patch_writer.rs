@@ -54,8 +54,8 @@ enum Pending {
     Ambiguous(String),
     /// What the reviewer said of the patch.
     Review { analysis: String, advice: String },
-    /// What validation by execution said, and whether a reviewer had judged the patch right first.
-    Validation { message: String, reviewed: bool },
+    /// What validation by execution said of a patch a reviewer had judged right.
+    Validation(String),
     /// A new conversation: the opening request with the fixes tried.
     Afresh,
 }
@@ -118,15 +118,26 @@ impl PatchWriter {
         self.pending = Some(Pending::Review { analysis: analysis.to_string(), advice: advice.to_string() });
     }
 
-    /// Passes a failed validation to the next [`PatchWriter::write`].
-    pub fn validation_feedback(&mut self, message: &str, reviewed: bool) {
-        self.pending = Some(Pending::Validation { message: message.to_string(), reviewed });
+    /// Passes a failed validation of a patch the reviewer judged right to the next [`PatchWriter::write`].
+    pub fn validation_feedback(&mut self, message: &str) {
+        self.pending = Some(Pending::Validation(message.to_string()));
     }
 
     /// Drops the conversation: the next request opens a new one, showing the fixes tried when there are any.
     fn start_afresh(&mut self) {
         self.messages.clear();
         self.pending = Some(if self.tried.is_empty() { Pending::Start } else { Pending::Afresh });
+    }
+
+    /// Drops the conversation: the next request is the opening one again, a new sample of the model that knows
+    /// nothing of the fixes tried. With the reproducer as the judge, a failed patch is followed by a new sample
+    /// rather than a revision: a small model shown its wrong fix mostly rewrites that fix (Qwen2.5-Coder-1.5B's
+    /// revisions of QuixBugs' kheapsort, rpn_eval, powerset and subsequences never found the fix, over 26 answers on
+    /// one program), and one shown the fixes tried wrote none that passed, where the opening request alone
+    /// sometimes did.
+    pub fn sample_again(&mut self) {
+        self.messages.clear();
+        self.pending = Some(Pending::Start);
     }
 
     /// Records the reproducer's run on a patch this writer wrote, for a conversation that starts afresh.
@@ -163,9 +174,7 @@ impl PatchWriter {
                 Pending::Retry(reason, answer_start) => Prompt::PatchRetry { reason, format, answer_start },
                 Pending::Ambiguous(refused) => Prompt::PatchAmbiguous { refused, format },
                 Pending::Review { analysis, advice } => Prompt::ReviewFeedback { analysis, advice, format },
-                Pending::Validation { message, reviewed } => {
-                    Prompt::ValidationFeedback { message, reviewed: *reviewed, format }
-                }
+                Pending::Validation(message) => Prompt::ValidationFeedback { message, format },
                 Pending::Afresh => Prompt::PatchAfresh {
                     issue,
                     locations: &found.locations,

@@ -12,7 +12,8 @@
 //! - patch judged wrong → the patch writer rewrites it with the reviewer's advice.
 //!
 //! With [`Judge::Execution`] no reviewer is asked: each patch goes straight to validation, and a failed validation
-//! goes back to the patch writer, so the reproducer is never rewritten to suit a patch.
+//! asks the patch writer for a new sample (the opening request again, in a new conversation) rather than a revision
+//! ([`PatchWriter::sample_again`]); the reproducer is never rewritten to suit a patch.
 //!
 //! [`AgentConfig::review_rounds`]: super::AgentConfig::review_rounds
 
@@ -60,8 +61,8 @@ pub async fn run<L: Llm, R: Runner>(
     agent.emit(Event::Phase { name: Phase::Review });
     if agent.config.judge == Judge::Execution {
         agent.note(
-            "the reproducer judges each patch (judge: execution): a patch it passes on is validated, one it still \
-             fails on goes back to the patch writer with what it printed; the model is not asked to review",
+            "the reproducer judges each patch (judge: execution): a patch it passes on is validated, and one it still \
+             fails on is followed by a new patch asked for afresh; the model is not asked to review",
         );
     }
     let mut test = reproduction.test.clone();
@@ -138,7 +139,14 @@ pub async fn run<L: Llm, R: Runner>(
         if approved || !reviewed {
             match validate(agent, &patch, &after, reproduction.written).await? {
                 Validation::Passed => return Ok(Reviewed { extraction: patch, validated: true, approved }),
-                Validation::Failed(message) if !last => writer.validation_feedback(&message, reviewed),
+                Validation::Failed(message) if !last && reviewed => writer.validation_feedback(&message),
+                Validation::Failed(_) if !last => {
+                    agent.note(
+                        "the reproducer still fails on the patch; the opening request is asked again, in a new \
+                         conversation, for a new fix",
+                    );
+                    writer.sample_again();
+                }
                 Validation::Failed(_) => break,
             }
         } else if let Some(verdict) = verdict.filter(|v| !v.patch_correct) {

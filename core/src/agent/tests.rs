@@ -1224,8 +1224,9 @@ fn a_reproducer_hears_the_names_it_never_binds_and_gets_the_helper_and_imports_i
     assert!(shown.contains("def print_stacktrace(e: BaseException) -> None:"), "and has the helper: {shown}");
 }
 
-/// With the reproducer as the judge no review is asked for: a patch it still fails on goes back to the patch writer
-/// with what it printed, and the next, which it passes on, is validated (the repository's tests included).
+/// With the reproducer as the judge no review is asked for: a patch it still fails on is followed by the opening
+/// request asked again in a new conversation (a new sample, not a revision of the failed fix), and the next patch,
+/// which it passes on, is validated (the repository's tests included).
 #[test]
 fn with_execution_as_the_judge_the_reproducer_decides_and_no_review_is_asked() {
     let script = Script::default()
@@ -1242,9 +1243,20 @@ fn with_execution_as_the_judge_the_reproducer_decides_and_no_review_is_asked() {
     assert!(outcome.diff.contains("self.units[item]"), "{}", outcome.diff);
     let events = seen.borrow();
     assert!(model_prompts(&events, Stage::Review).is_empty(), "no review was asked for");
-    let feedback = &model_prompts(&events, Stage::Patch)[1];
-    assert!(feedback.contains("validating it by execution failed"), "{feedback}");
-    assert!(feedback.contains("AssertionError: 5 != 15"), "what the reproducer printed: {feedback}");
+    let asked = model_prompts(&events, Stage::Patch);
+    assert_eq!(asked.len(), 2);
+    assert_eq!(asked[1], asked[0], "the opening request again, not feedback on the failed fix");
+    let sizes: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Model { stage: Stage::Patch, messages, .. } => Some(*messages),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sizes, [2, 2], "each patch request opens a conversation of its own");
+    assert!(
+        events.iter().any(|e| matches!(e, Event::Note { text } if text.contains("a new conversation, for a new fix")))
+    );
     let purposes = run_purposes(&events);
     use RunPurpose::*;
     assert_eq!(purposes, [ReproducerOnOriginal, ReproducerOnPatch, ReproducerOnPatch, TestsOnOriginal, TestsOnPatch]);

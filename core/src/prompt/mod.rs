@@ -145,8 +145,6 @@ pub enum Prompt<'a> {
     ValidationFeedback {
         /// What failed, with the output.
         message: &'a str,
-        /// Whether a reviewer had judged the patch right before it was run.
-        reviewed: bool,
         /// The edit format asked for.
         format: EditFormat,
     },
@@ -432,9 +430,7 @@ impl Prompt<'_> {
             Prompt::ReviewFeedback { analysis, advice, format } => {
                 user(text::review_patch_feedback(analysis, advice, format))
             }
-            Prompt::ValidationFeedback { message, reviewed, format } => {
-                user(text::validation_failed(message, reviewed, format))
-            }
+            Prompt::ValidationFeedback { message, format } => user(text::validation_failed(message, format)),
             Prompt::Refine { parent_patch, feedback, format } => user(text::refine(parent_patch, feedback, format)),
             Prompt::Infill { file, masked_code, feedback } => user(text::infill(file, masked_code, feedback)),
             Prompt::RewriteFunction { file, code, feedback } => user(text::rewrite_function(file, code, feedback)),
@@ -581,7 +577,6 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
             }
             PromptKind::ValidationFeedback => Prompt::ValidationFeedback {
                 message: "The reproducer still fails:\nAssertionError: 50 != 150",
-                reviewed: true,
                 format: EditFormat::Acr,
             },
             PromptKind::Refine => {

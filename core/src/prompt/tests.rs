@@ -100,20 +100,6 @@ fn the_definition_formats_example_is_the_one_the_reader_knows() {
     assert!(text::DEFINITION_FORMAT.contains(crate::patch::DEFINITION_FORMAT_EXAMPLE));
 }
 
-/// What the patch writer reads when the reproducer judges alone ([`crate::agent::Judge::Execution`]): no reviewer is
-/// said to have approved the patch. Recognised as the same kind as the reviewed message.
-#[test]
-fn snapshot_of_validation_feedback_without_a_review() {
-    let prompt = Prompt::ValidationFeedback {
-        message: "The reproducer still fails on the patched program (exit code 1):\nAssertionError: 50 != 150",
-        reviewed: false,
-        format: crate::patch::EditFormat::Definition,
-    };
-    let messages = prompt.messages();
-    assert_eq!(PromptKind::recognise(&messages), Some(PromptKind::ValidationFeedback));
-    insta::assert_snapshot!("validation_feedback_unreviewed", messages[0].content);
-}
-
 /// The prompts that change with the repository's language, for a Java repository: the system messages name Java and
 /// code is fenced as Java.
 #[cfg(feature = "java")]

@@ -521,15 +521,15 @@ pub fn review_patch_feedback(analysis: &str, advice: &str, format: EditFormat) -
     )
 }
 
-/// Feedback to the patch writer after the patch failed validation (the reproducer or the repository's tests);
-/// `reviewed` when a reviewer had judged it right first.
-pub fn validation_failed(message: &str, reviewed: bool, format: EditFormat) -> String {
-    let opening = if reviewed {
-        "A reviewer judged your patch right, but validating it by execution failed"
-    } else {
-        "Your patch was run, and validating it by execution failed"
-    };
-    format!("{opening}:\n{}\nWrite an improved patch.\n\n{}", message.trim(), edit_format(format))
+/// Feedback to the patch writer after a patch the reviewer judged right failed validation (the reproducer or the
+/// repository's tests).
+pub fn validation_failed(message: &str, format: EditFormat) -> String {
+    format!(
+        "A reviewer judged your patch right, but validating it by execution failed:\n{}\nWrite an improved \
+         patch.\n\n{}",
+        message.trim(),
+        edit_format(format)
+    )
 }
 
 /// MCTS: asks for a refined candidate, given the parent's patch and what was learnt from it.
