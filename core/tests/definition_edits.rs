@@ -287,6 +287,30 @@ fn a_fence_that_ends_with_text_cut_short_is_read_up_to_it() {
     assert_ne!(ex.status, ExtractStatus::ApplicablePatch, "a string opened inside the function: {}", ex.diff);
 }
 
+/// Asked for no format (`acr apply`, the npm package, the component), a block with a path that passes for the whole
+/// file is read as the whole file first; when the gate refuses that reading, and the block reads as whole definitions
+/// followed by text cut short, the definitions are put in place instead: the right fix is not refused for the
+/// reading tried first.
+#[test]
+fn a_whole_file_reading_the_gate_refuses_falls_back_to_the_definitions() {
+    let program = "def powerset(arr):\n    if arr:\n        first, *rest = arr\n        rest_subsets = powerset(rest)\n        return [[first] + subset for subset in rest_subsets]\n    else:\n        return [[]]\n\n\n\"\"\"\nPower Set\n\nInput:\n    arr: A list\n\"\"\"\n";
+    let r = Repo::from_files([("powerset.py", program.as_bytes())]);
+    let fix = program.replace("return [[first] +", "return rest_subsets + [[first] +");
+    let cut = fix.strip_suffix("\"\"\"\n").unwrap();
+    let answer = format!("powerset.py\n```python\n{cut}```\n");
+    let ex = patch::extract(&r, &answer, &ExtractOptions::default());
+    assert_eq!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.reason);
+    assert_eq!(ex.files["powerset.py"], fix);
+    let Outcome::Applied(applied) = &ex.edits[0].outcome else { panic!("{:?}", ex.edits[0].outcome) };
+    let said = applied.notes.iter().any(|n| n.contains("as the whole file, the gate refused it"));
+    assert!(said, "{:?}", applied.notes);
+    // A whole file the gate refuses that does not read as definitions either stays refused, for the gate's reason.
+    let broken = fix.replace("rest_subsets = powerset(rest)", "rest_subsets = powerset(rest");
+    let ex = patch::extract(&r, &format!("powerset.py\n```python\n{broken}```\n"), &ExtractOptions::default());
+    assert_ne!(ex.status, ExtractStatus::ApplicablePatch, "{}", ex.diff);
+    assert_eq!(r.file("powerset.py"), Some(program));
+}
+
 /// An import shown with the definitions is added when the file lacks it, also to a file with no imports at all
 /// (before its first definition): Qwen2.5-Coder-1.5B's powerset fix came with `from typing import List` for its type
 /// hints, and without the import the fixed function raised NameError.

@@ -644,8 +644,23 @@ fn apply_code(
     gating: Gating,
 ) -> Result<Applied, EditFailure> {
     use formats::code::{Concrete, Misfit};
-    let placements = match formats::code::concrete(path, text, edit, &options.hints, asked) {
-        Ok(Concrete::Whole(whole)) => return apply::apply_gated(text, &whole, options, gate, gating),
+    let (placements, left_alone) = match formats::code::concrete(path, text, edit, &options.hints, asked) {
+        Ok(Concrete::Whole(whole)) => {
+            let refused = match apply::apply_gated(text, &whole, options, gate, gating) {
+                Ok(applied) => return Ok(applied),
+                Err(refused) => refused,
+            };
+            // Passing for the whole file is a guess from its ends and length: a block of definitions followed by the
+            // file's own text cut short passes too, and only the gate tells. Read as definitions, it may apply.
+            let Ok(Concrete::Definitions(placements, mut left_alone)) =
+                formats::code::as_definitions(path, text, edit, &options.hints)
+            else {
+                return Err(refused);
+            };
+            left_alone
+                .insert(0, format!("read as whole definitions: as the whole file, the gate refused it ({refused})"));
+            return place_definitions(text, edit, placements, left_alone, options, gate, gating).map_err(|_| refused);
+        }
         Ok(Concrete::Definitions(placements, left_alone)) => (placements, left_alone),
         Err(Misfit::CutShort(reason)) => return Err(EditFailure::CutShort { reason }),
         Err(Misfit::NotAUnit(reason) | Misfit::LeavesOut(reason)) => return Err(EditFailure::NotAUnit { reason }),
@@ -668,7 +683,20 @@ fn apply_code(
             return Err(EditFailure::NotAUnit { reason });
         }
     };
-    let (placements, left_alone) = placements;
+    place_definitions(text, edit, placements, left_alone, options, gate, gating)
+}
+
+/// Puts each placed definition of a code block in place, bottom up, through the matcher and the gate; the block
+/// applies whole or not at all. `left_alone` are notes on what the block shows and leaves as it is.
+fn place_definitions(
+    text: &str,
+    edit: &Edit,
+    placements: Vec<definition::Placement>,
+    left_alone: Vec<String>,
+    options: &ApplyOptions,
+    gate: &mut Gate,
+    gating: Gating,
+) -> Result<Applied, EditFailure> {
     let mut current = text.to_string();
     let mut notes = Vec::new();
     let (mut start, mut end) = (u32::MAX, 0);

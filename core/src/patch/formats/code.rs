@@ -180,6 +180,12 @@ fn has_path(edit: &Edit) -> bool {
     !edit.file.is_empty()
 }
 
+/// The code block `edit` read as whole definitions only, whatever else it could pass for: the reading a block
+/// falls back to when the gate refuses it as the whole file.
+pub(crate) fn as_definitions(path: &str, current: &str, edit: &Edit, hints: &[(u32, u32)]) -> Result<Concrete, Misfit> {
+    definitions(Language::of_path(path), current, edit, hints)
+}
+
 fn definitions(
     language: Option<Language>,
     current: &str,
