@@ -1,5 +1,5 @@
 //! `acr check FILE...`: the syntax gate's verdict for each file, by its language (Python: CPython 3.12's
-//! `compile()` verdict; Java: javac's parser's). A file of no known language is not checked, and says so.
+//! `compile()` verdict; Java: javac's parser's; JavaScript: V8's; TypeScript: the `typescript` package's parser's). A file of no known language is not checked, and says so.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

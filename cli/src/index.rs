@@ -1,4 +1,4 @@
-//! `acr index`: index a repository's sources (Python and Java) and print what was found, with the time the index took and,
+//! `acr index`: index a repository's sources (Python, Java, JavaScript and TypeScript) and print what was found, with the time the index took and,
 //! apart, the time reading the folder took.
 
 use crate::output::outln;

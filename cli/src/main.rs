@@ -79,7 +79,7 @@ enum Command {
         #[arg(long)]
         no_json_schema: bool,
     },
-    /// Index a repository's sources (Python and Java) and print counts.
+    /// Index a repository's sources (Python, Java, JavaScript and TypeScript) and print counts.
     Index {
         /// Repository root.
         dir: PathBuf,
@@ -141,7 +141,8 @@ enum Command {
         #[arg(long)]
         write: bool,
     },
-    /// Run the syntax gate on source files (Python: CPython 3.12's verdict; Java: javac's parser's) and print the
+    /// Run the syntax gate on source files (Python: CPython 3.12's verdict; Java: javac's parser's; JavaScript:
+    /// V8's; TypeScript: the typescript package's parser's) and print the
     /// first problem of each; files of no known language are not checked.
     Check {
         /// Files to check.

@@ -130,3 +130,54 @@ fn apply_json_gives_each_failed_edit_its_kind_and_candidates() {
     assert_eq!(edits[2]["kind"], "not_found");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// JavaScript and TypeScript through the CLI: `acr index` counts them, `acr check` gives V8's verdict on a `.js`
+/// file and the `typescript` package's on a `.ts` one, and `acr apply` gates an edit of each by its own grammar (the
+/// `return a - b;` edit that used to be applied unchecked).
+#[test]
+fn scripts_are_indexed_checked_and_gated() {
+    let dir = scratch("scripts");
+    std::fs::write(dir.join("pkg/sum.js"), "export function sum(a, b) {\n  return a - b;\n}\n").unwrap();
+    std::fs::write(dir.join("pkg/area.ts"), "export const area = (side: number): number => side * 2;\n").unwrap();
+    std::fs::write(dir.join("pkg/sum.test.js"), "import { sum } from './sum.js';\n").unwrap();
+    let acr = env!("CARGO_BIN_EXE_acr");
+
+    let out = Command::new(acr).arg("index").arg(&dir).output().unwrap();
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert!(printed.contains("languages:   JavaScript 1, TypeScript 1"), "the test file is left out: {printed}");
+
+    std::fs::write(dir.join("pkg/broken.js"), "const total = (1;\n").unwrap();
+    let out =
+        Command::new(acr).arg("check").arg(dir.join("pkg/sum.js")).arg(dir.join("pkg/broken.js")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert!(printed.contains("sum.js: ok"), "{printed}");
+    assert!(printed.contains("broken.js:1:17: SyntaxError: Unexpected token ';'"), "{printed}");
+    std::fs::remove_file(dir.join("pkg/broken.js")).unwrap();
+
+    let edit = |file: &str, original: &str, patched: &str| {
+        format!("<file>{file}</file>\n<original>\n{original}\n</original>\n<patched>\n{patched}\n</patched>\n")
+    };
+    let cases = [
+        ("pkg/sum.js", "  return a - b;", "  return a + b;", true),
+        ("pkg/sum.js", "  return a - b;", "  return (a + b;", false),
+        (
+            "pkg/area.ts",
+            "export const area = (side: number): number => side * 2;",
+            "export const area = (side: number): number => side ** 2;",
+            true,
+        ),
+        (
+            "pkg/area.ts",
+            "export const area = (side: number): number => side * 2;",
+            "export const area = (side: number): number => side *;",
+            false,
+        ),
+    ];
+    for (file, original, patched, applies) in cases {
+        std::fs::write(dir.join("answer.txt"), edit(file, original, patched)).unwrap();
+        let out = Command::new(acr).arg("apply").arg(&dir).arg(dir.join("answer.txt")).output().unwrap();
+        assert_eq!(out.status.success(), applies, "{patched}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -29,12 +29,20 @@ mod params;
 mod parser;
 mod parts;
 mod patterns;
+#[cfg(feature = "js")]
+mod redeclaration;
+#[cfg(feature = "js")]
+pub mod script;
+#[cfg(feature = "js")]
+mod script_grammar;
 mod source;
 mod stmt;
 mod strings;
 mod symbols;
 mod targets;
 mod tokens;
+#[cfg(any(feature = "java", feature = "js"))]
+mod tree_problems;
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -56,6 +64,15 @@ pub enum SyntaxCheck {
     /// `javac`'s parser's (the `gate::java` module), with the `java` feature.
     #[cfg(feature = "java")]
     Javac,
+    /// V8's parser's, as `node --check` runs it (the `gate::script` module), with the `js` feature.
+    #[cfg(feature = "js")]
+    JavaScript,
+    /// The `typescript` package's parser's, for `.ts` files (the `gate::script` module), with the `js` feature.
+    #[cfg(feature = "js")]
+    TypeScript,
+    /// The same for `.tsx` files, which allow JSX.
+    #[cfg(feature = "js")]
+    Tsx,
     /// No check: a file of no language (a configuration, a requirements list, a page of documentation) is taken as
     /// written, as AutoCodeRover checks only Python files.
     Unchecked,
@@ -68,6 +85,18 @@ impl SyntaxCheck {
             SyntaxCheck::CPython312 => check(source),
             #[cfg(feature = "java")]
             SyntaxCheck::Javac => java::check(source),
+            #[cfg(feature = "js")]
+            SyntaxCheck::JavaScript => {
+                script::check(tree_sitter_javascript::LANGUAGE.into(), script::Compiler::V8, source)
+            }
+            #[cfg(feature = "js")]
+            SyntaxCheck::TypeScript => {
+                script::check(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(), script::Compiler::TypeScript, source)
+            }
+            #[cfg(feature = "js")]
+            SyntaxCheck::Tsx => {
+                script::check(tree_sitter_typescript::LANGUAGE_TSX.into(), script::Compiler::TypeScript, source)
+            }
             SyntaxCheck::Unchecked => Ok(()),
         }
     }

@@ -1,5 +1,5 @@
 //! The node kinds and field names the index reads from each tree-sitter grammar ([`Grammar`]), one const per
-//! language ([`PYTHON`], `JAVA`), and a parser set to a grammar. The languages' rows
+//! language ([`PYTHON`], `JAVA`, `JAVASCRIPT`, `TYPESCRIPT`), and a parser set to a grammar. The languages' rows
 //! ([`crate::language::LanguageRow::grammar`]) point here; so does the Java syntax check, which reads the same kinds.
 
 use tree_sitter::Parser;
@@ -27,6 +27,69 @@ pub struct Grammar {
     pub container_kinds: Option<&'static [&'static str]>,
     /// Whether a class declared inside another is named `Outer.Inner` (Java) or by its own name (Python, as ACR).
     pub qualify_nested: bool,
+    /// Nodes that wrap one definition, with the field that holds it (Python's decorators, JavaScript's `export`):
+    /// the definition's unit starts at the wrapper.
+    pub wrappers: &'static [(&'static str, &'static str)],
+    /// Nodes that define a function by binding one to a name (JavaScript's `const f = () => ...`, a class field
+    /// holding an arrow, an object's `key: function () {...}`); empty where a name is always declared with its
+    /// function.
+    pub bindings: &'static [Binding],
+    /// Node kinds of a function value, which make a binding a function's definition.
+    pub function_values: &'static [&'static str],
+    /// Node kinds of a class's fields, which `search_class`'s member view shows whole.
+    pub field_kinds: &'static [&'static str],
+}
+
+/// A node kind that binds a value to a name, and the fields of the two.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    /// The node kind (`variable_declarator`).
+    pub kind: &'static str,
+    /// The field holding the name.
+    pub name: &'static str,
+    /// The field holding the value.
+    pub value: &'static str,
+}
+
+/// Node kinds of a name a binding can give a function: plain and private names, never a string or a computed key.
+const BOUND_NAMES: &[&str] = &["identifier", "property_identifier", "private_property_identifier"];
+
+impl Grammar {
+    /// The name of the definition `node` is: its name field for a class or function kind; for a binding (see
+    /// [`Grammar::bindings`]) the name it gives a function value. `None` for every other node, and for a
+    /// definition with no name or a name the parser had to invent.
+    pub fn definition_name<'s>(&self, node: tree_sitter::Node<'_>, src: &'s [u8]) -> Option<&'s str> {
+        let kind = node.kind();
+        let name = if self.class_kinds.contains(&kind) || self.function_kinds.contains(&kind) {
+            node.child_by_field_name(self.name_field)?
+        } else {
+            self.bound_function_name(node)?
+        };
+        let text = name.utf8_text(src).ok()?;
+        (!text.is_empty() && !name.is_missing()).then_some(text)
+    }
+
+    /// Whether `node` binds a function value to a name (see [`Grammar::bindings`]).
+    pub fn binds_function(&self, node: tree_sitter::Node<'_>) -> bool {
+        self.bound_function_name(node).is_some()
+    }
+
+    /// The name node of a binding of a function value.
+    fn bound_function_name<'t>(&self, node: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
+        let binding = self.bindings.iter().find(|b| b.kind == node.kind())?;
+        let value = node.child_by_field_name(binding.value)?;
+        if !self.function_values.contains(&value.kind()) {
+            return None;
+        }
+        let name = node.child_by_field_name(binding.name)?;
+        BOUND_NAMES.contains(&name.kind()).then_some(name)
+    }
+
+    /// The definition a node holds when it wraps one (see [`Grammar::wrappers`]).
+    pub fn wrapped<'t>(&self, node: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
+        let (_, field) = self.wrappers.iter().find(|(kind, _)| *kind == node.kind())?;
+        node.child_by_field_name(field)
+    }
 }
 
 /// Python's kinds: AutoCodeRover's four tables as its `ast` walk builds them.
@@ -57,6 +120,10 @@ pub const PYTHON: Grammar = Grammar {
         "case_clause",
     ]),
     qualify_nested: false,
+    wrappers: &[("decorated_definition", "definition")],
+    bindings: &[],
+    function_values: &[],
+    field_kinds: &[],
 };
 
 /// Java's kinds.
@@ -78,6 +145,72 @@ pub const JAVA: Grammar = Grammar {
     // Anonymous classes (and their methods) can sit in any expression: every subtree is walked.
     container_kinds: None,
     qualify_nested: true,
+    wrappers: &[],
+    bindings: &[],
+    function_values: &[],
+    field_kinds: &["field_declaration", "constant_declaration"],
+};
+
+/// The node kinds of a function value in JavaScript and TypeScript.
+#[cfg(feature = "js")]
+const SCRIPT_FUNCTION_VALUES: &[&str] = &["arrow_function", "function_expression", "function", "generator_function"];
+
+/// The bindings JavaScript and TypeScript share: a declared variable and an object's property.
+#[cfg(feature = "js")]
+const SCRIPT_BINDINGS: [Binding; 2] = [
+    Binding { kind: "variable_declarator", name: "name", value: "value" },
+    Binding { kind: "pair", name: "key", value: "value" },
+];
+
+/// JavaScript's kinds (with the `js` feature): classes; functions in every form people write (declarations,
+/// generators, methods with their getters, setters and private `#names`, and a function value bound to a variable,
+/// a class field or an object's property); `extends` names the base.
+#[cfg(feature = "js")]
+pub const JAVASCRIPT: Grammar = Grammar {
+    class_kinds: &["class_declaration"],
+    function_kinds: &["function_declaration", "generator_function_declaration", "method_definition"],
+    name_field: "name",
+    base_holders: &["class_heritage"],
+    base_wrappers: &[],
+    base_kinds: &["identifier", "member_expression"],
+    ignored_bases: &[],
+    // Functions are defined inside any expression (callbacks, object literals): every subtree is walked.
+    container_kinds: None,
+    qualify_nested: false,
+    wrappers: &[("export_statement", "declaration")],
+    bindings: &[
+        SCRIPT_BINDINGS[0],
+        SCRIPT_BINDINGS[1],
+        Binding { kind: "field_definition", name: "property", value: "value" },
+    ],
+    function_values: SCRIPT_FUNCTION_VALUES,
+    field_kinds: &["field_definition"],
+};
+
+/// TypeScript's kinds (with the `js` feature), for both of tree-sitter-typescript's grammars (TypeScript and TSX):
+/// JavaScript's, with abstract classes, interfaces and enums as classes, signatures (overloads, `declare`, interface
+/// and abstract members) as functions, and `implements` and an interface's `extends` as bases.
+#[cfg(feature = "js")]
+pub const TYPESCRIPT: Grammar = Grammar {
+    class_kinds: &["class_declaration", "abstract_class_declaration", "interface_declaration", "enum_declaration"],
+    function_kinds: &[
+        "function_declaration",
+        "generator_function_declaration",
+        "method_definition",
+        "function_signature",
+        "method_signature",
+        "abstract_method_signature",
+    ],
+    base_holders: &["class_heritage", "extends_type_clause"],
+    base_wrappers: &["extends_clause", "implements_clause", "generic_type"],
+    base_kinds: &["identifier", "member_expression", "type_identifier", "nested_type_identifier"],
+    bindings: &[
+        SCRIPT_BINDINGS[0],
+        SCRIPT_BINDINGS[1],
+        Binding { kind: "public_field_definition", name: "name", value: "value" },
+    ],
+    field_kinds: &["public_field_definition", "property_signature"],
+    ..JAVASCRIPT
 };
 
 /// A parser set to a bundled tree-sitter grammar.

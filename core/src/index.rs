@@ -222,7 +222,15 @@ impl Index {
 
     /// [`Index::files_by_language`] as people read it: `Python 12, Java 3` (`none` for an empty index).
     pub fn languages_summary(&self) -> String {
-        let counts: Vec<String> = self.files_by_language().iter().map(|(l, n)| format!("{} {n}", l.name())).collect();
+        // Rows of one language (TypeScript's two grammars) count together.
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for (language, n) in self.files_by_language() {
+            match counts.iter_mut().find(|(name, _)| *name == language.name()) {
+                Some((_, total)) => *total += n,
+                None => counts.push((language.name(), n)),
+            }
+        }
+        let counts: Vec<String> = counts.iter().map(|(name, n)| format!("{name} {n}")).collect();
         if counts.is_empty() { "none".to_string() } else { counts.join(", ") }
     }
 
@@ -260,6 +268,8 @@ pub struct IndexBuilder {
 struct KindRole {
     class: bool,
     function: bool,
+    /// Binds a value to a name: a function's definition when the value is one ([`Grammar::bindings`]).
+    binding: bool,
     /// Definitions can occur below a node of this kind.
     container: bool,
 }
@@ -286,6 +296,8 @@ impl KindIds {
         };
         mark(g.class_kinds, |r| r.class = true);
         mark(g.function_kinds, |r| r.function = true);
+        let bindings: Vec<&str> = g.bindings.iter().map(|b| b.kind).collect();
+        mark(&bindings, |r| r.binding = true);
         mark(g.container_kinds.unwrap_or(&[]), |r| r.container = true);
         KindIds { roles }
     }
@@ -527,12 +539,6 @@ fn parse_all(sources: &[(&str, &str)]) -> Vec<ParsedFile> {
     sources.iter().map(|(p, t)| builder.parse(p, t)).collect()
 }
 
-fn node_name<'a>(g: &Grammar, node: Node<'_>, src: &'a [u8]) -> Option<&'a str> {
-    let name = node.child_by_field_name(g.name_field)?;
-    let text = name.utf8_text(src).ok()?;
-    (!text.is_empty() && !name.is_missing()).then_some(text)
-}
-
 /// Walks the tree once, depth first, tracking the nearest enclosing class; records definitions and, at each
 /// class, its base classes. Subtrees that cannot hold a definition (expressions, simple statements) are skipped
 /// unless they contain a syntax error.
@@ -551,8 +557,8 @@ fn collect(
         let node = cursor.node();
         let role = k.role(node.kind_id());
         let mut opened_class = None;
-        if (role.class || role.function)
-            && let Some(text) = node_name(g, node, src)
+        if (role.class || role.function || role.binding)
+            && let Some(text) = g.definition_name(node, src)
         {
             let enclosing = class_stack.last().map(|(_, c)| c.clone());
             let name: Name = match &enclosing {

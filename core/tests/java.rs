@@ -2,45 +2,14 @@
 //! nested and anonymous classes, a record, an enum with a constant body, an interface and an annotation type) indexed
 //! and searched as Python is, with Java's own conventions.
 
-use std::path::Path;
-
 use acr_core::Repo;
-use acr_core::index::{DefKind, Index};
+use acr_core::index::Index;
 use acr_core::search::Searcher;
 
-fn fixture() -> Repo {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/javarepo");
-    let mut repo = Repo::new();
-    let mut pending = vec![root.clone()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).expect("fixture readable") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let rel = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
-                repo.set_file(&rel, std::fs::read_to_string(&path).expect("UTF-8 fixture"));
-            }
-        }
-    }
-    repo
-}
+mod common;
 
-/// Every definition of a file as `kind class.name start-end`.
-fn defs(index: &Index, path: &str) -> Vec<String> {
-    let file = &index.files[index.file_id(path).expect("indexed") as usize];
-    file.defs
-        .iter()
-        .map(|d| {
-            let kind = match d.kind {
-                DefKind::Class => "class",
-                DefKind::Method => "method",
-                DefKind::Function => "function",
-            };
-            let owner = d.class.as_deref().map_or(String::new(), |c| format!("{c}::"));
-            format!("{kind} {owner}{} {}-{}", d.name, d.start, d.end)
-        })
-        .collect()
+fn fixture() -> Repo {
+    common::fixture("javarepo")
 }
 
 #[test]
@@ -61,8 +30,11 @@ fn java_sources_are_indexed_and_tests_left_out() {
         "src/test/java is a test folder"
     );
     assert!(index.files.iter().all(|f| !f.has_error));
-    insta::assert_snapshot!("cart_definitions", defs(&index, "src/main/java/shop/Cart.java").join("\n"));
-    insta::assert_snapshot!("enum_definitions", defs(&index, "src/main/java/shop/Currency.java").join("\n"));
+    insta::assert_snapshot!("cart_definitions", common::definitions(&index, "src/main/java/shop/Cart.java").join("\n"));
+    insta::assert_snapshot!(
+        "enum_definitions",
+        common::definitions(&index, "src/main/java/shop/Currency.java").join("\n")
+    );
     let bases = |c: &str| index.class_bases.get(c).map(|b| b.iter().map(|n| n.to_string()).collect::<Vec<_>>());
     assert_eq!(bases("Cart"), Some(vec!["Basket".into(), "Priced".into(), "Comparable".into()]));
     assert_eq!(bases("Priced"), Some(vec!["java.io.Serializable".into()]));

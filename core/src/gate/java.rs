@@ -9,6 +9,7 @@
 
 use tree_sitter::Node;
 
+use super::tree_problems::{first_problem, problem_at};
 use super::{ProblemKind, SyntaxProblem};
 use crate::grammar::{self, JAVA};
 
@@ -136,32 +137,6 @@ fn file_order(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
         after_semicolon = child.kind() == ";";
     }
     Ok(())
-}
-
-/// The first `ERROR` or `MISSING` node in document order, descending only into subtrees that hold one.
-fn first_problem(root: Node<'_>) -> Option<Node<'_>> {
-    let mut node = root;
-    'descend: loop {
-        if node.is_missing() || node.is_error() {
-            // An ERROR node's own first problem is itself: its children are what the parser skipped.
-            return Some(node);
-        }
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            if child.has_error() || child.is_missing() {
-                node = child;
-                continue 'descend;
-            }
-        }
-        return None;
-    }
-}
-
-fn problem_at(node: Node<'_>, source: &str, message: &str) -> SyntaxProblem {
-    let at = node.start_position();
-    let line_start = node.start_byte() - at.column;
-    let column = source.get(line_start..node.start_byte()).map_or(at.column, |s| s.chars().count());
-    SyntaxProblem::new(ProblemKind::Syntax, message, at.row as u32 + 1, column as u32 + 1)
 }
 
 fn is_keyword(word: &str) -> bool {

@@ -21,6 +21,8 @@ use tree_sitter::{Parser, Tree};
 
 #[cfg(feature = "java")]
 mod java;
+#[cfg(feature = "js")]
+mod javascript;
 pub mod junit;
 mod python;
 mod row;
@@ -28,8 +30,12 @@ mod row;
 #[cfg(feature = "java")]
 pub use crate::grammar::JAVA;
 pub use crate::grammar::{Grammar, PYTHON};
+#[cfg(feature = "js")]
+pub use crate::grammar::{JAVASCRIPT, TYPESCRIPT};
 #[cfg(feature = "java")]
 pub use java::{JAVA_ROW, junit_reproducer};
+#[cfg(feature = "js")]
+pub use javascript::{JAVASCRIPT_ROW, TSX_ROW, TYPESCRIPT_ROW, node_reproducer};
 pub use python::{PRINT_STACKTRACE, PYTHON_ROW, RUNNER, script_reproducer};
 pub use row::{ClassView, Helper, LanguageRow, ProjectTests, Reproducer, TestRunner};
 
@@ -44,6 +50,15 @@ pub enum Language {
     /// Java (`.java`), with the `java` feature.
     #[cfg(feature = "java")]
     Java,
+    /// JavaScript (`.js`, `.mjs`, `.cjs`, `.jsx`), with the `js` feature.
+    #[cfg(feature = "js")]
+    JavaScript,
+    /// TypeScript (`.ts`, `.mts`, `.cts`), with the `js` feature.
+    #[cfg(feature = "js")]
+    TypeScript,
+    /// TypeScript with JSX (`.tsx`), with the `js` feature: its own grammar.
+    #[cfg(feature = "js")]
+    Tsx,
 }
 
 impl Language {
@@ -52,6 +67,12 @@ impl Language {
         Language::Python,
         #[cfg(feature = "java")]
         Language::Java,
+        #[cfg(feature = "js")]
+        Language::JavaScript,
+        #[cfg(feature = "js")]
+        Language::TypeScript,
+        #[cfg(feature = "js")]
+        Language::Tsx,
     ];
 
     /// The language's row: the one place that tells the languages apart.
@@ -60,6 +81,12 @@ impl Language {
             Language::Python => &PYTHON_ROW,
             #[cfg(feature = "java")]
             Language::Java => &JAVA_ROW,
+            #[cfg(feature = "js")]
+            Language::JavaScript => &JAVASCRIPT_ROW,
+            #[cfg(feature = "js")]
+            Language::TypeScript => &TYPESCRIPT_ROW,
+            #[cfg(feature = "js")]
+            Language::Tsx => &TSX_ROW,
         }
     }
 

@@ -47,8 +47,8 @@ pub enum ClassView {
     /// assignments, read from an indentation-structured parse.
     DefLines,
     /// The declaration up to its opening brace, every field, each member's head up to its opening brace, each enum
-    /// constant's first line and the head of each type declared inside (with the `java` feature).
-    #[cfg(feature = "java")]
+    /// constant's first line and the head of each type declared inside (Java's, JavaScript's and TypeScript's).
+    #[cfg(any(feature = "java", feature = "js"))]
     MemberHeads,
 }
 

@@ -118,8 +118,14 @@ pub(super) fn strip_line_numbers(lines: &[&str]) -> Option<Vec<String>> {
     enough.then_some(out)
 }
 
+/// The text of a `/* ... */` comment that is the whole of `t`.
+fn block_comment(t: &str) -> Option<&str> {
+    t.strip_prefix("/*")?.strip_suffix("*/")
+}
+
 /// Whether a line is a placeholder for code the model left out, such as `# Rest of the code...`,
-/// `# ... existing code ...`, `# ...` or `# rest of the method unchanged`.
+/// `# ... existing code ...`, `# ...` or `# rest of the method unchanged` (also as a `//` comment, or a `/* */`
+/// comment alone on its line, in braces in JSX).
 ///
 /// A placeholder is a comment made of nothing but an ellipsis and words that say "code left out" ("rest of the
 /// code", "existing code", "unchanged", "remaining methods"...); it must hold an ellipsis or start with one of those
@@ -170,7 +176,13 @@ pub fn is_placeholder(line: &str) -> bool {
         "etc",
     ];
     let t = line.trim();
-    let Some(comment) = t.strip_prefix('#').or_else(|| t.strip_prefix("//")) else {
+    // A line comment, or a block comment alone on its line (JSX writes one in braces).
+    let Some(comment) = t
+        .strip_prefix('#')
+        .or_else(|| t.strip_prefix("//"))
+        .or_else(|| block_comment(t))
+        .or_else(|| block_comment(t.strip_prefix('{')?.strip_suffix('}')?.trim()))
+    else {
         return false;
     };
     let c = comment.trim().to_ascii_lowercase();

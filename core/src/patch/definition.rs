@@ -149,18 +149,13 @@ enum Top<'t> {
 }
 
 fn classify<'t>(grammar: &crate::grammar::Grammar, node: Node<'t>) -> Top<'t> {
-    let kind = node.kind();
-    let is_def = |n: &Node<'_>| grammar.class_kinds.contains(&n.kind()) || grammar.function_kinds.contains(&n.kind());
-    if is_def(&node) {
-        return Top::Unit(node);
+    if let Some(def) = definition_in(grammar, node) {
+        return Top::Unit(def);
     }
-    if kind == "decorated_definition" {
-        return match node.child_by_field_name("definition") {
-            Some(def) if is_def(&def) => Top::Unit(def),
-            _ => Top::Other,
-        };
+    if grammar.wrapped(node).is_some() {
+        return Top::Other;
     }
-    match kind {
+    match node.kind() {
         "import_statement" | "import_from_statement" | "future_import_statement" | "import_declaration" => Top::Import,
         "comment" | "line_comment" | "block_comment" | "pass_statement" | "package_declaration" => Top::Ignorable,
         "expression_statement"
@@ -172,6 +167,20 @@ fn classify<'t>(grammar: &crate::grammar::Grammar, node: Node<'t>) -> Top<'t> {
     }
 }
 
+/// The definition a statement is or holds: a class or function, one inside a wrapper (decorators, `export`), or
+/// the one function binding of a declaration (`const f = () => ...`).
+fn definition_in<'t>(grammar: &crate::grammar::Grammar, node: Node<'t>) -> Option<Node<'t>> {
+    let kind = node.kind();
+    if grammar.class_kinds.contains(&kind) || grammar.function_kinds.contains(&kind) || grammar.binds_function(node) {
+        return Some(node);
+    }
+    if let Some(inner) = grammar.wrapped(node) {
+        return definition_in(grammar, inner);
+    }
+    let only = (node.named_child_count() == 1).then(|| node.named_child(0)).flatten()?;
+    grammar.binds_function(only).then_some(only)
+}
+
 /// The definition `def` (whose outer node, with decorators, is `outer`).
 fn unit(
     grammar: &crate::grammar::Grammar,
@@ -180,7 +189,7 @@ fn unit(
     src: &[u8],
     class: Option<&str>,
 ) -> Option<Unit> {
-    let name = def.child_by_field_name(grammar.name_field)?.utf8_text(src).ok()?.to_string();
+    let name = grammar.definition_name(def, src)?.to_string();
     let class_like = grammar.class_kinds.contains(&def.kind());
     let mut members = Vec::new();
     let mut other_members = false;
@@ -506,7 +515,49 @@ pub(crate) fn looks_like_definitions(body: &[&str]) -> bool {
     let java_method = before_paren >= 2
         && (first.ends_with('{') || first.ends_with(')') || first.contains(") throws "))
         && !["return", "new", "else", "throw"].iter().any(|k| words.first() == Some(k));
-    python || java_type || java_method
+    python || java_type || java_method || script_head(first)
+}
+
+/// Whether a line opens a JavaScript or TypeScript definition: a function, class, interface or enum declaration, a
+/// function bound to a name (`const f = (a) => {`, `onClick = async () => {`), or a method's head
+/// (`total() {`, `get total() {`, `static async #load(id) {`), past the modifiers that may come first.
+fn script_head(first: &str) -> bool {
+    const MODIFIERS: [&str; 14] = [
+        "export",
+        "default",
+        "async",
+        "declare",
+        "abstract",
+        "public",
+        "private",
+        "protected",
+        "static",
+        "readonly",
+        "override",
+        "get",
+        "set",
+        "*",
+    ];
+    const NOT_NAMES: [&str; 8] = ["if", "for", "while", "switch", "catch", "with", "return", "function"];
+    let words: Vec<&str> = first.split_whitespace().collect();
+    let mut rest = words.iter().copied().skip_while(|w| MODIFIERS.contains(w));
+    let Some(head) = rest.next() else { return false };
+    if ["function", "function*", "class", "interface", "enum"].contains(&head) || head.starts_with("function*") {
+        return true;
+    }
+    let bound_function = first.contains("=>") || first.contains("= function") || first.contains("= async function");
+    if ["const", "let", "var"].contains(&head) {
+        return bound_function;
+    }
+    let name = head.split(['(', '<', ':', '=']).next().unwrap_or("");
+    let is_name = !name.is_empty()
+        && name.trim_start_matches(['#', '*']).chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        && !NOT_NAMES.contains(&name);
+    // A class field holding a function, or a method's head up to its opening brace.
+    let field = is_name && words.iter().any(|w| *w == "=" || w.starts_with('=')) && bound_function;
+    let method =
+        is_name && head.len() > name.len() && head[name.len()..].starts_with(['(', '<']) && first.ends_with('{');
+    field || method
 }
 
 /// A definition of the file the code shown is placed at: where, and why there.
@@ -753,7 +804,7 @@ pub(crate) fn may_define(language: Language, text: &str, name: &str) -> bool {
                 matches!(head, "def " | "async def " | "class ") && matches!(after, b'(' | b':' | b'[' | b' ')
             }
             #[allow(unreachable_patterns)]
-            _ => matches!(after, b'(' | b'{' | b' ' | b'<'),
+            _ => matches!(after, b'(' | b'{' | b' ' | b'<' | b':' | b'='),
         }
     })
 }

@@ -352,6 +352,9 @@ mod tests {
             "# ... rest of the class unchanged ...",
             "# remaining methods unchanged",
             "# [...]",
+            "  /* ... existing code ... */",
+            "/* rest of the class unchanged */",
+            "      {/* ... */}",
         ] {
             assert!(is_placeholder(p), "{p}");
         }
@@ -364,6 +367,9 @@ mod tests {
             "# ... Or as first hook",
             "# ... (see issue 12)",
             "# rest of the loop handles errors",
+            "/* the existing cache is reused */",
+            "x = 1; /* ... */",
+            "/* ... */ return x;",
         ] {
             assert!(!is_placeholder(p), "{p}");
         }

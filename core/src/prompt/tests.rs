@@ -151,6 +151,42 @@ fn snapshot_of_the_java_prompts() {
     insta::assert_snapshot!("java_prompts", rendered.join("\n\n"));
 }
 
+/// The prompts that change with the repository's language, for a TypeScript and a JavaScript repository: the system
+/// messages name the language, code is fenced as it, and the reproducer is an ES module run by Node.
+#[cfg(feature = "js")]
+#[test]
+fn snapshot_of_the_script_prompts() {
+    let location = BugLocation {
+        file: "src/cart.ts".into(),
+        class: Some("Cart".into()),
+        method: Some("total".into()),
+        start: 7,
+        end: 9,
+        code: "  total(): number {\n    return this.items.reduce((sum, i) => sum + i.price, 0);\n  }\n".into(),
+        intended_behavior: "Multiply each price by its units.".into(),
+    };
+    let failed = RunOutcome { exit_code: Some(0), stdout: "15\n".into(), ..RunOutcome::default() };
+    let prompts = [
+        Prompt::Search { issue: "Cart.total() ignores units.", language: Language::TypeScript, trace: None },
+        Prompt::PatchWithLocations {
+            issue: "Cart.total() ignores units.",
+            locations: &[location],
+            context: &[],
+            format: crate::patch::EditFormat::Definition,
+        },
+        Prompt::Reproducer { issue: "Cart.total() ignores units.", places: &[], language: Language::JavaScript },
+        Prompt::ReproducerNoScript { language: Language::JavaScript },
+        Prompt::ReproducerFailed { outcome: &failed, flaws: &Flaws::default(), language: Language::JavaScript },
+    ];
+    for prompt in &prompts {
+        let conversation = prompt.messages();
+        assert_eq!(PromptKind::recognise(&conversation), Some(prompt.kind()), "{:?}", prompt.kind());
+    }
+    let rendered: Vec<String> =
+        prompts.iter().flat_map(|p| p.messages()).map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect();
+    insta::assert_snapshot!("script_prompts", rendered.join("\n\n"));
+}
+
 /// The instructions of every edit format, as the opening patch request, a retry that shows the model the start of
 /// an answer nothing could be read from, the reviewer's feedback and a request to place ambiguous edits carry them. Each is recognised as its kind.
 #[test]

@@ -42,8 +42,11 @@ impl<'a> Searcher<'a> {
                 let table = self.lines(s.file);
                 let lines = match Language::for_path(self.path(s.file)).row().class_view {
                     ClassView::DefLines => class_signature_lines(src, table, s.start, s.end),
-                    #[cfg(feature = "java")]
-                    ClassView::MemberHeads => super::java_class::signature_lines(src, table, s.start),
+                    #[cfg(any(feature = "java", feature = "js"))]
+                    ClassView::MemberHeads => {
+                        let language = Language::for_path(self.path(s.file));
+                        super::member_heads::signature_lines(language, src, table, s.start)
+                    }
                 };
                 let lines = lines.unwrap_or_else(|| (s.start..=s.start).collect());
                 let code = numbered_lines(self.lines(s.file), src, lines);

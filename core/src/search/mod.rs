@@ -33,8 +33,8 @@
 mod class;
 mod code;
 mod format;
-#[cfg(feature = "java")]
-mod java_class;
+#[cfg(any(feature = "java", feature = "js"))]
+mod member_heads;
 mod method;
 mod source;
 mod tree;

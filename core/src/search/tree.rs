@@ -9,8 +9,10 @@ pub(super) fn find_at<'t>(root: Node<'t>, row: usize, wanted: impl Fn(&Node<'t>)
         if wanted(&node) && node.start_position().row == row {
             return Some(node);
         }
+        // Into the first named child that spans the row (a keyword that starts there, such as JavaScript's
+        // `export` before a class, holds nothing).
         let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
+        for child in node.named_children(&mut cursor) {
             if child.start_position().row <= row && row <= child.end_position().row {
                 node = child;
                 continue 'descend;

@@ -69,6 +69,29 @@ pub fn load_tree(root: &Path) -> Repo {
     Repo::from_files(files)
 }
 
+/// A fixture project of `tests/fixtures` (`javarepo`, `jsrepo`), as a [`Repo`].
+pub fn fixture(name: &str) -> Repo {
+    load_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name))
+}
+
+/// Every definition the index holds for a file, as `kind class::name start-end`.
+pub fn definitions(index: &Index, path: &str) -> Vec<String> {
+    use acr_core::index::DefKind;
+    let file = &index.files[index.file_id(path).expect("indexed") as usize];
+    file.defs
+        .iter()
+        .map(|d| {
+            let kind = match d.kind {
+                DefKind::Class => "class",
+                DefKind::Method => "method",
+                DefKind::Function => "function",
+            };
+            let owner = d.class.as_deref().map_or(String::new(), |c| format!("{c}::"));
+            format!("{kind} {owner}{} {}-{}", d.name, d.start, d.end)
+        })
+        .collect()
+}
+
 /// An index over every `.py` file, test files included, as the recorded ACR version built it.
 pub fn index_all_py(repo: &Repo) -> Index {
     let mut b = IndexBuilder::new();

@@ -1,0 +1,230 @@
+//! What V8's parser refuses in JavaScript that tree-sitter-javascript's grammar accepts, found in one walk of a tree
+//! with no error (names declared twice are [`super::redeclaration`]'s):
+//!
+//! - an empty element in an object, a call's arguments, a parameter list or an import or export list
+//!   (`f(a,, b)`; an array may have holes);
+//! - a `try` with neither `catch` nor `finally`, and a `switch` with two `default` clauses;
+//! - an arrow function as the operand of a binary operator (`a == x => x`), or called, indexed or read a member of
+//!   without parentheses (`() => {}[0]`);
+//! - a class with no name used as a statement;
+//! - `await` inside a function that is not `async` (at the top level it is allowed, as in a module);
+//! - a private name (`#x`) used where no enclosing class declares it, or declared twice by one class (a getter
+//!   and a setter may share it).
+//!
+//! Each is measured against V8 by `core/tests/gate_node.rs` on mutants of real packages.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::SyntaxProblem;
+use super::script::FUNCTIONS;
+use super::tree_problems::problem_at;
+
+/// Lists whose elements may not be empty.
+const NO_HOLES: &[&str] =
+    &["object", "object_pattern", "arguments", "formal_parameters", "named_imports", "export_clause"];
+
+/// How a private name is declared in a class body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PrivateKind {
+    Getter,
+    Setter,
+    Other,
+}
+
+/// The first construct V8 refuses that the grammar accepted, with V8's message.
+pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
+    let src = source.as_bytes();
+    let fail = |node: Node<'_>, message: &str| Err(problem_at(node, source, message));
+    // Enclosing functions (node id, whether async) and class bodies (node id, private names declared).
+    let mut functions: Vec<(usize, bool)> = Vec::new();
+    let mut classes: Vec<(usize, HashMap<&str, PrivateKind>)> = Vec::new();
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        let kind = node.kind();
+        if FUNCTIONS.contains(&kind) {
+            functions.push((node.id(), has_token(node, "async")));
+        }
+        match kind {
+            k if NO_HOLES.contains(&k) => {
+                if let Some(comma) = empty_element(node) {
+                    return fail(comma, "Unexpected token ','");
+                }
+            }
+            "try_statement"
+                if node.child_by_field_name("handler").is_none() && node.child_by_field_name("finalizer").is_none() =>
+            {
+                return fail(node.next_sibling().unwrap_or(node), "Missing catch or finally after try");
+            }
+            "switch_body" => {
+                let mut inner = node.walk();
+                let defaults: Vec<Node<'_>> =
+                    node.named_children(&mut inner).filter(|c| c.kind() == "switch_default").collect();
+                if let Some(second) = defaults.get(1) {
+                    return fail(*second, "More than one default clause in switch statement");
+                }
+            }
+            "arrow_function" if node.parent().is_some_and(|p| p.kind() == "binary_expression") => {
+                return fail(node, "Malformed arrow function parameter list");
+            }
+            "arrow_function" if is_operand(node) => {
+                let next = node.next_sibling().unwrap_or(node);
+                let token = next.utf8_text(src).unwrap_or("").chars().next().unwrap_or('(');
+                return fail(next, &format!("Unexpected token '{token}'"));
+            }
+            "expression_statement" if node.named_child(0).is_some_and(|c| c.kind() == "class") => {
+                return fail(node, "Unexpected token '{'");
+            }
+            "await_expression" if functions.last().is_some_and(|(_, is_async)| !is_async) => {
+                return fail(node, "await is only valid in async functions and the top level bodies of modules");
+            }
+            "class_body" => classes.push((node.id(), private_names(node, source)?)),
+            "private_property_identifier" if uses_private_name(node) => {
+                let name = node.utf8_text(src).unwrap_or("");
+                if !classes.iter().any(|(_, names)| names.contains_key(name)) {
+                    let message = format!("Private field '{name}' must be declared in an enclosing class");
+                    return fail(node, &message);
+                }
+            }
+            _ => {}
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            let id = cursor.node().id();
+            if functions.last().is_some_and(|(f, _)| *f == id) {
+                functions.pop();
+            }
+            if classes.last().is_some_and(|(c, _)| *c == id) {
+                classes.pop();
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Whether a node has an anonymous child token of `kind` (`async`, `get`, `set`).
+fn has_token(node: Node<'_>, kind: &str) -> bool {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).any(|c| !c.is_named() && c.kind() == kind)
+}
+
+/// The comma that leaves an element empty in a list: one right after the opening bracket or another comma.
+fn empty_element(list: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = list.walk();
+    let mut previous: Option<&str> = None;
+    for child in list.children(&mut cursor) {
+        let kind = child.kind();
+        if kind == "comment" {
+            continue;
+        }
+        if kind == "," && matches!(previous, Some("," | "(" | "{")) {
+            return Some(child);
+        }
+        previous = Some(kind);
+    }
+    None
+}
+
+/// The private names a class body declares with how; `Err` when one is declared twice (other than a getter and a
+/// setter).
+fn private_names<'s>(body: Node<'_>, source: &'s str) -> Result<HashMap<&'s str, PrivateKind>, SyntaxProblem> {
+    let src = source.as_bytes();
+    let mut names: HashMap<&'s str, PrivateKind> = HashMap::new();
+    let mut cursor = body.walk();
+    for member in body.named_children(&mut cursor) {
+        let name = match member.kind() {
+            "method_definition" => member.child_by_field_name("name"),
+            "field_definition" => member.child_by_field_name("property"),
+            _ => None,
+        };
+        let Some(name) = name.filter(|n| n.kind() == "private_property_identifier") else { continue };
+        let text = name.utf8_text(src).unwrap_or("");
+        let how = if has_token(member, "get") {
+            PrivateKind::Getter
+        } else if has_token(member, "set") {
+            PrivateKind::Setter
+        } else {
+            PrivateKind::Other
+        };
+        let pair = |a, b| {
+            matches!((a, b), (PrivateKind::Getter, PrivateKind::Setter) | (PrivateKind::Setter, PrivateKind::Getter))
+        };
+        match names.get(text) {
+            Some(&before) if !pair(before, how) => {
+                return Err(problem_at(name, source, &format!("Identifier '{text}' has already been declared")));
+            }
+            _ => {
+                names.insert(text, how);
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// Whether an arrow function is called, indexed or has a member read without parentheses around it, which the
+/// grammar allows and the language does not (`() => {}[0]`).
+fn is_operand(arrow: Node<'_>) -> bool {
+    let Some(parent) = arrow.parent() else { return false };
+    let field = match parent.kind() {
+        "call_expression" => "function",
+        "subscript_expression" | "member_expression" => "object",
+        _ => return false,
+    };
+    parent.child_by_field_name(field).is_some_and(|n| n.id() == arrow.id())
+}
+
+/// Whether a private name is used (`this.#x`, `#x in o`) rather than declared.
+fn uses_private_name(name: Node<'_>) -> bool {
+    name.parent().is_some_and(|p| matches!(p.kind(), "member_expression" | "binary_expression"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(src: &str) -> Result<(), (u32, String)> {
+        let mut parser = crate::grammar::parser(tree_sitter_javascript::LANGUAGE.into());
+        let tree = parser.parse(src, None).unwrap();
+        assert!(!tree.root_node().has_error(), "{src}");
+        check(tree.root_node(), src).map_err(|p| (p.line, p.message))
+    }
+
+    #[test]
+    fn what_v8_refuses_beyond_the_grammar_is_refused() {
+        assert_eq!(verdict("f(a,\n  , b);\n").map_err(|e| e.0), Err(2));
+        assert!(verdict("x = { a,, b };\n").is_err());
+        assert!(verdict("try {\n  f();\n}\ng();\n").is_err());
+        assert!(verdict("switch (x) { default: break; case 1: break; default: }\n").is_err());
+        assert!(verdict("module.exports == tree => tree;\n").is_err());
+        assert!(verdict("class  {\n  root;\n}\n").is_err());
+        assert_eq!(verdict("const g = (a) => {\n  return a\n}[0]\n"), Err((3, "Unexpected token '['".into())));
+        assert!(verdict("function r() {\n  return (await this.load()).name;\n}\n").is_err());
+        assert!(verdict("class A {\n  m() { return this.#missing; }\n}\n").is_err());
+        assert!(verdict("class A {\n  #x = 1;\n  #x() {}\n}\n").is_err());
+    }
+
+    #[test]
+    fn what_v8_accepts_passes() {
+        for src in [
+            "const a = [1, , 3];\nf(a, b,);\nconst o = { a, b, };\n",
+            "try { f(); } finally { g(); }\n",
+            "const f = async () => { await g(); };\nclass A { async m() { await 1; } }\n",
+            "const top = await import('x');\n",
+            "class A {\n  #x = 1;\n  get #y() { return 1; }\n  set #y(v) {}\n  m(o) { return #x in o && this.#y; }\n}\n",
+            "class A { #p; m() { return () => this.#p; } }\n",
+            "a = b => c;\nf(x => x, (y) => y);\n",
+            "(() => 1)();\n((a) => a)[0];\n",
+        ] {
+            assert_eq!(verdict(src), Ok(()), "{src}");
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! Problems in a tree-sitter parse, for the syntax checks that read one (Java's, JavaScript's and TypeScript's): the
+//! first `ERROR` or `MISSING` node, and where it is in the source's lines and characters.
+
+use tree_sitter::Node;
+
+use super::{ProblemKind, SyntaxProblem};
+
+/// The first `ERROR` or `MISSING` node in document order, descending only into subtrees that hold one.
+pub(super) fn first_problem(root: Node<'_>) -> Option<Node<'_>> {
+    let mut node = root;
+    'descend: loop {
+        if node.is_missing() || node.is_error() {
+            // An ERROR node's own first problem is itself: its children are what the parser skipped.
+            return Some(node);
+        }
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if child.has_error() || child.is_missing() {
+                node = child;
+                continue 'descend;
+            }
+        }
+        return None;
+    }
+}
+
+/// A syntax problem at `node`'s start, with `message`; the column counts characters, as CPython's do.
+pub(super) fn problem_at(node: Node<'_>, source: &str, message: &str) -> SyntaxProblem {
+    let at = node.start_position();
+    let line_start = node.start_byte() - at.column;
+    let column = source.get(line_start..node.start_byte()).map_or(at.column, |s| s.chars().count());
+    SyntaxProblem::new(ProblemKind::Syntax, message, at.row as u32 + 1, column as u32 + 1)
+}

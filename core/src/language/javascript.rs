@@ -1,0 +1,111 @@
+//! The JavaScript and TypeScript rows ([`JAVASCRIPT_ROW`], [`TYPESCRIPT_ROW`], [`TSX_ROW`]), with the `js`
+//! feature. TypeScript has two rows because tree-sitter-typescript ships two grammars: `.tsx` files allow JSX,
+//! which changes how `<T>x` reads, so they parse with the TSX grammar and every other TypeScript file with the
+//! plain one. Test files follow the conventions of Jest, Mocha, Vitest and `node --test`; the reproducer is a
+//! standalone ES module run by Node, asked for in [`node_reproducer`]'s words.
+
+use super::row::{ClassView, LanguageRow, Reproducer, test_folder_and_name};
+use crate::gate::SyntaxCheck;
+use crate::grammar::{JAVASCRIPT, TYPESCRIPT};
+
+/// How a reproducer of a JavaScript or TypeScript repository is asked for and run: an ES module (which can import
+/// both the repository's ES modules and its CommonJS ones) run by Node.
+const NODE_REPRODUCER: Reproducer = Reproducer {
+    file: "reproducer.mjs",
+    harness: &[],
+    command: "node reproducer.mjs",
+    request: node_reproducer,
+    must: "it must exit non-zero, with an uncaught error or `process.exit(1)`",
+    helper: None,
+    project_tests: None,
+};
+
+/// The JavaScript row: `.js`, `.mjs`, `.cjs` and `.jsx` files, judged by V8's parser.
+pub static JAVASCRIPT_ROW: LanguageRow = LanguageRow {
+    name: "JavaScript",
+    fence: "javascript",
+    extensions: &["js", "mjs", "cjs", "jsx"],
+    grammar: &JAVASCRIPT,
+    tree_sitter: || tree_sitter_javascript::LANGUAGE.into(),
+    parse: |parser, text| parser.parse(text, None),
+    is_test_file: script_test_file,
+    syntax: SyntaxCheck::JavaScript,
+    class_view: ClassView::MemberHeads,
+    reproducer: NODE_REPRODUCER,
+    regression: None,
+    runs_in_tab: false,
+};
+
+/// The TypeScript row: `.ts`, `.mts` and `.cts` files, judged by the `typescript` package's parser.
+pub static TYPESCRIPT_ROW: LanguageRow = LanguageRow {
+    name: "TypeScript",
+    fence: "typescript",
+    extensions: &["ts", "mts", "cts"],
+    grammar: &TYPESCRIPT,
+    tree_sitter: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+    parse: |parser, text| parser.parse(text, None),
+    is_test_file: script_test_file,
+    syntax: SyntaxCheck::TypeScript,
+    class_view: ClassView::MemberHeads,
+    reproducer: NODE_REPRODUCER,
+    regression: None,
+    runs_in_tab: false,
+};
+
+/// TypeScript with JSX: `.tsx` files, parsed with tree-sitter-typescript's TSX grammar.
+pub static TSX_ROW: LanguageRow = LanguageRow {
+    name: "TypeScript",
+    fence: "tsx",
+    extensions: &["tsx"],
+    grammar: &TYPESCRIPT,
+    tree_sitter: || tree_sitter_typescript::LANGUAGE_TSX.into(),
+    parse: |parser, text| parser.parse(text, None),
+    is_test_file: script_test_file,
+    syntax: SyntaxCheck::Tsx,
+    class_view: ClassView::MemberHeads,
+    reproducer: NODE_REPRODUCER,
+    regression: None,
+    runs_in_tab: false,
+};
+
+/// A `test`, `tests` or `__tests__` folder, or a name the test runners pick up: `*.test.*` and `*.spec.*`.
+fn script_test_file(path: &str) -> bool {
+    let (in_test_folder, name) = test_folder_and_name(path);
+    let in_jest_folder = path.split('/').rev().skip(1).any(|part| part == "__tests__");
+    let marked = name.split('.').skip(1).any(|part| part == "test" || part == "spec");
+    in_test_folder || in_jest_folder || marked
+}
+
+/// Asks for a standalone ES module (`reproducer.mjs`) run by Node that fails while the bug is present (the request
+/// of JavaScript and TypeScript).
+pub fn node_reproducer(issue: &str, places: &str, reproducer: &Reproducer) -> String {
+    format!(
+        "<issue>\n{}\n</issue>\n\n{places}Write a standalone ES module `{}`, run from the repository root with `{}`, \
+         that reproduces this issue. While the bug is present it must fail: throw an `Error` whose message explains \
+         what went wrong (or call `process.exit(1)` after printing it); once the bug is fixed it must exit with code \
+         0. Check every example of what the code should give that the issue shows, not only the one it says is \
+         wrong. Import the code the issue is about from the repository with a relative path (`import {{ f }} from \
+         './src/f.js'`, or the default import of a CommonJS module); never copy or rewrite it in the script, which \
+         would then test its own copy. Use Node's `assert` module (`import assert from 'node:assert'`) for the \
+         checks.\n\n\
+         Reply with the script in a single ```javascript code block.",
+        issue.trim(),
+        reproducer.file,
+        reproducer.command,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_files_follow_the_test_runners() {
+        for path in ["src/sum.test.js", "src/sum.spec.ts", "lib/__tests__/sum.js", "test/sum.js", "src/a.test.tsx"] {
+            assert!(script_test_file(path), "{path}");
+        }
+        for path in ["src/sum.js", "src/test.js", "src/spec.ts", "src/testing/sum.js", "src/latest.js"] {
+            assert!(!script_test_file(path), "{path}");
+        }
+    }
+}
