@@ -151,6 +151,19 @@ pub const JAVA: Grammar = Grammar {
     field_kinds: &["field_declaration", "constant_declaration"],
 };
 
+#[cfg(feature = "js")]
+/// Node kinds of JavaScript's and TypeScript's functions, of every form (declarations, expressions, arrows,
+/// methods): the syntax gate's scopes, and where `await` may be.
+pub const SCRIPT_FUNCTIONS: &[&str] = &[
+    "function_declaration",
+    "generator_function_declaration",
+    "function_expression",
+    "function",
+    "generator_function",
+    "arrow_function",
+    "method_definition",
+];
+
 /// The node kinds of a function value in JavaScript and TypeScript.
 #[cfg(feature = "js")]
 const SCRIPT_FUNCTION_VALUES: &[&str] = &["arrow_function", "function_expression", "function", "generator_function"];

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use acr_core::gate::SyntaxCheck;
-use gate_mutants::{Tally, mutants, pct, scratch_dir, verdicts};
+use gate_mutants::{files_ending, judge_corpus, pct, scratch_dir};
 
 mod gate_mutants;
 
@@ -25,25 +25,6 @@ fn corpus() -> Option<PathBuf> {
     root.is_dir().then_some(root)
 }
 
-/// Every JavaScript file under `dir`, in path order.
-fn script_files(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "js" || e == "mjs" || e == "cjs") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
 #[test]
 fn the_javascript_gate_agrees_with_v8_on_npm_packages_and_their_mutants() {
     if Command::new("node").arg("--version").output().is_err() {
@@ -55,49 +36,30 @@ fn the_javascript_gate_agrees_with_v8_on_npm_packages_and_their_mutants() {
         return;
     };
     let full = std::env::var_os("ACR_NODE_FULL").is_some();
-    let mut files = script_files(&root);
+    let mut files = files_ending(&root, &[".js", ".mjs", ".cjs"]);
     if !full {
         files = files.into_iter().step_by(3).collect();
     }
-    let scratch = scratch_dir("node");
-    let mut originals = Vec::new();
-    let mut mutated = Vec::new();
-    for (i, path) in files.iter().enumerate() {
-        let Ok(text) = std::fs::read_to_string(path) else { continue };
-        // Each copy keeps its file name (`.mjs` says ES module) beside a package.json saying what the original's
-        // package says of `.js` files.
-        let name = path.file_name().unwrap();
-        let module = nearest_type(path);
-        for (m, variant) in std::iter::once(text.clone()).chain(mutants(&text, i as u64, b"\"'`")).enumerate() {
-            let dir = scratch.join(format!("{i}-{m}"));
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(dir.join("package.json"), format!("{{\"type\": \"{module}\"}}\n")).unwrap();
-            let copy = dir.join(name);
-            std::fs::write(&copy, &variant).unwrap();
-            if m == 0 { originals.push((copy, variant)) } else { mutated.push((copy, variant)) }
-        }
-    }
-    let all: Vec<PathBuf> = originals.iter().chain(&mutated).map(|(p, _)| p.clone()).collect();
+    // Each copy keeps its file name (`.mjs` says ES module) beside a package.json saying what the original's
+    // package says of `.js` files.
+    let package = |path: &Path| vec![("package.json", format!("{{\"type\": \"{}\"}}\n", nearest_type(path)))];
     let mut node = Command::new("node");
     node.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/node/parse_check.mjs"));
-    let verdicts = verdicts(node, &all);
-    let (mut valid, mut broken) = (Tally::default(), Tally::default());
-    for (tally, set) in [(&mut valid, &originals), (&mut broken, &mutated)] {
-        for (path, text) in set {
-            tally.add(path, &verdicts[path], &SyntaxCheck::JavaScript.check(text));
-        }
-    }
-    if std::env::var_os("ACR_KEEP_SCRATCH").is_none() {
-        let _ = std::fs::remove_dir_all(&scratch);
-    }
-    eprintln!("corpus: {} ({} files)", root.display(), originals.len());
+    let gate = |_: &Path, text: &str| SyntaxCheck::JavaScript.check(text);
+    let (valid, broken) = judge_corpus(&files, b"\"'`", &scratch_dir("node"), package, node, gate);
+    eprintln!("corpus: {} ({} files)", root.display(), valid.files);
     gate_mutants::report("V8", &valid, &broken);
     assert!(valid.files > 50 && broken.files > 200, "too few cases to judge");
     assert_eq!(valid.compiler_rejects, 0, "the packages' own files parse");
     assert_eq!(valid.false_rejects, 0, "a valid published file was rejected");
-    assert!(pct(broken.false_accepts, broken.compiler_rejects) <= 5.0, "broken mutants accepted");
-    assert!(pct(broken.false_rejects, broken.files - broken.compiler_rejects) <= 1.0, "valid mutants rejected");
-    assert!(pct(broken.same_line, broken.both_reject) >= 60.0, "error lines apart from V8's");
+    // Measured on npm 10's own files and the packages it bundles (ACR_NODE_FULL=1, Node 20): none of 1,152 valid
+    // files rejected; of 5,758 mutants, 1.07% of those V8 rejects accepted (regular expressions V8 finds invalid,
+    // exports of names the module does not define, reserved words of strict mode), 1 of 2,484 it accepts rejected,
+    // the same line for 79.9% of those both reject (tree-sitter's recovery often starts an error where a statement
+    // does, V8 where the token is). The every-3rd-file sample: 0.72%, 0 and 81.1%.
+    assert!(pct(broken.false_accepts, broken.compiler_rejects) <= 1.5, "broken mutants accepted");
+    assert!(pct(broken.false_rejects, broken.files - broken.compiler_rejects) <= 0.5, "valid mutants rejected");
+    assert!(pct(broken.same_line, broken.both_reject) >= 75.0, "error lines apart from V8's");
 }
 
 /// What the nearest package.json above `path` says its `.js` files are: `module` or `commonjs`.

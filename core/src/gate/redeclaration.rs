@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 use super::SyntaxProblem;
-use super::script::FUNCTIONS;
 use super::tree_problems::problem_at;
+use crate::grammar::SCRIPT_FUNCTIONS as FUNCTIONS;
 
 /// How a name was declared in a scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

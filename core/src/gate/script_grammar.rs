@@ -18,8 +18,8 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 use super::SyntaxProblem;
-use super::script::FUNCTIONS;
 use super::tree_problems::problem_at;
+use crate::grammar::SCRIPT_FUNCTIONS as FUNCTIONS;
 
 /// Lists whose elements may not be empty.
 const NO_HOLES: &[&str] =

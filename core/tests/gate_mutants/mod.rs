@@ -148,6 +148,67 @@ impl Tally {
     }
 }
 
+/// Every file under `dir` whose name ends with one of `endings`, in path order.
+pub fn files_ending(dir: &Path, endings: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if endings.iter().any(|e| path.to_string_lossy().ends_with(e)) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Each file and five mutants of it (literals quoted by `quotes`), written into a folder of their own under
+/// `scratch` with their file name and the files `beside` gives for the original, judged by `checker` (see
+/// [`verdicts`]) and by `gate`: the tallies of the originals and of the mutants.
+pub fn judge_corpus(
+    files: &[PathBuf],
+    quotes: &[u8],
+    scratch: &Path,
+    beside: impl Fn(&Path) -> Vec<(&'static str, String)>,
+    checker: Command,
+    gate: impl Fn(&Path, &str) -> Result<(), acr_core::gate::SyntaxProblem>,
+) -> (Tally, Tally) {
+    let mut originals = Vec::new();
+    let mut mutated = Vec::new();
+    for (i, path) in files.iter().enumerate() {
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let name = path.file_name().unwrap();
+        let extra = beside(path);
+        for (m, variant) in std::iter::once(text.clone()).chain(mutants(&text, i as u64, quotes)).enumerate() {
+            let dir = scratch.join(format!("{i}-{m}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            for (file, content) in &extra {
+                std::fs::write(dir.join(file), content).unwrap();
+            }
+            let copy = dir.join(name);
+            std::fs::write(&copy, &variant).unwrap();
+            if m == 0 { originals.push((copy, variant)) } else { mutated.push((copy, variant)) }
+        }
+    }
+    let all: Vec<PathBuf> = originals.iter().chain(&mutated).map(|(p, _)| p.clone()).collect();
+    let verdicts = verdicts(checker, &all);
+    let (mut valid, mut broken) = (Tally::default(), Tally::default());
+    for (tally, set) in [(&mut valid, &originals), (&mut broken, &mutated)] {
+        for (path, text) in set {
+            tally.add(path, &verdicts[path], &gate(path, text));
+        }
+    }
+    if std::env::var_os("ACR_KEEP_SCRATCH").is_none() {
+        let _ = std::fs::remove_dir_all(scratch);
+    }
+    (valid, broken)
+}
+
 /// Prints the verdicts on the valid files and on their mutants beside `compiler`'s, with a few disagreements.
 pub fn report(compiler: &str, valid: &Tally, mutants: &Tally) {
     eprintln!(
