@@ -4,7 +4,7 @@
 use std::process::Command;
 
 mod common;
-use common::{ModelServer, acr_run, acr_run_command, acr_run_demo, events, of_kind, python3_available};
+use common::{ModelServer, acr_run, acr_run_command, acr_run_demo, events, of_kind, python3_available, runs};
 
 #[test]
 fn search_locate_patch_retry_and_review_with_python() {
@@ -27,12 +27,8 @@ fn search_locate_patch_retry_and_review_with_python() {
     assert_eq!(found[0]["found"][0]["file"], "inventory/cart.py");
     let patches: Vec<&str> = of_kind(&events, "patch").iter().map(|e| e["status"].as_str().unwrap()).collect();
     assert_eq!(patches, ["RAW_PATCH_BUT_UNMATCHED", "APPLICABLE_PATCH"], "one retry after a failed match");
-    let runs: Vec<(String, i64)> = of_kind(&events, "run")
-        .iter()
-        .map(|e| (e["purpose"].as_str().unwrap().to_string(), e["outcome"]["exit_code"].as_i64().unwrap_or(-1)))
-        .collect();
     assert_eq!(
-        runs,
+        runs(&events),
         [
             ("reproducer on original".into(), 1),
             ("reproducer on patch".into(), 0),

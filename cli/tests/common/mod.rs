@@ -86,3 +86,11 @@ pub fn events(out: &Path) -> Vec<serde_json::Value> {
 pub fn of_kind<'a>(events: &'a [serde_json::Value], kind: &str) -> Vec<&'a serde_json::Value> {
     events.iter().filter(|e| e["event"] == kind).collect()
 }
+
+/// What each execution of a run was for, with its exit code (-1 when it had none), in order.
+pub fn runs(events: &[serde_json::Value]) -> Vec<(String, i64)> {
+    of_kind(events, "run")
+        .iter()
+        .map(|e| (e["purpose"].as_str().unwrap().to_string(), e["outcome"]["exit_code"].as_i64().unwrap_or(-1)))
+        .collect()
+}

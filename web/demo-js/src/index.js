@@ -1,0 +1,2 @@
+export { Cart, formatCents } from './cart.js';
+export { Item } from './item.js';
