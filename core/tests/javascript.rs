@@ -120,6 +120,13 @@ fn definitions_of_scripts_are_put_in_place_by_name() {
     let getter = extract(&repo, answer, &options);
     assert_eq!(getter.status, ExtractStatus::ApplicablePatch, "{}", getter.reason);
     assert!(getter.diff.contains("+      sum += item.price * item.units;"), "{}", getter.diff);
+    // The same fix followed by a copy of the instructions' JavaScript example: the copy is left out.
+    let example = "function name(argument) {\n  the whole body, with your change made\n}";
+    let with_example = answer.replace("  }\n```", &format!("  }}\n{example}\n```"));
+    assert!(with_example.contains(example));
+    let copied = extract(&repo, &with_example, &options);
+    assert_eq!(copied.status, ExtractStatus::ApplicablePatch, "{}", copied.reason);
+    assert_eq!(copied.diff, getter.diff);
     // An exported arrow bound to a constant, with no path: placed by its unique name.
     let answer = "```js\nexport const formatCents = (cents) => `${(cents / 100).toFixed(2)} €`;\n```\n";
     let arrow = extract(&repo, answer, &options);

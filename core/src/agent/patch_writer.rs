@@ -18,11 +18,12 @@
 
 use super::search_loop::Found;
 use super::{Agent, AgentError, Event, Phase, ShownUnit};
+use crate::language::Language;
 use crate::llm::{Llm, Message};
 use crate::locate::{BugLocation, ContextKind};
 use crate::patch::{self, BugLine, EditFormat, EditFormatChoice, ExtractOptions, ExtractStatus, Extraction};
 use crate::prompt::text::{ANSWER_START_CHARS, NO_CODE_CHANGED, SAME_PATCH_AGAIN};
-use crate::prompt::{Prompt, Tried};
+use crate::prompt::{AskedFormat, Prompt, Tried};
 use crate::repo::Repo;
 use crate::runner::{RunOutcome, Runner};
 
@@ -81,7 +82,7 @@ impl PatchWriter {
     }
 
     /// The request that opens the conversation, asking for edits in `format`.
-    pub fn opening<'a>(issue: &'a str, found: &'a Found, format: EditFormat) -> Prompt<'a> {
+    pub fn opening<'a>(issue: &'a str, found: &'a Found, format: AskedFormat) -> Prompt<'a> {
         if found.locations.is_empty() {
             Prompt::PatchFromConversation { format }
         } else {
@@ -90,17 +91,19 @@ impl PatchWriter {
     }
 
     /// The messages of the opening request (after the search conversation when there are no locations).
-    pub fn opening_messages(issue: &str, found: &Found, format: EditFormat) -> Vec<Message> {
+    pub fn opening_messages(issue: &str, found: &Found, format: AskedFormat) -> Vec<Message> {
         let history = if found.locations.is_empty() { found.conversation.as_slice() } else { &[] };
         PatchWriter::opening(issue, found, format).request(history).messages
     }
 
-    /// The format to ask for: the choice, given the length of the files at the bug locations.
-    pub fn format_for(choice: &EditFormatChoice, repo: &Repo, found: &Found) -> EditFormat {
+    /// The format to ask for: the choice, given the length of the files at the bug locations, in the language of
+    /// the first location's file (Python's when there is none).
+    pub fn format_for(choice: &EditFormatChoice, repo: &Repo, found: &Found) -> AskedFormat {
         let mut files: Vec<&str> = found.locations.iter().map(|l| l.file.as_str()).collect();
         files.dedup();
         let counts: Vec<usize> = files.iter().filter_map(|f| repo.file(f)).map(|t| t.lines().count()).collect();
-        choice.for_files(&counts)
+        let language = files.first().and_then(|f| Language::of_path(f)).unwrap_or_default();
+        AskedFormat { format: choice.for_files(&counts), language }
     }
 
     /// The conversation so far.
@@ -168,7 +171,7 @@ impl PatchWriter {
                 agent.emit(Event::Shown { units: shown_units(found) });
             }
             let format = PatchWriter::format_for(&agent.config.edit_format, &agent.repo, found);
-            self.options.asked = Some(format);
+            self.options.asked = Some(format.format);
             let prompt = match &pending {
                 Pending::Start => PatchWriter::opening(issue, found, format),
                 Pending::Retry(reason, answer_start) => Prompt::PatchRetry { reason, format, answer_start },
@@ -200,7 +203,8 @@ impl PatchWriter {
             if extraction.status.is_applicable() {
                 // Asked for definitions, a model that shows its definition unchanged but for a docstring or comment
                 // has not written the fix: it hears so, while attempts remain.
-                let (note, reason) = if format == EditFormat::Definition && !extraction.changes_code(&agent.repo) {
+                let (note, reason) = if format.format == EditFormat::Definition && !extraction.changes_code(&agent.repo)
+                {
                     if self.no_code.contains(&extraction.diff) && !found.locations.is_empty() {
                         // Told once, a small model writes the same answer again and again (Qwen2.5-Coder-1.5B, 12
                         // times in a row on QuixBugs' powerset): a new conversation asks afresh.

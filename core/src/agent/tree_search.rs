@@ -72,7 +72,7 @@ pub async fn run<L: Llm, R: Runner>(
     let writer = PatchWriter::new(found);
     let format = PatchWriter::format_for(&agent.config.edit_format, &agent.repo, found);
     let base = PatchWriter::opening_messages(issue, found, format);
-    let options = ExtractOptions { asked: Some(format), ..writer.options().clone() };
+    let options = ExtractOptions { asked: Some(format.format), ..writer.options().clone() };
     let mut best: BTreeMap<usize, Extraction> = BTreeMap::new();
     // With a runner, candidates are validated by a reproducer that fails on the original program; its output
     // there is the root's evidence, so children that fail the same way score 0.
@@ -226,7 +226,7 @@ fn messages_for(
     base: &[Message],
     mode: &Mode,
     candidate: &Candidate,
-    format: crate::patch::EditFormat,
+    format: crate::prompt::AskedFormat,
 ) -> (Vec<Message>, crate::prompt::PromptKind) {
     let masked;
     let code;

@@ -3,7 +3,7 @@
 //! [`super::junit`], reproduce the issue before a reproducer is asked for in [`junit_reproducer`]'s words.
 
 use super::junit;
-use super::row::{ClassView, LanguageRow, ProjectTests, Reproducer, test_folder_and_name};
+use super::row::{ClassView, DefinitionShape, LanguageRow, ProjectTests, Reproducer, test_folder_and_name};
 use crate::gate::SyntaxCheck;
 use crate::grammar::JAVA;
 
@@ -31,6 +31,11 @@ pub static JAVA_ROW: LanguageRow = LanguageRow {
     // The written reproducer runs with every test of the repository already.
     regression: None,
     runs_in_tab: false,
+    definition: DefinitionShape {
+        starts: "its annotations and its first line",
+        example: "void name(Type argument) {\n    the whole body, with your change made\n}",
+        line_comment: "//",
+    },
 };
 
 /// A `test` or `tests` folder (Maven's and Gradle's `src/test/java`) or the names their test runners pick up

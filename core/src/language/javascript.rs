@@ -4,9 +4,23 @@
 //! plain one. Test files follow the conventions of Jest, Mocha, Vitest and `node --test`; the reproducer is a
 //! standalone ES module run by Node, asked for in [`node_reproducer`]'s words.
 
-use super::row::{ClassView, LanguageRow, Reproducer, test_folder_and_name};
+use super::row::{ClassView, DefinitionShape, LanguageRow, Reproducer, test_folder_and_name};
 use crate::gate::SyntaxCheck;
 use crate::grammar::{JAVASCRIPT, TYPESCRIPT};
+
+/// How the definition-edit instructions show a JavaScript definition.
+const JAVASCRIPT_DEFINITION: DefinitionShape = DefinitionShape {
+    starts: "its decorators and its first line",
+    example: "function name(argument) {\n  the whole body, with your change made\n}",
+    line_comment: "//",
+};
+
+/// How they show a TypeScript definition.
+const TYPESCRIPT_DEFINITION: DefinitionShape = DefinitionShape {
+    starts: "its decorators and its first line",
+    example: "function name(argument: Type): Type {\n  the whole body, with your change made\n}",
+    line_comment: "//",
+};
 
 /// How a reproducer of a JavaScript or TypeScript repository is asked for and run: an ES module (which can import
 /// both the repository's ES modules and its CommonJS ones) run by Node.
@@ -34,6 +48,7 @@ pub static JAVASCRIPT_ROW: LanguageRow = LanguageRow {
     reproducer: NODE_REPRODUCER,
     regression: None,
     runs_in_tab: false,
+    definition: JAVASCRIPT_DEFINITION,
 };
 
 /// The TypeScript row: `.ts`, `.mts` and `.cts` files, judged by the `typescript` package's parser.
@@ -50,6 +65,7 @@ pub static TYPESCRIPT_ROW: LanguageRow = LanguageRow {
     reproducer: NODE_REPRODUCER,
     regression: None,
     runs_in_tab: false,
+    definition: TYPESCRIPT_DEFINITION,
 };
 
 /// TypeScript with JSX: `.tsx` files, parsed with tree-sitter-typescript's TSX grammar.
@@ -66,6 +82,7 @@ pub static TSX_ROW: LanguageRow = LanguageRow {
     reproducer: NODE_REPRODUCER,
     regression: None,
     runs_in_tab: false,
+    definition: TYPESCRIPT_DEFINITION,
 };
 
 /// A `test`, `tests` or `__tests__` folder, or a name the test runners pick up: `*.test.*` and `*.spec.*`.

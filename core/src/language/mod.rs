@@ -37,7 +37,7 @@ pub use java::{JAVA_ROW, junit_reproducer};
 #[cfg(feature = "js")]
 pub use javascript::{JAVASCRIPT_ROW, TSX_ROW, TYPESCRIPT_ROW, node_reproducer};
 pub use python::{PRINT_STACKTRACE, PYTHON_ROW, RUNNER, script_reproducer};
-pub use row::{ClassView, Helper, LanguageRow, ProjectTests, Reproducer, TestRunner};
+pub use row::{ClassView, DefinitionShape, Helper, LanguageRow, ProjectTests, Reproducer, TestRunner};
 
 pub use crate::gate::SyntaxCheck;
 

@@ -2,7 +2,7 @@
 //! [`script_reproducer`]'s words, and its regression check runs the tests that touch a patch's files with
 //! [`RUNNER`].
 
-use super::row::{ClassView, Helper, LanguageRow, Reproducer, TestRunner, test_folder_and_name};
+use super::row::{ClassView, DefinitionShape, Helper, LanguageRow, Reproducer, TestRunner, test_folder_and_name};
 use crate::gate::SyntaxCheck;
 use crate::grammar::PYTHON;
 
@@ -28,6 +28,11 @@ pub static PYTHON_ROW: LanguageRow = LanguageRow {
     },
     regression: Some(TestRunner { file: "acr_run_tests.py", source: RUNNER, command: "python3 acr_run_tests.py" }),
     runs_in_tab: true,
+    definition: DefinitionShape {
+        starts: "its decorators and `def` or `class` line",
+        example: "def name(arguments):\n    the whole body, with your change made",
+        line_comment: "#",
+    },
 };
 
 /// AutoCodeRover's rule: a `test` or `tests` folder, `test_*` or `*_test.py`.

@@ -38,6 +38,20 @@ pub struct LanguageRow {
     pub regression: Option<TestRunner>,
     /// Whether the playground's in-tab runner (Python in the browser) can run this language's code.
     pub runs_in_tab: bool,
+    /// How the definition-edit instructions show a definition: where one starts, an example, and the line comment
+    /// a placeholder would be written with.
+    pub definition: DefinitionShape,
+}
+
+/// How the instructions of definition edits show this language's definitions.
+#[derive(Debug)]
+pub struct DefinitionShape {
+    /// Where a definition starts, after "from" (`its decorators and `def` or `class` line`).
+    pub starts: &'static str,
+    /// The example definition, as the instructions show it (the definition reader leaves a copy of it out).
+    pub example: &'static str,
+    /// The line comment a placeholder is written with (`#`).
+    pub line_comment: &'static str,
 }
 
 /// Which lines of a class `search_class` shows as its signature (the `search` module draws them).

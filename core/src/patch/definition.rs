@@ -375,10 +375,6 @@ impl Shown {
     }
 }
 
-/// The definition the instructions on definition edits show as the example of the format
-/// (`crate::prompt::text::DEFINITION_FORMAT`, which a test keeps in step with this).
-pub(crate) const FORMAT_EXAMPLE: &str = "def name(arguments):\n    the whole body, with your change made";
-
 /// The most lines of a cut tail [`without_cut_tail`] looks at.
 const CUT_TAIL_LINES: usize = 40;
 
@@ -392,7 +388,8 @@ const CUT_TAIL_LINES: usize = 40;
 ///   possibly cut: leaving it out leaves that text as the file has it; or
 /// - in Python, a triple-quoted string never closed: text, never code, and a definition edit does not change the
 ///   file's module docstring in any case; or
-/// - the instructions' example of the format ([`FORMAT_EXAMPLE`]), or its start, copied after the fix
+/// - the instructions' example definition of the language (its row's `definition.example`), or its start, copied
+///   after the fix
 ///   (Qwen2.5-Coder-1.5B did, after its kheapsort fix): it is not code;
 ///
 /// and it starts at the block's outer indentation (after the definitions, not inside one), and what is left reads
@@ -402,7 +399,7 @@ pub(crate) fn without_cut_tail(language: Language, block: &str, file: &str) -> O
     let end = lines.iter().rposition(|l| !l.trim().is_empty())? + 1;
     let outer = lines[..end].iter().filter(|l| !l.trim().is_empty()).map(|l| leading(l)).min()?;
     let file_lines: Vec<&str> = file.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let example: Vec<&str> = FORMAT_EXAMPLE.lines().map(str::trim).collect();
+    let example: Vec<&str> = language.row().definition.example.lines().map(str::trim).collect();
     // The longest tail first: a shorter one could leave part of the text, an open string, in what is read.
     for start in end.saturating_sub(CUT_TAIL_LINES).max(1)..end {
         // The tail starts after the definitions, at the block's outer indentation: a tail inside a definition

@@ -41,8 +41,6 @@ use serde::Serialize;
 pub use apply::{Applied, ApplyOptions, Candidate, EditFailure, IndentGuess, NearLine, Reading, apply_edit};
 
 pub use block::is_placeholder;
-#[cfg(test)]
-pub(crate) use definition::FORMAT_EXAMPLE as DEFINITION_FORMAT_EXAMPLE;
 use definition::Unplaced;
 pub use diff::{FileDiff, Hunk, Line, file_diff, repo_diff};
 pub use edit::{Edit, EditFormat, ParseIssue};

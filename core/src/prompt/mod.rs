@@ -44,6 +44,23 @@ pub struct Tried {
     pub run: RunOutcome,
 }
 
+/// The edit format a patch request asks for, and the language of the code it is for: the instructions show that
+/// language's definitions (a Python `def`, a JavaScript `function`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AskedFormat {
+    /// The edit format.
+    pub format: EditFormat,
+    /// The language of the code at the bug locations.
+    pub language: Language,
+}
+
+impl From<EditFormat> for AskedFormat {
+    /// The format for Python, the language assumed where none is known.
+    fn from(format: EditFormat) -> Self {
+        AskedFormat { format, language: Language::default() }
+    }
+}
+
 /// One request of the agent, with what it needs to be written.
 #[derive(Debug, Clone)]
 pub enum Prompt<'a> {
@@ -93,8 +110,8 @@ pub enum Prompt<'a> {
         locations: &'a [BugLocation],
         /// Enclosing classes and overridden parents' methods, each tied to a location.
         context: &'a [Context],
-        /// The edit format asked for.
-        format: EditFormat,
+        /// The edit format asked for, in the language of the code.
+        format: AskedFormat,
     },
     /// Ask for a patch in a new conversation, after the model wrote a judged patch again: the opening request with
     /// the fixes tried so far and what the reproducer printed on each.
@@ -107,20 +124,20 @@ pub enum Prompt<'a> {
         context: &'a [Context],
         /// The fixes judged so far, oldest first.
         tried: &'a [Tried],
-        /// The edit format asked for.
-        format: EditFormat,
+        /// The edit format asked for, in the language of the code.
+        format: AskedFormat,
     },
     /// Ask for a patch at the end of the search conversation (no location resolved).
     PatchFromConversation {
-        /// The edit format asked for.
-        format: EditFormat,
+        /// The edit format asked for, in the language of the code.
+        format: AskedFormat,
     },
     /// Say why the patch did not apply and ask again.
     PatchRetry {
         /// Why it did not apply.
         reason: &'a str,
-        /// The edit format asked for.
-        format: EditFormat,
+        /// The edit format asked for, in the language of the code.
+        format: AskedFormat,
         /// The start of the answer when no edit could be read from it, shown back (empty otherwise).
         answer_start: &'a str,
     },
@@ -129,8 +146,8 @@ pub enum Prompt<'a> {
     PatchAmbiguous {
         /// The refused edits and their candidate places, one line each ([`crate::patch::Extraction::ambiguity_list`]).
         refused: &'a str,
-        /// The edit format asked for.
-        format: EditFormat,
+        /// The edit format asked for, in the language of the code.
+        format: AskedFormat,
     },
     /// Pass the reviewer's judgement of the patch to the patch writer.
     ReviewFeedback {
@@ -138,15 +155,15 @@ pub enum Prompt<'a> {
         analysis: &'a str,
         /// The reviewer's advice.
         advice: &'a str,
-        /// The edit format asked for.
-        format: EditFormat,
+        /// The edit format asked for, in the language of the code.
+        format: AskedFormat,
     },
     /// Tell the patch writer that validation by execution failed.
     ValidationFeedback {
         /// What failed, with the output.
         message: &'a str,
-        /// The edit format asked for.
-        format: EditFormat,
+        /// The edit format asked for, in the language of the code.
+        format: AskedFormat,
     },
     /// MCTS: refine a candidate given what was learnt about it.
     Refine {
@@ -154,8 +171,8 @@ pub enum Prompt<'a> {
         parent_patch: &'a str,
         /// What validation or the rating said.
         feedback: &'a str,
-        /// The edit format asked for.
-        format: EditFormat,
+        /// The edit format asked for, in the language of the code.
+        format: AskedFormat,
     },
     /// MCTS: replace masked lines (single-line and single-hunk candidates).
     Infill {
@@ -552,36 +569,43 @@ pub fn samples() -> Vec<(PromptKind, Vec<Message>)> {
             PromptKind::DecideAfterNotFound => Prompt::DecideAfterNotFound { reasons: &not_found },
             PromptKind::Proxy => Prompt::Proxy { answer: "Let me look at the cart: search_class(\"Cart\")." },
             PromptKind::ProxyRetry => Prompt::ProxyRetry { problems: &problems },
-            PromptKind::PatchWithLocations => {
-                Prompt::PatchWithLocations { issue, locations: &locations, context: &context, format: EditFormat::Acr }
-            }
+            PromptKind::PatchWithLocations => Prompt::PatchWithLocations {
+                issue,
+                locations: &locations,
+                context: &context,
+                format: EditFormat::Acr.into(),
+            },
             PromptKind::PatchAfresh => Prompt::PatchAfresh {
                 issue,
                 locations: &locations,
                 context: &context,
                 tried: &tried,
-                format: EditFormat::Definition,
+                format: EditFormat::Definition.into(),
             },
-            PromptKind::PatchFromConversation => Prompt::PatchFromConversation { format: EditFormat::Acr },
+            PromptKind::PatchFromConversation => Prompt::PatchFromConversation { format: EditFormat::Acr.into() },
             PromptKind::PatchRetry => Prompt::PatchRetry {
                 reason: "Edit 1 (shop/cart.py): the <original> was not found.",
-                format: EditFormat::Acr,
+                format: EditFormat::Acr.into(),
                 answer_start: "",
             },
             PromptKind::PatchAmbiguous => Prompt::PatchAmbiguous {
                 refused: "- edit 2 (shop/cart.py): line 11 in `Cart.total`; line 13 in `Cart.total`\n",
-                format: EditFormat::Acr,
+                format: EditFormat::Acr.into(),
             },
-            PromptKind::ReviewFeedback => {
-                Prompt::ReviewFeedback { analysis: "It adds units.", advice: "Multiply.", format: EditFormat::Acr }
-            }
+            PromptKind::ReviewFeedback => Prompt::ReviewFeedback {
+                analysis: "It adds units.",
+                advice: "Multiply.",
+                format: EditFormat::Acr.into(),
+            },
             PromptKind::ValidationFeedback => Prompt::ValidationFeedback {
                 message: "The reproducer still fails:\nAssertionError: 50 != 150",
-                format: EditFormat::Acr,
+                format: EditFormat::Acr.into(),
             },
-            PromptKind::Refine => {
-                Prompt::Refine { parent_patch: diff, feedback: "the reproducer still fails", format: EditFormat::Acr }
-            }
+            PromptKind::Refine => Prompt::Refine {
+                parent_patch: diff,
+                feedback: "the reproducer still fails",
+                format: EditFormat::Acr.into(),
+            },
             PromptKind::Infill => Prompt::Infill {
                 file: "shop/cart.py",
                 masked_code: "    def total(self):\n        >>> [ INFILL ] <<<\n",

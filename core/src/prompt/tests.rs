@@ -94,12 +94,6 @@ fn snapshot_of_the_tools() {
     );
 }
 
-/// The example definition the instructions show is the one the definition reader knows for a copy of them.
-#[test]
-fn the_definition_formats_example_is_the_one_the_reader_knows() {
-    assert!(text::DEFINITION_FORMAT.contains(crate::patch::DEFINITION_FORMAT_EXAMPLE));
-}
-
 /// The prompts that change with the repository's language, for a Java repository: the system messages name Java and
 /// code is fenced as Java.
 #[cfg(feature = "java")]
@@ -126,7 +120,7 @@ fn snapshot_of_the_java_prompts() {
             issue: "Cart.total() ignores quantities.",
             locations: &[location],
             context: &[],
-            format: crate::patch::EditFormat::Acr,
+            format: AskedFormat { format: crate::patch::EditFormat::Acr, language: Language::Java },
         },
         Prompt::Infill { file, masked_code: "        >>> [ INFILL ] <<<", feedback: "it does not compile" },
         Prompt::RewriteFunction { file, code, feedback: "the tests still fail" },
@@ -172,7 +166,7 @@ fn snapshot_of_the_script_prompts() {
             issue: "Cart.total() ignores units.",
             locations: &[location],
             context: &[],
-            format: crate::patch::EditFormat::Definition,
+            format: AskedFormat { format: crate::patch::EditFormat::Definition, language: Language::TypeScript },
         },
         Prompt::Reproducer { issue: "Cart.total() ignores units.", places: &[], language: Language::JavaScript },
         Prompt::ReproducerNoScript { language: Language::JavaScript },
@@ -193,17 +187,18 @@ fn snapshot_of_the_script_prompts() {
 fn snapshot_of_every_edit_format() {
     use crate::patch::EditFormat;
     for format in EditFormat::ALL {
+        let asked = format.into();
         let prompts = [
-            Prompt::PatchFromConversation { format },
+            Prompt::PatchFromConversation { format: asked },
             Prompt::PatchRetry {
                 reason: "No edit could be read from the answer.",
-                format,
+                format: asked,
                 answer_start: "I would multiply the price by the units in `total`:\n\n    return sum(i.price * i.units",
             },
-            Prompt::ReviewFeedback { analysis: "It adds units.", advice: "Multiply.", format },
+            Prompt::ReviewFeedback { analysis: "It adds units.", advice: "Multiply.", format: asked },
             Prompt::PatchAmbiguous {
                 refused: "- edit 1 (shop/cart.py): 3 in `Cart.total`; 9 in `Order.total`\n",
-                format,
+                format: asked,
             },
         ];
         let mut rendered = Vec::new();
@@ -273,7 +268,7 @@ fn a_reproducer_that_copies_the_code_is_told_to_import_it() {
 /// A patch of definitions that changes no code is sent back with why.
 #[test]
 fn a_patch_that_changes_no_code_is_sent_back() {
-    let told = text::patch_failed(text::NO_CODE_CHANGED, crate::patch::EditFormat::Definition, "");
+    let told = text::patch_failed(text::NO_CODE_CHANGED, crate::patch::EditFormat::Definition.into(), "");
     insta::assert_snapshot!("patch_changes_no_code", told);
 }
 

@@ -4,6 +4,7 @@
 //! calls search APIs, a patch writer that answers in `<file>/<original>/<patched>` blocks, a reproducer writer and a
 //! reviewer that judge by execution, and, for APR-MCTS, refinement and rating prompts.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::api::{APIS, MAX_CALLS_PER_ROUND};
@@ -20,7 +21,7 @@ use crate::proxy::{Fate, NotRun, Problem};
 use crate::runner::RunOutcome;
 use crate::script_check::Flaws;
 
-use super::Tried;
+use super::{AskedFormat, Tried};
 
 /// The system message of the context-retrieval conversation.
 pub fn search_system(language: Language) -> String {
@@ -301,18 +302,20 @@ and removed lines exactly, with their indentation, and keep enough unchanged lin
 occur once in the file; the numbers after `@@` may be approximate. Never leave code out with placeholders such as \
 `# ...`. Before the diff, explain in a few sentences what is wrong and how you fix it.";
 
-/// Instructions on definition edits: each changed function, method or class written whole.
-pub const DEFINITION_FORMAT: &str = "Write the patch as the complete new text of each function, method or class \
-you change: the path of its file on a line of its own, then the whole definition in a code fence, from its \
-decorators and `def` or `class` line to its last line:\n\n\
-path/to/file.py\n\
-```python\n\
-def name(arguments):\n    \
-the whole body, with your change made\n\
-```\n\n\
-Show only the definitions you change, each complete: never leave lines out with `...` or `# ...`. A method keeps \
-its name; write it alone or inside its class. Before the code, explain in a few sentences what is wrong and how you \
-fix it.";
+/// Instructions on definition edits: each changed function, method or class written whole, shown in `language`.
+pub fn definition_format(language: Language) -> String {
+    let row = language.row();
+    let shape = &row.definition;
+    format!(
+        "Write the patch as the complete new text of each function, method or class you change: the path of its file \
+         on a line of its own, then the whole definition in a code fence, from {} to its last line:\n\n\
+         path/to/file.{}\n```{}\n{}\n```\n\n\
+         Show only the definitions you change, each complete: never leave lines out with `...` or `{} ...`. A method \
+         keeps its name; write it alone or inside its class. Before the code, explain in a few sentences what is \
+         wrong and how you fix it.",
+        shape.starts, row.extensions[0], row.fence, shape.example, shape.line_comment
+    )
+}
 
 /// Instructions on whole files.
 pub const WHOLE_FORMAT: &str = "Write the patch as the complete new text of each file you change: the path of the \
@@ -325,13 +328,13 @@ Write every line, the unchanged ones too. A file shortened with a comment such a
 off before its end, is refused. Before the files, explain in a few sentences what is wrong and how you fix it.";
 
 /// The instructions on an edit format, as every patch prompt ends.
-pub fn edit_format(format: EditFormat) -> &'static str {
-    match format {
-        EditFormat::Acr => EDIT_FORMAT,
-        EditFormat::SearchReplace => SEARCH_REPLACE_FORMAT,
-        EditFormat::Udiff => UDIFF_FORMAT,
-        EditFormat::Definition => DEFINITION_FORMAT,
-        EditFormat::Whole => WHOLE_FORMAT,
+pub fn edit_format(asked: AskedFormat) -> Cow<'static, str> {
+    match asked.format {
+        EditFormat::Acr => Cow::Borrowed(EDIT_FORMAT),
+        EditFormat::SearchReplace => Cow::Borrowed(SEARCH_REPLACE_FORMAT),
+        EditFormat::Udiff => Cow::Borrowed(UDIFF_FORMAT),
+        EditFormat::Definition => Cow::Owned(definition_format(asked.language)),
+        EditFormat::Whole => Cow::Borrowed(WHOLE_FORMAT),
     }
 }
 
@@ -381,9 +384,14 @@ pub fn context_label(context: &Context, location: &BugLocation) -> String {
 
 /// The patch request when bug locations are known: the issue, each location's code and intended behaviour, then the
 /// context that comes with them (the enclosing class, the overridden parents' methods), labelled.
-pub fn patch_with_locations(issue: &str, locations: &[BugLocation], context: &[Context], format: EditFormat) -> String {
+pub fn patch_with_locations(
+    issue: &str,
+    locations: &[BugLocation],
+    context: &[Context],
+    format: AskedFormat,
+) -> String {
     let mut s = bug_code(issue, locations, context);
-    s.push_str(edit_format(format));
+    s.push_str(&edit_format(format));
     s
 }
 
@@ -432,7 +440,7 @@ pub fn patch_afresh(
     locations: &[BugLocation],
     context: &[Context],
     tried: &[Tried],
-    format: EditFormat,
+    format: AskedFormat,
 ) -> String {
     let mut s = bug_code(issue, locations, context);
     let _ = writeln!(s, "{TRIED_BEFORE}\n");
@@ -451,12 +459,12 @@ pub fn patch_afresh(
         );
     }
     s.push_str("Write a different fix, one that makes the reproducer pass.\n\n");
-    s.push_str(edit_format(format));
+    s.push_str(&edit_format(format));
     s
 }
 
 /// The patch request that reuses the search conversation (no location resolved).
-pub fn patch_from_conversation(format: EditFormat) -> String {
+pub fn patch_from_conversation(format: AskedFormat) -> String {
     format!("Using everything gathered above, write a patch that resolves the issue.\n\n{}", edit_format(format))
 }
 
@@ -472,7 +480,7 @@ pub const SAME_PATCH_AGAIN: &str = "it is the same patch you wrote earlier in th
 
 /// Feedback after a patch could not be applied. `answer_start` is the start of the answer when no edit could be
 /// read from it (empty otherwise): the model sees what it wrote next to the format it was asked for.
-pub fn patch_failed(reason: &str, format: EditFormat, answer_start: &str) -> String {
+pub fn patch_failed(reason: &str, format: AskedFormat, answer_start: &str) -> String {
     let mut s = format!("Your patch could not be applied: {}\n", reason.trim());
     if !answer_start.trim().is_empty() {
         let _ = writeln!(
@@ -487,8 +495,8 @@ pub fn patch_failed(reason: &str, format: EditFormat, answer_start: &str) -> Str
 
 /// Asks again for a patch of which some edits were refused because their original occurs in several places.
 /// `refused` lists those edits with the places, one line each.
-pub fn patch_ambiguous(refused: &str, format: EditFormat) -> String {
-    if format == EditFormat::Definition {
+pub fn patch_ambiguous(refused: &str, format: AskedFormat) -> String {
+    if format.format == EditFormat::Definition {
         return format!(
             "Only part of your patch could be applied. These definitions have a name that is defined in more than \
              one place, and nothing says which one you meant, so they were left out:\n{}\nThe other definitions \
@@ -511,7 +519,7 @@ pub fn patch_ambiguous(refused: &str, format: EditFormat) -> String {
 }
 
 /// Feedback to the patch writer from the reviewer.
-pub fn review_patch_feedback(analysis: &str, advice: &str, format: EditFormat) -> String {
+pub fn review_patch_feedback(analysis: &str, advice: &str, format: AskedFormat) -> String {
     format!(
         "A reviewer ran your patch against a reproducer and judged it wrong.\nAnalysis: {}\nAdvice: {}\nWrite an \
          improved patch.\n\n{}",
@@ -523,7 +531,7 @@ pub fn review_patch_feedback(analysis: &str, advice: &str, format: EditFormat) -
 
 /// Feedback to the patch writer after a patch the reviewer judged right failed validation (the reproducer or the
 /// repository's tests).
-pub fn validation_failed(message: &str, format: EditFormat) -> String {
+pub fn validation_failed(message: &str, format: AskedFormat) -> String {
     format!(
         "A reviewer judged your patch right, but validating it by execution failed:\n{}\nWrite an improved \
          patch.\n\n{}",
@@ -533,7 +541,7 @@ pub fn validation_failed(message: &str, format: EditFormat) -> String {
 }
 
 /// MCTS: asks for a refined candidate, given the parent's patch and what was learnt from it.
-pub fn refine(parent_patch: &str, feedback: &str, format: EditFormat) -> String {
+pub fn refine(parent_patch: &str, feedback: &str, format: AskedFormat) -> String {
     format!(
         "A previous attempt produced this patch:\n```diff\n{}\n```\nWhat we know about it: {}\n\nFirst reflect in a \
          few sentences on what it gets wrong or misses, then write a better patch.\n\n{}",
