@@ -9,7 +9,7 @@
 
 use tree_sitter::Node;
 
-use super::tree_problems::{first_problem, problem_at};
+use super::tree_problems::{Step, first_problem, problem_at, shorten, walk};
 use super::{ProblemKind, SyntaxProblem};
 use crate::grammar::{self, JAVA};
 
@@ -62,11 +62,18 @@ const STATEMENT_EXPRESSIONS: &[&str] = &[
 /// (a method that lost its return type).
 fn beyond_the_grammar(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
     file_order(root, source)?;
-    let mut cursor = root.walk();
     // Names of the enclosing type declarations, with the node id that opened each.
     let mut types: Vec<(usize, &str)> = Vec::new();
-    loop {
-        let node = cursor.node();
+    walk(root, |step| {
+        let node = match step {
+            Step::Enter(node) => node,
+            Step::Leave(node) => {
+                if types.last().is_some_and(|(id, _)| *id == node.id()) {
+                    types.pop();
+                }
+                return Ok(());
+            }
+        };
         match node.kind() {
             "expression_statement" => {
                 // A switch rule's body (`case 1 -> 2;`) may be any expression.
@@ -91,21 +98,8 @@ fn beyond_the_grammar(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem>
             }
             _ => {}
         }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if types.last().is_some_and(|(id, _)| *id == cursor.node().id()) {
-                types.pop();
-            }
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return Ok(());
-            }
-        }
-    }
+        Ok(())
+    })
 }
 
 /// The order `javac` requires at the top of a file: at most one `package` declaration, first; then imports; then
@@ -141,13 +135,6 @@ fn file_order(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
 
 fn is_keyword(word: &str) -> bool {
     matches!(word, "class" | "interface" | "enum" | "record" | "extends" | "implements" | "return" | "new" | "throws")
-}
-
-fn shorten(token: &str) -> String {
-    match token.char_indices().nth(20) {
-        Some((i, _)) => format!("{}…", &token[..i]),
-        None => token.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 use super::SyntaxProblem;
-use super::tree_problems::problem_at;
+use super::tree_problems::{Step, problem_at, walk};
 use crate::grammar::SCRIPT_FUNCTIONS as FUNCTIONS;
 
 /// How a name was declared in a scope.
@@ -46,9 +46,16 @@ struct Scope {
 pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
     let src = source.as_bytes();
     let mut scopes: Vec<Scope> = Vec::new();
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
+    walk(root, |step| {
+        let node = match step {
+            Step::Enter(node) => node,
+            Step::Leave(node) => {
+                if scopes.last().is_some_and(|s| s.node == node.id()) {
+                    scopes.pop();
+                }
+                return Ok(());
+            }
+        };
         let kind = node.kind();
         let opens = match kind {
             "program" => Some(true),
@@ -105,21 +112,8 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
             k if FUNCTIONS.contains(&k) => parameters(node, &mut scopes, &mut declare_at)?,
             _ => {}
         }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if scopes.last().is_some_and(|s| s.node == cursor.node().id()) {
-                scopes.pop();
-            }
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return Ok(());
-            }
-        }
-    }
+        Ok(())
+    })
 }
 
 /// Declares a function's parameters in its scope (the last one).

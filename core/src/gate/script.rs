@@ -4,12 +4,14 @@
 //! The check reads tree-sitter's parse, as Java's does: a source passes when the tree holds no `ERROR` node and no
 //! `MISSING` node (a token the parser had to invent, such as a `)`), and otherwise the first such node in the source
 //! is the problem, in the words of the compiler it stands for where they correspond (`')' expected`, `Unexpected
-//! end of input`, `Unexpected token '}'`). What tree-sitter's grammars accept and the compilers refuse (the early
-//! errors, such as `await` outside an async function) is not seen, except the one a model's edit most often makes, a
-//! name declared twice (the `redeclaration` module); its agreement with V8 is measured by `core/tests/gate_node.rs`.
+//! end of input`, `Unexpected token '}'`). For JavaScript, what tree-sitter's grammar accepts and V8 refuses is
+//! checked after a parse with no error: names declared twice (the `redeclaration` module) and the constructs the
+//! `script_grammar` module lists. TypeScript's source is read again in the grammar's words where it is newer than
+//! tree-sitter-typescript 0.23. The agreement is measured by `core/tests/gate_node.rs` (V8) and
+//! `core/tests/gate_typescript.rs` (the `typescript` package).
 
 use super::SyntaxProblem;
-use super::tree_problems::{first_problem, problem_at};
+use super::tree_problems::{Step, first_problem, problem_at, shorten, walk};
 use crate::grammar;
 
 /// Whose words a problem is told in.
@@ -108,10 +110,9 @@ fn older_typescript(source: &str) -> Option<String> {
 /// or `(`; `None` when there is no such arrow function.
 fn semicolons_after_arrows(root: tree_sitter::Node<'_>, source: &str) -> Option<String> {
     let mut ends = Vec::new();
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
-        if node.kind() == "arrow_function"
+    let _: Result<(), ()> = walk(root, |step| {
+        if let Step::Enter(node) = step
+            && node.kind() == "arrow_function"
             && node.child_by_field_name("body").is_some_and(|b| b.kind() == "statement_block")
         {
             let after = source.get(node.end_byte()..).unwrap_or("");
@@ -120,22 +121,16 @@ fn semicolons_after_arrows(root: tree_sitter::Node<'_>, source: &str) -> Option<
                 ends.push(node.end_byte());
             }
         }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                if ends.is_empty() {
-                    return None;
-                }
-                let mut text = source.to_string();
-                for end in ends.into_iter().rev() {
-                    text.insert(end, ';');
-                }
-                return Some(text);
-            }
-        }
+        Ok(())
+    });
+    if ends.is_empty() {
+        return None;
     }
+    let mut text = source.to_string();
+    for end in ends.into_iter().rev() {
+        text.insert(end, ';');
+    }
+    Some(text)
 }
 
 /// What V8 refuses in a tree with no error: the first, in the source's order, of the constructs the grammar lets
@@ -151,16 +146,8 @@ fn beyond_the_grammar(root: tree_sitter::Node<'_>, source: &str) -> Result<(), S
 /// "Unexpected token" and the first token of `text`.
 fn unexpected(text: &str) -> String {
     match text.split_whitespace().next() {
-        Some(token) => format!("Unexpected token '{}'", first_chars(token, 20)),
+        Some(token) => format!("Unexpected token '{}'", shorten(token)),
         None => "Invalid or unexpected token".to_string(),
-    }
-}
-
-/// The first `n` characters of a token, with an ellipsis when there are more.
-fn first_chars(token: &str, n: usize) -> String {
-    match token.char_indices().nth(n) {
-        Some((i, _)) => format!("{}…", &token[..i]),
-        None => token.to_string(),
     }
 }
 

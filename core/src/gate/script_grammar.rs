@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 use super::SyntaxProblem;
-use super::tree_problems::problem_at;
+use super::tree_problems::{Step, problem_at, walk};
 use crate::grammar::SCRIPT_FUNCTIONS as FUNCTIONS;
 
 /// Lists whose elements may not be empty.
@@ -40,9 +40,19 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
     // Enclosing functions (node id, whether async) and class bodies (node id, private names declared).
     let mut functions: Vec<(usize, bool)> = Vec::new();
     let mut classes: Vec<(usize, HashMap<&str, PrivateKind>)> = Vec::new();
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
+    walk(root, |step| {
+        let node = match step {
+            Step::Enter(node) => node,
+            Step::Leave(node) => {
+                if functions.last().is_some_and(|(f, _)| *f == node.id()) {
+                    functions.pop();
+                }
+                if classes.last().is_some_and(|(c, _)| *c == node.id()) {
+                    classes.pop();
+                }
+                return Ok(());
+            }
+        };
         let kind = node.kind();
         if FUNCTIONS.contains(&kind) {
             functions.push((node.id(), has_token(node, "async")));
@@ -90,25 +100,8 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
             }
             _ => {}
         }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            let id = cursor.node().id();
-            if functions.last().is_some_and(|(f, _)| *f == id) {
-                functions.pop();
-            }
-            if classes.last().is_some_and(|(c, _)| *c == id) {
-                classes.pop();
-            }
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return Ok(());
-            }
-        }
-    }
+        Ok(())
+    })
 }
 
 /// Whether a node has an anonymous child token of `kind` (`async`, `get`, `set`).

@@ -1,5 +1,6 @@
 //! Problems in a tree-sitter parse, for the syntax checks that read one (Java's, JavaScript's and TypeScript's): the
-//! first `ERROR` or `MISSING` node, and where it is in the source's lines and characters.
+//! first `ERROR` or `MISSING` node, where it is in the source's lines and characters, the walk their checks beyond
+//! the grammar share, and a token shortened for a message.
 
 use tree_sitter::Node;
 
@@ -30,4 +31,39 @@ pub(super) fn problem_at(node: Node<'_>, source: &str, message: &str) -> SyntaxP
     let line_start = node.start_byte() - at.column;
     let column = source.get(line_start..node.start_byte()).map_or(at.column, |s| s.chars().count());
     SyntaxProblem::new(ProblemKind::Syntax, message, at.row as u32 + 1, column as u32 + 1)
+}
+
+/// A step of [`walk`]: a node entered (before its children) or left (after them).
+pub(super) enum Step<'t> {
+    Enter(Node<'t>),
+    Leave(Node<'t>),
+}
+
+/// Walks the tree under `root` depth first, telling `visit` each node as it enters and as it leaves it; stops at the
+/// first `Err`.
+pub(super) fn walk<'t, E>(root: Node<'t>, mut visit: impl FnMut(Step<'t>) -> Result<(), E>) -> Result<(), E> {
+    let mut cursor = root.walk();
+    loop {
+        visit(Step::Enter(cursor.node()))?;
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            visit(Step::Leave(cursor.node()))?;
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// A token for a message: its first 20 characters, with an ellipsis when there are more.
+pub(super) fn shorten(token: &str) -> String {
+    match token.char_indices().nth(20) {
+        Some((i, _)) => format!("{}…", &token[..i]),
+        None => token.to_string(),
+    }
 }

@@ -44,8 +44,8 @@ pub struct Tried {
     pub run: RunOutcome,
 }
 
-/// The edit format a patch request asks for, and the language of the code it is for: the instructions show that
-/// language's definitions (a Python `def`, a JavaScript `function`).
+/// The edit format a patch request asks for, and the language of the code it is for: the system message names that
+/// language and the instructions show its definitions (a Python `def`, a JavaScript `function`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AskedFormat {
     /// The edit format.
@@ -428,15 +428,11 @@ impl Prompt<'_> {
             }
             Prompt::ProxyRetry { problems } => user(text::proxy_retry(problems)),
             Prompt::PatchWithLocations { issue, locations, context, format } => vec![
-                Message::system(text::patch_system(
-                    locations.first().and_then(|l| Language::of_path(&l.file)).unwrap_or_default(),
-                )),
+                Message::system(text::patch_system(format.language)),
                 Message::user(text::patch_with_locations(issue, locations, context, format)),
             ],
             Prompt::PatchAfresh { issue, locations, context, tried, format } => vec![
-                Message::system(text::patch_system(
-                    locations.first().and_then(|l| Language::of_path(&l.file)).unwrap_or_default(),
-                )),
+                Message::system(text::patch_system(format.language)),
                 Message::user(text::patch_afresh(issue, locations, context, tried, format)),
             ],
             Prompt::PatchFromConversation { format } => user(text::patch_from_conversation(format)),
