@@ -109,8 +109,13 @@ pub struct AgentConfig {
     pub max_search_rounds: usize,
     /// Patch attempts (the first plus retries after a failed apply).
     pub patch_attempts: usize,
-    /// Review rounds in the reproduce-and-review loop.
+    /// Review rounds in the reproduce-and-review loop, with AutoCodeRover's reviewer as the judge.
     pub review_rounds: usize,
+    /// With the reproducer as the judge ([`Judge::Execution`]): patches sampled afresh in each try, each judged by
+    /// running the reproducer, before the try ends. A sample costs one answer and one run, so more of them fit the
+    /// budget than review rounds do: Qwen2.5-Coder-1.5B wrote the fix of QuixBugs' kheapsort in about one sample in
+    /// ten and that of subsequences in one in twenty, where three tries of five samples left the fix out.
+    pub execution_samples: usize,
     /// Reproducer attempts before giving up on reviewing.
     pub reproducer_attempts: usize,
     /// Whole-workflow tries (search, patch, review or tree search) while no acceptable patch comes out.
@@ -139,6 +144,7 @@ impl Default for AgentConfig {
             max_search_rounds: 15,
             patch_attempts: 3,
             review_rounds: 5,
+            execution_samples: 12,
             reproducer_attempts: 3,
             overall_retries: 3,
             run_timeout_secs: 60,

@@ -1,6 +1,7 @@
 //! Review and validate: judge a patch by execution, with the reproducer written before the search and a reviewer.
 //!
-//! For at most [`AgentConfig::review_rounds`] rounds: run the reproducer on the patched program and ask the reviewer
+//! For at most [`AgentConfig::review_rounds`] rounds (with the reproducer as the judge,
+//! [`AgentConfig::execution_samples`]): run the reproducer on the patched program and ask the reviewer
 //! (JSON) whether the patch and the test are right. An answer that cannot be read is asked again, up to
 //! [`REVIEW_RETRIES`] times, then the review is given up (nothing is rewritten on a parsing accident). Then, as
 //! AutoCodeRover does:
@@ -16,6 +17,7 @@
 //! ([`PatchWriter::sample_again`]); the reproducer is never rewritten to suit a patch.
 //!
 //! [`AgentConfig::review_rounds`]: super::AgentConfig::review_rounds
+//! [`AgentConfig::execution_samples`]: super::AgentConfig::execution_samples
 
 use super::patch_writer::PatchWriter;
 use super::regression;
@@ -70,7 +72,11 @@ pub async fn run<L: Llm, R: Runner>(
     let mut before = reproduction.before.clone();
     let mut test_conversation = reproduction.conversation.clone();
     let mut approved = false;
-    let rounds = agent.config.review_rounds;
+    let rounds = match agent.config.judge {
+        Judge::Reviewer => agent.config.review_rounds,
+        Judge::Execution => agent.config.execution_samples,
+    }
+    .max(1);
     for round in 1..=rounds {
         let Some(after) =
             agent.execute(RunPurpose::ReproducerOnPatch, &patch.diff, &check.file_refs(), &check.command).await?
@@ -161,7 +167,10 @@ pub async fn run<L: Llm, R: Runner>(
             approved = false;
         }
     }
-    agent.note("the review rounds ran out; keeping the last applicable patch");
+    agent.note(match agent.config.judge {
+        Judge::Reviewer => "the review rounds ran out; keeping the last applicable patch",
+        Judge::Execution => "the samples of this try ran out; keeping the last applicable patch",
+    });
     Ok(Reviewed { extraction: patch, validated: false, approved })
 }
 

@@ -1263,6 +1263,35 @@ fn with_execution_as_the_judge_the_reproducer_decides_and_no_review_is_asked() {
     assert!(events.iter().any(|e| matches!(e, Event::Note { text } if text.contains("judge: execution"))));
 }
 
+/// With the reproducer as the judge, a try samples as many patches as `execution_samples` says, however few review
+/// rounds the reviewer would get.
+#[test]
+fn with_execution_as_the_judge_a_try_takes_its_samples_not_its_review_rounds() {
+    let script = Script::default()
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, "```python\nfrom shop import Cart\nassert False\n```")
+        .answer(Stage::Search, OVERRIDE_LOCATION)
+        .answer(Stage::Patch, override_patch("len(self.items)"))
+        .answer(Stage::Patch, override_patch("0"))
+        .answer(Stage::Patch, override_patch("2 * len(self.items)"))
+        .answer(Stage::Patch, override_patch(COUNTING));
+    let (repo, index) = override_workspace();
+    let config = AgentConfig {
+        judge: Judge::Execution,
+        review_rounds: 1,
+        execution_samples: 4,
+        overall_retries: 1,
+        ..AgentConfig::default()
+    };
+    let (agent, seen) = agent_over(repo, index, script, Some(OverrideRunner), config);
+    let outcome = pollster::block_on(agent.run(OVERRIDE_ISSUE)).unwrap();
+    assert!(outcome.validated, "the fourth sample is the fix: {}", outcome.reason);
+    let events = seen.borrow();
+    assert_eq!(model_prompts(&events, Stage::Patch).len(), 4);
+    let on_patch = run_purposes(&events).into_iter().filter(|p| *p == RunPurpose::ReproducerOnPatch).count();
+    assert_eq!(on_patch, 4, "each sample is judged by the reproducer");
+}
+
 /// A patch the model writes again word for word after the reviewer judged it wrong is not run or judged again: a new
 /// conversation asks for another, showing the fix tried and what the reproducer printed on it.
 #[test]
