@@ -221,11 +221,14 @@ export function applyEdits(repo, answer, options) {
   return guard(h.gen, () => h.gen.core.applyEdits(h.inner, ...safe));
 }
 
-/** Checks that a Python source parses and returns the first problem's 1-based line and column. */
-export function checkSyntax(source) {
+/**
+ * Checks that a source parses as its language's compiler would parse it (the language from `options.path`'s
+ * extension, Python without one) and returns the first problem's 1-based line and column.
+ */
+export function checkSyntax(source, options) {
   const gen = live();
-  const safe = plain(source, "checkSyntax: source");
-  return guard(gen, () => gen.core.checkSyntax(safe));
+  const safe = [plain(source, "checkSyntax: source"), plain(options, "checkSyntax: options")];
+  return guard(gen, () => gen.core.checkSyntax(...safe));
 }
 
 /** Reads one search call written in Python syntax, checked as the agent checks a model's call: `{api, args, call}`. */

@@ -14,11 +14,11 @@ pub fn run(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
     let index = acr_core::Index::build(&repo);
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     let s = index.stats();
-    let languages = index.files_by_language();
+    let languages = index.files_per_language_name();
     if json {
         let mut v = serde_json::to_value(s)?;
         v["milliseconds"] = serde_json::json!((ms * 10.0).round() / 10.0);
-        v["languages"] = languages.iter().map(|(l, n)| (l.name().to_string(), serde_json::json!(n))).collect();
+        v["languages"] = languages.iter().map(|(name, n)| (name.to_string(), serde_json::json!(n))).collect();
         v["load_milliseconds"] = serde_json::json!((load_ms * 10.0).round() / 10.0);
         v["skipped"] = serde_json::to_value(repo.skipped())?;
         outln!("{v}");

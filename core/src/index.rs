@@ -220,17 +220,23 @@ impl Index {
         counts
     }
 
-    /// [`Index::files_by_language`] as people read it: `Python 12, Java 3` (`none` for an empty index).
-    pub fn languages_summary(&self) -> String {
-        // Rows of one language (TypeScript's two grammars) count together.
-        let mut counts: Vec<(&str, usize)> = Vec::new();
+    /// Files per language by the language's name, in [`Language::ALL`]'s order; rows of one language (TypeScript's
+    /// two grammars) count together.
+    pub fn files_per_language_name(&self) -> Vec<(&'static str, usize)> {
+        let mut counts: Vec<(&'static str, usize)> = Vec::new();
         for (language, n) in self.files_by_language() {
             match counts.iter_mut().find(|(name, _)| *name == language.name()) {
                 Some((_, total)) => *total += n,
                 None => counts.push((language.name(), n)),
             }
         }
-        let counts: Vec<String> = counts.iter().map(|(name, n)| format!("{name} {n}")).collect();
+        counts
+    }
+
+    /// [`Index::files_per_language_name`] as people read it: `Python 12, Java 3` (`none` for an empty index).
+    pub fn languages_summary(&self) -> String {
+        let counts: Vec<String> =
+            self.files_per_language_name().iter().map(|(name, n)| format!("{name} {n}")).collect();
         if counts.is_empty() { "none".to_string() } else { counts.join(", ") }
     }
 

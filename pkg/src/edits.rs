@@ -1,9 +1,10 @@
 //! `applyEdits(repo, answer)`: a model's answer to a patch, in any edit format (`<file>/<original>/<patched>` tags,
 //! SEARCH/REPLACE blocks, a unified diff, whole definitions, whole files; the result's `formats` says which; the
 //! `format` option names the one the model was asked for, read first), and
-//! `checkSyntax(source)`: the syntax gate on one Python source.
+//! `checkSyntax(source, {path})`: the syntax gate on one source, of the language `path`'s extension names (Python
+//! when no path is given).
 
-use acr_core::gate;
+use acr_core::language::Language;
 use acr_core::patch::{self, BugLine, EditFormat, ExtractOptions};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -62,10 +63,35 @@ pub fn apply_edits(
     to_js(&ExtractionView::from(&extraction))
 }
 
-/// Checks that a Python source parses (tree-sitter plus CPython's indentation rules) and returns the first
-/// problem's 1-based line and column.
+/// Options of `checkSyntax`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckInput {
+    /// The file the source is for: its extension names the language (Python when absent).
+    #[serde(default)]
+    path: Option<String>,
+}
+
+/// Checks that a source parses as the compiler of its language would parse it (CPython 3.12, javac, V8 or the
+/// `typescript` package, by the extension of `options.path`; Python without one) and returns the first problem's
+/// 1-based line and column. A path of no known language is refused, naming the extensions this build checks.
 #[wasm_bindgen(js_name = checkSyntax, unchecked_return_type = "SyntaxCheck")]
-pub fn check_syntax(#[wasm_bindgen(unchecked_param_type = "string")] source: JsValue) -> Result<JsValue, PkgError> {
+pub fn check_syntax(
+    #[wasm_bindgen(unchecked_param_type = "string")] source: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "CheckOptions")] options: JsValue,
+) -> Result<JsValue, PkgError> {
     let source = input::text(&source, "checkSyntax: source")?;
-    to_js(&SyntaxView::from(gate::check(&source)))
+    let opts: CheckInput = input::options(&options, "checkSyntax: options")?;
+    let language = match &opts.path {
+        None => Language::Python,
+        Some(path) => Language::of_path(path).ok_or_else(|| {
+            let known: Vec<String> =
+                Language::ALL.iter().flat_map(|l| l.extensions()).map(|e| format!(".{e}")).collect();
+            PkgError::BadInput(format!(
+                "checkSyntax: `{path}` is of no language this build checks (its extensions: {})",
+                known.join(" ")
+            ))
+        })?,
+    };
+    to_js(&SyntaxView::from(language.row().syntax.check(&source)))
 }

@@ -181,8 +181,9 @@ impl Repo {
     /// Builds the index (once; again after a file is added) and returns its counts.
     #[wasm_bindgen(unchecked_return_type = "IndexStats")]
     pub fn index(&self) -> Result<JsValue, PkgError> {
-        let view = self
-            .with_index(|index, repo| StatsView::new(&index.stats(), &index.files_by_language(), repo.skipped().len()));
+        let view = self.with_index(|index, repo| {
+            StatsView::new(&index.stats(), &index.files_per_language_name(), repo.skipped().len())
+        });
         to_js(&view)
     }
 

@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 use acr_core::IndexStats;
 use acr_core::api::ApiSpec;
 use acr_core::gate::SyntaxProblem;
-use acr_core::index::Language;
 use acr_core::locate::{BugLocation, ContextKind, Outcome as TierOutcome, Resolution};
 use acr_core::patch::{EditReport, Extraction, Outcome as EditOutcome};
 use acr_core::repo::SkippedFile;
@@ -58,7 +57,7 @@ pub struct StatsView {
 
 impl StatsView {
     /// The index's counts, its files per language and the number of files left out of the repository.
-    pub fn new(s: &IndexStats, languages: &[(Language, usize)], skipped: usize) -> Self {
+    pub fn new(s: &IndexStats, languages: &[(&'static str, usize)], skipped: usize) -> Self {
         StatsView {
             files: s.files,
             parsed: s.parsed,
@@ -68,7 +67,7 @@ impl StatsView {
             functions: s.functions,
             bytes: s.bytes,
             skipped,
-            languages: languages.iter().map(|(l, n)| (l.name(), *n)).collect(),
+            languages: languages.iter().copied().collect(),
         }
     }
 }
@@ -342,7 +341,7 @@ impl From<Result<(), SyntaxProblem>> for SyntaxView {
 const TYPES: &'static str = r#"
 /** Counts returned by `repo.index()`. */
 export interface IndexStats {
-  /** Non-test source files indexed (`.py`, `.java`). */
+  /** Non-test source files indexed (`.py`, `.java`, `.js` `.mjs` `.cjs` `.jsx`, `.ts` `.mts` `.cts`, `.tsx`). */
   files: number;
   /** Files that parsed without a syntax error. */
   parsed: number;
@@ -561,16 +560,25 @@ export interface ApplyOptions {
   format?: EditFormat;
 }
 
-/** The result of `checkSyntax()`: CPython 3.12's verdict, the first problem with a 1-based line and column. */
+/** Options of `checkSyntax()`. */
+export interface CheckOptions {
+  /** The file the source is for: its extension names the language and so the compiler whose verdict is given
+   * (`.py`: CPython 3.12; `.java`: javac; `.js` `.mjs` `.cjs` `.jsx`: V8, as `node --check`; `.ts` `.mts` `.cts`
+   * `.tsx`: the `typescript` package's parser). Python when absent; a path of no known language is refused. */
+  path?: string;
+}
+
+/** The result of `checkSyntax()`: the compiler's verdict, the first problem with a 1-based line and column. */
 export type SyntaxCheck =
   | { ok: true; line: null; column: null; message: null; kind: null }
   | {
       ok: false;
       line: number;
       column: number;
-      /** "line L, column C: " and CPython's message, e.g. "line 1, column 1: 'return' outside function". */
+      /** "line L, column C: " and the compiler's message, e.g. "line 1, column 1: 'return' outside function". */
       message: string;
-      /** Which error CPython raises: "syntax" (SyntaxError from the parser), "indentation" (IndentationError),
+      /** Which error CPython raises (the other languages' problems are "syntax", or "too_complex"): "syntax"
+       * (SyntaxError from the parser), "indentation" (IndentationError),
        * "tab" (TabError), "compile" (SyntaxError from the compiler), "encoding" (an encoding declaration or a
        * null byte), "too_complex" (nesting beyond what the gate checks). */
       kind: "syntax" | "indentation" | "tab" | "compile" | "encoding" | "too_complex";

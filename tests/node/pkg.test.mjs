@@ -133,6 +133,37 @@ test("a Java project is indexed, searched and located as Python is", () => {
   assert.deepEqual([inherited.locations[0].file, inherited.locations[0].class], ["src/main/java/shop/Basket.java", "Basket"]);
 });
 
+test("JavaScript and TypeScript are indexed, searched, and gated as V8 and the typescript package parse them", () => {
+  const scripts = acr.Repo.fromZip(readFileSync(zipFixture("jsrepo")));
+  const stats = scripts.index();
+  assert.equal(stats.files, 4, "tests (*.test.*, *.spec.*, __tests__/, test/) left out");
+  assert.deepEqual(stats.languages, { JavaScript: 2, TypeScript: 2 }, ".ts and .tsx count as one language");
+  assert.equal(stats.withErrors, 0);
+  assert.match(scripts.searchClass("Cart").text, /class Cart extends Basket/);
+  const located = scripts.locate({ class: "Cart", method: "isEmpty" });
+  assert.equal(located.locations[0].file, "src/basket.js", "an inherited method is found in its class");
+  assert.equal(acr.checkSyntax("const f = (a) => { return a; };\n", { path: "m.mjs" }).ok, true);
+  const js = acr.checkSyntax("let a = 1;\nlet a = 2;\n", { path: "src/a.js" });
+  assert.deepEqual([js.ok, js.line], [false, 2], "a name declared twice is refused, as V8 refuses it");
+  assert.equal(acr.checkSyntax("let n: number = 1;\n", { path: "a.ts" }).ok, true);
+  assert.equal(acr.checkSyntax("let n: number = 1;\n", { path: "a.js" }).ok, false, "types are not JavaScript");
+  assert.equal(acr.checkSyntax("const v = <div>{n}</div>;\n", { path: "v.tsx" }).ok, true);
+  assert.equal(acr.checkSyntax("def f():\n    pass\n").ok, true, "Python without a path");
+  assertAcrError(thrown(() => acr.checkSyntax("x", { path: "notes.md" })), "BAD_INPUT", /notes\.md.*\.py .*\.ts/);
+  assertAcrError(thrown(() => acr.checkSyntax("x", { file: "a.ts" })), "BAD_INPUT", /unknown field `file`/);
+  scripts.free();
+});
+
+test("the README's TypeScript example runs as written", () => {
+  const dir = projectWithPackage("readme-ts");
+  writeFileSync(join(dir, "example.mjs"), readmeBlock(join(ROOT, "pkg", "README.md"), "typescript"));
+  const out = execFileSync(process.execPath, ["example.mjs"], { cwd: dir, encoding: "utf8" });
+  assert.match(out, /^RAW_PATCH_BUT_UNMATCHED breaks_syntax [^\n]*\nEdit 1 \(src\/cart.ts\): the edit at line 3 would break/m, out);
+  assert.match(out, /^APPLICABLE_PATCH /m);
+  assert.match(out, /^\+    return prices\.reduce\(\(sum, p\) => sum \+ p, 0\);$/m);
+  assert.match(out, /ok: false,\s+line: 1,/);
+});
+
 test("an answer is applied in memory; each edit says what became of it", () => {
   const answer = [
     "<file>shop/orders.py</file>",
@@ -284,10 +315,11 @@ test("the top-level README shows the same example", () => {
 test("the TypeScript declarations cover the API (tsc --strict on the README example and a typed program)", () => {
   const dir = projectWithPackage("types");
   writeFileSync(join(dir, "example.ts"), readmeBlock(join(ROOT, "pkg", "README.md"), "example"));
+  writeFileSync(join(dir, "gated.ts"), readmeBlock(join(ROOT, "pkg", "README.md"), "typescript"));
   writeFileSync(join(dir, "typed.ts"), readFileSync(join(ROOT, "tests", "node", "typed.ts"), "utf8"));
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
     compilerOptions: { strict: true, noEmit: true, target: "es2022", module: "nodenext", moduleResolution: "nodenext", types: [], lib: ["es2022", "dom", "esnext.disposable"], skipLibCheck: false },
-    files: ["example.ts", "typed.ts"],
+    files: ["example.ts", "gated.ts", "typed.ts"],
   }));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
   try {
