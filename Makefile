@@ -69,7 +69,7 @@ setup:
 	@bash tools/setup.sh test
 
 ## The playground: release build, wasm-bindgen, wasm-opt (npm binaryen; Debian's breaks the
-## module), static files, and Python for the tab: Pyodide's files under a versioned folder (served as immutable), the
+## module), static files (with the workers that run Python and JavaScript in the tab), and Python for the tab: Pyodide's files under a versioned folder (served as immutable), the
 ## worker, micropip.
 web: setup-play
 	$(WASM_RELEASE)
@@ -80,7 +80,7 @@ web: setup-play
 	node tools/glue-factory.mjs dist/pkg/acr_web.js dist/pkg/acr_web_instances.js
 	rm dist/pkg/acr_web.js
 	cp index.html web/style.css web/boot.js web/js/python-worker.mjs web/js/python_run.py web/js/index-worker.mjs \
-	  web/js/index-cache.mjs dist/
+	  web/js/index-cache.mjs web/js/script-worker.mjs web/js/node-builtins.mjs web/js/worker-common.mjs dist/
 	@grep -q '"version": "$(PYODIDE_VERSION)"' web/node_modules/pyodide/package.json || \
 	  { echo "web/node_modules/pyodide is not $(PYODIDE_VERSION) (run make setup-play)"; exit 1; }
 	@grep -q 'PYODIDE_VERSION = "$(PYODIDE_VERSION)"' web/js/python-worker.mjs || \

@@ -1,5 +1,5 @@
 // Java in the playground: the Java demo loads (counts per language), the explorer answers on Java as `acr search`
-// does, and the demo model repairs it with a note that execution in the tab is Python only.
+// does, and the demo model repairs it with a note that execution in the tab runs Python and JavaScript only.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -51,7 +51,7 @@ test("the Java demo loads, is searched as on the command line and is repaired wi
   const diff = await page.textContent("#diff");
   assert.ok(diff.includes("if (loan.due().isBefore(today)) {"), diff);
   await page.click("#tab-transcript");
-  assert.match(await page.textContent("#transcript .ev.note >> nth=0"), /Java repository, and execution in this tab runs Python only/);
+  assert.match(await page.textContent("#transcript .ev.note >> nth=0"), /Java repository, and execution in this tab runs Python and JavaScript only/);
   await page.locator(".tabs-card").evaluate((e) => e.scrollIntoView({ block: "start" }));
   await page.screenshot({ path: join(OUT, "java-demo.png") });
 
@@ -78,7 +78,7 @@ test("with the runner server, the Java demo is validated by its JUnit tests", as
   await page.waitForSelector("#run-status.ok, #run-error", { timeout: 120000 });
   assert.match(await page.textContent("#run-status"), /patch, validated by execution/);
   await page.click("#tab-transcript");
-  assert.equal(await page.locator("#transcript .ev.note:has-text('runs Python only')").count(), 0);
+  assert.equal(await page.locator("#transcript .ev.note:has-text('execution in this tab runs')").count(), 0);
   const runs = page.locator("#transcript .ev.run");
   // The project's tests reproduce the issue: the test of a book due today fails on the original, all pass after.
   assert.match(await runs.first().locator("summary").textContent(), /exit 1 .*on the runner at http/);

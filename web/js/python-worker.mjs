@@ -15,6 +15,8 @@
 // that reaches the page, nested workers, storage shared with the page, and JavaScript evaluation (which would give
 // `import()`). References captured during set-up point at gated wrappers, which refuse once the gate is shut.
 
+import { Capped, door, pin, refused } from "./worker-common.mjs";
+
 // `make web` copies Pyodide into a folder named after its version (served as immutable) and checks this name.
 const PYODIDE_VERSION = "314.0.7";
 const INDEX_URL = new URL(`./pyodide/${PYODIDE_VERSION}/`, import.meta.url).href;
@@ -31,11 +33,6 @@ const post = self.postMessage.bind(self);
 const realFetch = self.fetch.bind(self);
 const RealXHR = self.XMLHttpRequest;
 let networkOpen = true;
-
-/** The error every closed door throws. */
-function refused(what) {
-  return new TypeError(`${what} is not available: code run in this tab has no network and cannot reach the page`);
-}
 
 // Gated stand-ins, installed before Pyodide loads so that whatever it captures is gated too.
 self.fetch = function fetch(...args) {
@@ -73,57 +70,6 @@ let stderr = null; // Capped
 let current = null; // id of the run in progress
 let lastOutput = 0;
 let outputLimit = 64 << 10;
-
-/**
- * Bytes written to one stream, bounded: the first and last halves of the limit are kept (Python prints the
- * exception last), with the same marker as the runner server's.
- */
-class Capped {
-  constructor(limit) {
-    this.limit = limit;
-    this.headRoom = Math.floor(limit / 2);
-    this.tailCap = limit - this.headRoom;
-    this.head = [];
-    this.headLen = 0;
-    this.tail = [];
-    this.tailLen = 0;
-    this.total = 0;
-  }
-
-  push(bytes) {
-    this.total += bytes.length;
-    const toHead = Math.min(this.headRoom - this.headLen, bytes.length);
-    if (toHead > 0) {
-      this.head.push(bytes.slice(0, toHead));
-      this.headLen += toHead;
-    }
-    const rest = bytes.subarray(toHead);
-    if (rest.length === 0) return;
-    this.tail.push(rest.slice());
-    this.tailLen += rest.length;
-    while (this.tailLen - this.tail[0].length >= this.tailCap) this.tailLen -= this.tail.shift().length;
-  }
-
-  /** The kept text and whether anything was cut. */
-  text() {
-    const cut = this.total - this.headLen - Math.min(this.tailLen, this.tailCap);
-    let tail = concat(this.tail, this.tailLen);
-    if (tail.length > this.tailCap) tail = tail.subarray(tail.length - this.tailCap);
-    const marker = new TextEncoder().encode(cut > 0 ? `\n[... ${cut} bytes cut by the runner ...]\n` : "");
-    const all = concat([concat(this.head, this.headLen), marker, tail]);
-    return { text: new TextDecoder().decode(all), truncated: cut > 0 };
-  }
-}
-
-function concat(parts, length = parts.reduce((n, p) => n + p.length, 0)) {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** A stream writer for Pyodide: raw bytes into a Capped buffer, and a progress message now and then. */
 function writer(which) {
@@ -231,21 +177,6 @@ function lockDown() {
   py.loadPackagesFromImports = door("pyodide.loadPackagesFromImports");
   py._api.loadScript = door("loading a script");
   delete py._api.tests;
-}
-
-/** A stand-in for something closed: calling or constructing it throws why. */
-function door(what) {
-  return function closed() {
-    throw refused(what);
-  };
-}
-
-/** Removes `name` from the global object's prototypes and pins it on the global object to `value` for good. */
-function pin(target, name, value) {
-  for (let o = Object.getPrototypeOf(target); o; o = Object.getPrototypeOf(o)) {
-    if (Object.prototype.hasOwnProperty.call(o, name)) delete o[name];
-  }
-  Object.defineProperty(target, name, { value, writable: false, configurable: false });
 }
 
 async function run(message) {

@@ -1,5 +1,5 @@
-//! The bundled demo repositories, so the playground works offline: a small Python package and a small Java project,
-//! each with one known bug, its issue, and the script the demo model plays for it.
+//! The bundled demo repositories, so the playground works offline: a small Python package, a small Java project and a
+//! small JavaScript package, each with one known bug, its issue, and the script the demo model plays for it.
 
 /// One demo repository.
 #[derive(Debug, PartialEq, Eq)]
@@ -41,8 +41,21 @@ pub const JAVA: Demo = Demo {
     script: include_str!("../demo-java/script.json"),
 };
 
+/// The JavaScript package (ES modules): a shop cart whose total forgets quantities.
+pub const JAVASCRIPT: Demo = Demo {
+    name: "JavaScript demo repository",
+    files: &[
+        ("package.json", include_str!("../demo-js/package.json")),
+        ("src/cart.js", include_str!("../demo-js/src/cart.js")),
+        ("src/index.js", include_str!("../demo-js/src/index.js")),
+        ("src/item.js", include_str!("../demo-js/src/item.js")),
+    ],
+    issue: include_str!("../demo-js/ISSUE.md"),
+    script: include_str!("../demo-js/script.json"),
+};
+
 /// Every demo, in the order the page offers them.
-pub const ALL: [&Demo; 2] = [&PYTHON, &JAVA];
+pub const ALL: [&Demo; 3] = [&PYTHON, &JAVA, &JAVASCRIPT];
 
 #[cfg(test)]
 mod tests {
@@ -55,7 +68,9 @@ mod tests {
 
     #[test]
     fn each_demo_is_in_its_language_and_its_script_parses() {
-        for (demo, language) in [(&PYTHON, Language::Python), (&JAVA, Language::Java)] {
+        for (demo, language) in
+            [(&PYTHON, Language::Python), (&JAVA, Language::Java), (&JAVASCRIPT, Language::JavaScript)]
+        {
             let repo = Repo::from_files(demo.files.iter().copied());
             assert_eq!(repo.language(), language, "{}", demo.name);
             let script = Script::from_json(demo.script).unwrap();

@@ -58,6 +58,9 @@ fn DropZone(loader: Loader) -> impl IntoView {
                 <button id="demo-java-button" class="secondary" on:click=move |_| loader.load_demo(&demo::JAVA)>
                     "Java demo"
                 </button>
+                <button id="demo-js-button" class="secondary" on:click=move |_| loader.load_demo(&demo::JAVASCRIPT)>
+                    "JavaScript demo"
+                </button>
             </div>
         </div>
     }

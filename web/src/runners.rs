@@ -1,4 +1,5 @@
-//! Where a run's executions happen: in this tab (Pyodide, the default), on the runner server, or nowhere.
+//! Where a run's executions happen: in this tab (Pyodide, and JavaScript on the page's engine; the default), on the
+//! runner server, or nowhere.
 
 use acr_core::runner::{RunError, RunOutcome, RunRequest, Runner};
 use serde::{Deserialize, Serialize};
@@ -10,7 +11,7 @@ use crate::tab_runner::TabRunner;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RunnerKind {
-    /// Python in this tab (Pyodide).
+    /// Python in this tab (Pyodide), and JavaScript on the page's engine.
     #[default]
     Tab,
     /// The `acr-runner` server, reached with a URL and a token.
@@ -26,7 +27,7 @@ impl RunnerKind {
     /// The menu label.
     pub fn label(self) -> &'static str {
         match self {
-            RunnerKind::Tab => "In this tab (Pyodide)",
+            RunnerKind::Tab => "In this tab (Pyodide; JavaScript)",
             RunnerKind::Server => "Runner server (URL + token)",
             RunnerKind::None => "None",
         }

@@ -47,7 +47,7 @@ pub static JAVASCRIPT_ROW: LanguageRow = LanguageRow {
     class_view: ClassView::MemberHeads,
     reproducer: NODE_REPRODUCER,
     regression: None,
-    runs_in_tab: false,
+    runs_in_tab: true,
     definition: JAVASCRIPT_DEFINITION,
 };
 

@@ -24,6 +24,8 @@ mod java;
 #[cfg(feature = "js")]
 mod javascript;
 pub mod junit;
+#[cfg(feature = "js")]
+pub mod module_specifiers;
 mod python;
 mod row;
 

@@ -36,7 +36,8 @@ pub struct LanguageRow {
     /// How the repository's own tests that touch a patch's files are run to catch regressions; `None` when they
     /// are not (they ran whole as the reproducer, or there is no such runner).
     pub regression: Option<TestRunner>,
-    /// Whether the playground's in-tab runner (Python in the browser) can run this language's code.
+    /// Whether the playground's in-tab runner (Python in the browser, or JavaScript on the page's own engine) can run
+    /// this language's code.
     pub runs_in_tab: bool,
     /// How the definition-edit instructions show a definition: where one starts, an example, and the line comment
     /// a placeholder would be written with.

@@ -1,5 +1,6 @@
 //! Execution in the tab: [`TabRunner`] implements the core's [`Runner`] with Python compiled to WebAssembly
-//! (Pyodide) in a dedicated worker, so reproducers and tests run with no server, offline included.
+//! (Pyodide) in a dedicated worker, and JavaScript on the page's own engine in a worker of its own ([`node`]), so
+//! reproducers and tests run with no server, offline included.
 //!
 //! The worker (`web/js/python-worker.mjs`, with `python_run.py`) is started the first time a run needs it. Each run
 //! sends the patched snapshot and the command; the worker answers with CPython's exit code and the output, capped
@@ -9,9 +10,13 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`protocol`] | the messages between the page and the worker |
+//! | [`protocol`] | the messages between the page and the workers |
 //! | [`packages`] | requirements read from the repository or typed, and dropped wheels |
+//! | [`node`] | `node SCRIPT` in a worker started for the run |
+//! | [`module_plan`] | the modules a `node` run loads, resolved as Node resolves them |
 
+pub mod module_plan;
+pub mod node;
 pub mod packages;
 pub mod protocol;
 
@@ -159,15 +164,19 @@ impl TabRunner {
 
     async fn execute(&self, request: &RunRequest) -> Result<RunOutcome, RunError> {
         let files = snapshot::patched_files(request)?;
+        let timeout_ms = f64::from(request.timeout_secs.clamp(1, MAX_TIMEOUT_SECS)) * 1000.0;
         let argv = match command(&request.command)? {
             Command::Python(argv) => argv,
+            Command::Node(argv) => {
+                let _turn = self.inner.one_at_a_time.lock().await;
+                return node::run(&files, argv, timeout_ms).await;
+            }
             Command::NotFound(stderr) => {
                 return Ok(RunOutcome { exit_code: Some(127), stderr, ..RunOutcome::default() });
             }
         };
         let _turn = self.inner.one_at_a_time.lock().await;
         let python = self.python().await.map_err(RunError::Unavailable)?;
-        let timeout_ms = f64::from(request.timeout_secs.clamp(1, MAX_TIMEOUT_SECS)) * 1000.0;
         let mut so_far = (String::new(), String::new(), false);
         let started = browser::now();
         let answer = python
@@ -257,12 +266,14 @@ async fn start(packages: Packages) -> Result<Rc<Python>, WorkerError> {
 pub enum Command {
     /// With Python, these arguments.
     Python(Vec<String>),
+    /// With the page's JavaScript engine, as Node: these arguments.
+    Node(Vec<String>),
     /// Not at all: a program the tab does not have (the text for stderr, with exit 127 as a shell gives).
     NotFound(String),
 }
 
-/// Reads a command line: `python3 ...` runs as it is, `pytest ...` as `python3 -m pytest ...`, anything else is not
-/// found. A command the runner server refuses (unbalanced quotes, nothing to run) is refused the same way.
+/// Reads a command line: `python3 ...` runs as it is, `pytest ...` as `python3 -m pytest ...`, `node ...` with the
+/// page's JavaScript, anything else is not found. A command the runner server refuses (unbalanced quotes, nothing to run) is refused the same way.
 pub fn command(line: &str) -> Result<Command, RunError> {
     let words = shlex::split(line).ok_or_else(|| RunError::Refused("bad command: unbalanced quotes".into()))?;
     let Some(program) = words.first() else { return Err(RunError::Refused("bad command: empty command".into())) };
@@ -274,12 +285,17 @@ pub fn command(line: &str) -> Result<Command, RunError> {
     if is_python {
         return Ok(Command::Python(words));
     }
+    if name == "node" || name == "nodejs" {
+        return Ok(Command::Node(words));
+    }
     if name == "pytest" || name == "py.test" {
         let mut argv = vec!["python3".to_string(), "-m".to_string(), "pytest".to_string()];
         argv.extend(words.into_iter().skip(1));
         return Ok(Command::Python(argv));
     }
-    Ok(Command::NotFound(format!("{program}: command not found (only python3 and pytest commands run in this tab)\n")))
+    Ok(Command::NotFound(format!(
+        "{program}: command not found (only python3, pytest and node commands run in this tab)\n"
+    )))
 }
 
 /// What stderr says when Python broke down during a run.
@@ -360,6 +376,7 @@ mod tests {
         assert_eq!(argv("pytest -q tests"), ["python3", "-m", "pytest", "-q", "tests"]);
         assert!(not_found("python3.x r.py").starts_with("python3.x: command not found"));
         assert!(not_found("ls -la").starts_with("ls: command not found"));
+        assert!(matches!(command("node reproducer.mjs"), Ok(Command::Node(a)) if a == ["node", "reproducer.mjs"]));
     }
 
     #[test]
