@@ -9,7 +9,9 @@
 //! the calls can run (each was run before, or names nothing) the locations the answer gives are resolved instead;
 //! a reading made without the proxy model that found no location hands the answer to the proxy model first, since
 //! a location written in prose beside repeated calls is one the deterministic reader does not take. After
-//! [`AgentConfig::max_search_rounds`] rounds the agent carries on without locations, reusing the conversation.
+//! [`AgentConfig::max_search_rounds`] rounds the agent carries on without locations, reusing the conversation; with
+//! the reproducer as the judge (the settings for small local models) it first falls back on the code the issue
+//! itself names ([`crate::issue_names::places`]).
 //!
 //! With [`AgentConfig::tools`] the APIs are also offered as chat-completions tools. Tool calls need no reading: each
 //! is checked against the API table, bounded as above, run, and answered with a `tool` message (its result, what was
@@ -19,11 +21,13 @@
 //! [`AgentConfig::max_search_rounds`]: super::AgentConfig::max_search_rounds
 //! [`AgentConfig::tools`]: super::AgentConfig::tools
 
-use super::{Agent, AgentError, Event, Phase, ReadBy};
+use super::{Agent, AgentError, Event, Judge, Phase, ReadBy};
 use crate::answers::{self, SearchAnswer, Source};
 use crate::call::SearchCall;
+use crate::index::DefKind;
+use crate::issue_names;
 use crate::llm::{Llm, Message, ToolCall, tools};
-use crate::locate::{self, BugLocation, Context};
+use crate::locate::{self, BugLocation, Context, Query};
 use crate::prompt::{Prompt, text as prompt_text};
 use crate::proxy::{self, Fate, MAX_RETRIES, NotRun, Validated};
 use crate::runner::Runner;
@@ -131,11 +135,45 @@ pub async fn run<L: Llm, R: Runner>(
         }
         next = Some(Next::NotFound(not_found));
     }
+    let rounds = agent.config.max_search_rounds;
+    if agent.config.judge == Judge::Execution {
+        let (locations, context) = named_by_the_issue(agent, issue);
+        if !locations.is_empty() {
+            agent.note(format!(
+                "no bug location resolved after {rounds} search rounds; the code the issue names is taken as the bug \
+                 locations ({})",
+                locations.iter().map(|l| format!("{}:{}-{}", l.file, l.start, l.end)).collect::<Vec<_>>().join(", ")
+            ));
+            agent.emit(Event::Locations { round: rounds, found: locations.clone(), not_found: Vec::new() });
+            return Ok(Found { locations, context, conversation: tools::flatten(conversation) });
+        }
+    }
     agent.note(format!(
-        "no bug location resolved after {} search rounds; writing a patch from the search conversation",
-        agent.config.max_search_rounds
+        "no bug location resolved after {rounds} search rounds; writing a patch from the search conversation"
     ));
     Ok(Found { locations: Vec::new(), context: Vec::new(), conversation: tools::flatten(conversation) })
+}
+
+/// The functions, methods and classes the issue writes as code, found in the index and resolved as a model's bug
+/// locations would be. With the reproducer as the judge a small model samples many patches, and a request that
+/// shows the code is a few hundred tokens where one carrying the search conversation is thousands (Qwen2.5-Coder-1.5B
+/// ran out of QuixBugs' kheapsort's fifteen rounds without naming the function its issue calls, then wrote 7 patches
+/// in the time left, where a request with the function shown had taken 3 to 10 s each).
+fn named_by_the_issue<L: Llm, R: Runner>(agent: &Agent<L, R>, issue: &str) -> (Vec<BugLocation>, Vec<Context>) {
+    let resolved: Vec<_> = issue_names::places(issue, &agent.index)
+        .into_iter()
+        .map(|place| {
+            let (class, method) = match (place.kind, place.name.split_once('.')) {
+                (DefKind::Class, _) => (Some(place.name.clone()), None),
+                (_, Some((class, method))) => (Some(class.to_string()), Some(method.to_string())),
+                (_, None) => (None, Some(place.name.clone())),
+            };
+            let query = Query { file: Some(place.file), class, method, notes: Vec::new() };
+            locate::resolve(&agent.index, &agent.repo, &query, "")
+        })
+        .filter(|r| r.not_found_message().is_none())
+        .collect();
+    locate::combine(resolved)
 }
 
 /// Turns an answer into checked calls and locations: deterministically when the reading is trusted, otherwise

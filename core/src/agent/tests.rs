@@ -248,6 +248,28 @@ fn search_gives_up_after_the_round_limit_and_patches_from_the_conversation() {
     assert!(outcome.status.is_applicable(), "the patch writer still ran: {}", outcome.reason);
 }
 
+/// With the reproducer as the judge, a search that resolves nothing falls back on the code the issue names, so the
+/// patch request shows it rather than the whole search conversation.
+#[test]
+fn with_execution_as_the_judge_a_fruitless_search_falls_back_on_the_code_the_issue_names() {
+    let script = Script { repeat_last: true, ..Script::default() }
+        .answer(Stage::Search, "search_method(\"nothing_like_this\")")
+        .answer(Stage::Analyse, "Nothing found.")
+        .answer(Stage::Decide, r#"{"API_calls": ["search_method(\"nothing_like_this\")"], "bug_locations": []}"#)
+        .answer(Stage::Patch, GOOD_PATCH);
+    let config = AgentConfig { max_search_rounds: 3, judge: Judge::Execution, ..AgentConfig::default() };
+    let (agent, seen) = agent::<NoRunner>(script, None, config);
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    let named: Vec<(&str, Option<&str>)> =
+        outcome.locations.iter().map(|l| (l.file.as_str(), l.method.as_deref())).collect();
+    assert_eq!(named, [("shop/cart.py", Some("total"))], "the issue calls Cart.total()");
+    assert!(outcome.status.is_applicable(), "{}", outcome.reason);
+    let events = seen.borrow();
+    let patch = model_prompts(&events, Stage::Patch);
+    assert!(patch[0].contains("def total(self)"), "the request shows the code: {}", patch[0]);
+    assert!(notes_of(&outcome).iter().any(|n| n.contains("the code the issue names is taken as the bug locations")));
+}
+
 #[test]
 fn later_prose_answers_go_to_the_proxy_model_even_when_they_mention_calls() {
     let script = Script::default()
