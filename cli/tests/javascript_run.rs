@@ -50,3 +50,82 @@ fn a_javascript_bug_is_reproduced_with_node_and_the_fix_validated() {
     let found = of_kind(&events, "locations");
     assert_eq!(found[0]["found"][0]["file"], "src/cart.js");
 }
+
+/// The repository's own tests check a patch the reproducer passes: a fix that charges three units for every line
+/// passes the reproducer (three apples) but breaks the repository's test of one apple, which Node's test runner
+/// reports through the reporter acr writes into the run's folder; the model hears which test broke and writes the fix.
+#[test]
+fn the_repositorys_own_tests_run_by_node_catch_a_patch_the_reproducer_passes() {
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("skipped: node is not installed");
+        return;
+    }
+    let demo = root().join("web/demo-js");
+    let repo = tempfile::tempdir().expect("temp dir");
+    for file in ["package.json", "src/cart.js", "src/index.js", "src/item.js"] {
+        let to = repo.path().join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(demo.join(file), to).unwrap();
+    }
+    std::fs::create_dir_all(repo.path().join("test")).unwrap();
+    std::fs::write(
+        repo.path().join("test/cart.test.js"),
+        "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n\
+         import { Cart, Item } from '../src/index.js';\n\n\
+         test('one apple costs its price', () => {\n  const cart = new Cart();\n  \
+         cart.add(new Item('A1', 'apple', 50), 1);\n  assert.equal(cart.total(), 50);\n});\n\n\
+         test('an empty cart costs nothing', () => {\n  assert.equal(new Cart().total(), 0);\n});\n",
+    )
+    .unwrap();
+    let mut script: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(demo.join("script.json")).unwrap()).unwrap();
+    let fix = script["answers"]["patch"][1].as_str().unwrap().to_string();
+    let three = fix.replace("item.priceCents * units", "item.priceCents * 3");
+    script["answers"]["patch"] = serde_json::json!([three, fix]);
+    let yes = r#"{"patch-correct": "yes", "test-correct": "yes", "patch-analysis": "", "test-analysis": "", "patch-advice": "", "test-advice": ""}"#;
+    script["answers"]["review"] = serde_json::json!([yes, yes]);
+    let script_file = repo.path().join("script.json");
+    std::fs::write(&script_file, script.to_string()).unwrap();
+
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = Command::new(ACR)
+        .arg("run")
+        .arg(repo.path())
+        .arg("--issue")
+        .arg(demo.join("ISSUE.md"))
+        .arg("--script")
+        .arg(&script_file)
+        .args(["--runner", "local", "--out"])
+        .arg(out.path())
+        .output()
+        .expect("acr run runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "acr run failed:\n{stderr}");
+    assert!(stderr.contains("validated by execution"), "{stderr}");
+    let diff = String::from_utf8_lossy(&run.stdout);
+    assert!(diff.contains("+      total += item.priceCents * units;"), "{diff}");
+
+    let events = events(out.path());
+    let purposes: Vec<(String, i64)> = runs(&events);
+    assert_eq!(
+        purposes,
+        [
+            ("reproducer on original".into(), 1),
+            ("reproducer on patch".into(), 0),
+            ("tests on original".into(), 0),
+            ("tests on patch".into(), 1),
+            ("reproducer on patch".into(), 0),
+            ("tests on original".into(), 0),
+            ("tests on patch".into(), 0),
+        ],
+        "node --test ran the repository's test on the original and on each patch"
+    );
+    let tests = of_kind(&events, "run");
+    let broken = tests[3]["outcome"]["stdout"].as_str().unwrap();
+    assert!(broken.contains("FAIL test/cart.test.js::one_apple_costs_its_price"), "{broken}");
+    assert!(broken.contains("PASS test/cart.test.js::an_empty_cart_costs_nothing"), "{broken}");
+    let asked = events.iter().filter(|e| e["event"] == "model" && e["stage"] == "patch").nth(1).expect("asked again");
+    let told = asked["prompt"].as_str().unwrap();
+    assert!(told.contains("tests of the repository that passed before now fail"), "{told}");
+    assert!(told.contains("one_apple_costs_its_price"), "{told}");
+}

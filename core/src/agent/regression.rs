@@ -1,11 +1,12 @@
 //! The regression check of validation: the repository's own tests that touch the changed files, run on the original
 //! and on the patched program; a test that passed before and fails after is a regression.
 //!
-//! A language's row says whether it has such a check ([`crate::language::LanguageRow::regression`]); Python's has,
-//! and this module runs it. Which tests: test files of the row's language ([`crate::repo::is_test_file`]) that import a changed
-//! module or one of its packages. How: a small runner script (Python's, [`RUNNER`], which the row holds) that needs nothing installed: it imports each test file, calls its `test*`
-//! functions that take no arguments and runs its `unittest.TestCase` classes, and prints one `PASS`, `FAIL` or `SKIP`
-//! line per test (tests that need pytest fixtures are skipped, not guessed).
+//! A language's row says whether it has such a check ([`crate::language::LanguageRow::regression`]), and this module
+//! runs it. Which tests: test files of the row's language ([`crate::repo::is_test_file`]) that load a changed file, as
+//! the row reads an import. How: a small script the row holds, which prints one `PASS`, `FAIL` or `SKIP` line per
+//! test. Python's ([`RUNNER`]) needs nothing installed: it imports each test file, calls its `test*` functions that
+//! take no arguments and runs its `unittest.TestCase` classes (tests that need pytest fixtures are skipped, not
+//! guessed). JavaScript's is a reporter for Node's own test runner (`node --test`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -22,42 +23,20 @@ pub use crate::language::RUNNER;
 /// Most test files run for one check.
 const MAX_TEST_FILES: usize = 10;
 
-/// The test files of `row`'s language that import a changed file's module or one of its packages, in path order (at
-/// most ten).
+/// The test files of `row`'s language that load one of the changed files of that language (as its test runner
+/// reads an import: [`crate::language::TestRunner::touches`]), in path order (at most ten).
 pub fn tests_touching<'a>(repo: &Repo, row: &LanguageRow, changed: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut modules: Vec<String> = Vec::new();
-    for path in changed {
-        let Some(stem) = row.stem(path) else { continue };
-        let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
-        let parts: Vec<&str> = stem.split('/').filter(|p| !p.is_empty()).collect();
-        for n in 1..=parts.len() {
-            modules.push(parts[..n].join("."));
-        }
-    }
-    modules.sort();
-    modules.dedup();
-    if modules.is_empty() {
+    let Some(runner) = &row.regression else { return Vec::new() };
+    let changed: Vec<&str> = changed.into_iter().filter(|p| row.owns(p)).collect();
+    if changed.is_empty() {
         return Vec::new();
     }
     repo.files()
         .filter(|(p, _)| row.owns(p) && is_test_file(p))
-        .filter(|(_, text)| text.lines().any(|line| imports_one_of(line, &modules)))
+        .filter(|(p, text)| (runner.touches)(p, text, &changed))
         .map(|(p, _)| p.to_string())
         .take(MAX_TEST_FILES)
         .collect()
-}
-
-/// Whether a line is an `import` or `from` statement naming one of `modules` (as a whole dotted name, or the start
-/// of a longer one at a `.`), at any indentation.
-fn imports_one_of(line: &str, modules: &[String]) -> bool {
-    let line = line.trim_start();
-    let Some(rest) = line.strip_prefix("from").or_else(|| line.strip_prefix("import")) else { return false };
-    let named = rest.trim_start();
-    if named.len() == rest.len() {
-        return false; // `important = 1`, `fromage()`
-    }
-    let word = |c: char| c.is_alphanumeric() || c == '_';
-    modules.iter().any(|m| named.strip_prefix(m.as_str()).is_some_and(|after| !after.starts_with(word)))
 }
 
 /// The command that runs the tests with `runner`.

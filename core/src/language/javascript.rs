@@ -4,7 +4,8 @@
 //! plain one. Test files follow the conventions of Jest, Mocha, Vitest and `node --test`; the reproducer is a
 //! standalone ES module run by Node, asked for in [`node_reproducer`]'s words.
 
-use super::row::{ClassView, DefinitionShape, LanguageRow, Reproducer, test_folder_and_name};
+use super::module_specifiers::{folder, join, module_specifiers};
+use super::row::{ClassView, DefinitionShape, LanguageRow, Reproducer, TestRunner, test_folder_and_name};
 use crate::gate::SyntaxCheck;
 use crate::grammar::{JAVASCRIPT, TYPESCRIPT};
 
@@ -34,6 +35,15 @@ const NODE_REPRODUCER: Reproducer = Reproducer {
     project_tests: None,
 };
 
+/// The repository's own tests, run by Node's test runner (`node --test`) with a reporter that prints one line per
+/// test (`acr_test_reporter.mjs`).
+const NODE_TEST_RUNNER: TestRunner = TestRunner {
+    file: "acr_test_reporter.mjs",
+    source: include_str!("acr_test_reporter.mjs"),
+    command: "node --test --test-reporter=./acr_test_reporter.mjs",
+    touches: loads_a_changed_file,
+};
+
 /// The JavaScript row: `.js`, `.mjs`, `.cjs` and `.jsx` files, judged by V8's parser.
 pub static JAVASCRIPT_ROW: LanguageRow = LanguageRow {
     name: "JavaScript",
@@ -46,7 +56,7 @@ pub static JAVASCRIPT_ROW: LanguageRow = LanguageRow {
     syntax: SyntaxCheck::JavaScript,
     class_view: ClassView::MemberHeads,
     reproducer: NODE_REPRODUCER,
-    regression: None,
+    regression: Some(NODE_TEST_RUNNER),
     runs_in_tab: true,
     definition: JAVASCRIPT_DEFINITION,
 };
@@ -93,6 +103,23 @@ fn script_test_file(path: &str) -> bool {
     in_test_folder || in_jest_folder || marked
 }
 
+/// Whether a JavaScript test file loads a changed file: one of its imports or `require`s, joined to the test's
+/// folder, names it as Node would find it (exactly, without its extension, or as its folder's `index.js`), or names
+/// the `index.js` of the changed file's folder, which a package's entry re-exports as Python's `__init__.py` does.
+fn loads_a_changed_file(path: &str, text: &str, changed: &[&str]) -> bool {
+    let entries: Vec<String> = changed.iter().map(|c| join(folder(c), "index.js").unwrap_or_default()).collect();
+    let names = |target: String| {
+        let bare = ["js", "mjs", "cjs", "jsx", "json"].map(|ext| format!("{target}.{ext}"));
+        [target.clone(), format!("{target}/index.js")].into_iter().chain(bare)
+    };
+    module_specifiers(text)
+        .into_iter()
+        .filter(|s| s.text.starts_with('.'))
+        .filter_map(|s| join(folder(path), &s.text))
+        .flat_map(names)
+        .any(|target| changed.contains(&target.as_str()) || entries.contains(&target))
+}
+
 /// Asks for a standalone ES module (`reproducer.mjs`) run by Node that fails while the bug is present (the request
 /// of JavaScript and TypeScript).
 pub fn node_reproducer(issue: &str, places: &str, reproducer: &Reproducer) -> String {
@@ -115,6 +142,18 @@ pub fn node_reproducer(issue: &str, places: &str, reproducer: &Reproducer) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_test_loads_a_changed_file_as_node_would_find_it() {
+        let test =
+            "import { Cart } from '../src/cart.js';\nconst util = require('../src/util');\nimport x from 'lodash';\n";
+        assert!(loads_a_changed_file("test/cart.test.js", test, &["src/cart.js"]));
+        assert!(loads_a_changed_file("test/cart.test.js", test, &["src/util.js"]), "require without the extension");
+        assert!(loads_a_changed_file("test/a.test.js", "require('../lib')", &["lib/index.js"]));
+        assert!(loads_a_changed_file("test/a.test.js", "import { Cart } from '../src/index.js';", &["src/cart.js"]));
+        assert!(!loads_a_changed_file("test/cart.test.js", test, &["src/item.js", "lodash.js"]));
+        assert!(!loads_a_changed_file("cart.test.js", test, &["src/cart.js"]), "../ from the root leaves it");
+    }
 
     #[test]
     fn test_files_follow_the_test_runners() {

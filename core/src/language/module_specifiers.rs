@@ -29,6 +29,27 @@ pub struct ModuleSpecifier {
     pub kind: SpecifierKind,
 }
 
+/// The path a relative `specifier` names from the folder `dir` (both relative to the repository's root), `.` and `..`
+/// worked out; `None` when it leaves the root or names the root itself.
+pub fn join(dir: &str, specifier: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in specifier.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// The folder of a path relative to the repository's root (`""` at the root).
+pub fn folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
 /// Every module `source` names, in the order they appear. A specifier with an escape sequence, or a dynamic import
 /// or `require` of anything but one plain string, names no module that can be known before the code runs, and is
 /// left out.
@@ -138,6 +159,16 @@ function f() { return require('./inner.cjs').value; }
         let source = "const a = import(name);\nconst b = require(`./${x}.js`);\nconst c = require('\\x2e/c.js');\n\
                       const d = obj.require('./d.js');\nexport const e = 1;\nconst s = 'import x from \"./no.js\"';\n";
         assert_eq!(named(source), []);
+    }
+
+    #[test]
+    fn relative_names_join_their_folder_inside_the_root() {
+        assert_eq!(join("src", "./cart.js").as_deref(), Some("src/cart.js"));
+        assert_eq!(join("src/a", "../../lib/x.js").as_deref(), Some("lib/x.js"));
+        assert_eq!(join("", "./r.mjs").as_deref(), Some("r.mjs"));
+        assert_eq!(join("src", "../../up.js"), None, "outside the root");
+        assert_eq!(join("src", ".."), None, "the root itself");
+        assert_eq!((folder("src/a/b.js"), folder("b.js")), ("src/a", ""));
     }
 
     #[test]

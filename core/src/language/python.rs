@@ -26,7 +26,12 @@ pub static PYTHON_ROW: LanguageRow = LanguageRow {
         helper: Some(Helper { name: "print_stacktrace", definition: PRINT_STACKTRACE }),
         project_tests: None,
     },
-    regression: Some(TestRunner { file: "acr_run_tests.py", source: RUNNER, command: "python3 acr_run_tests.py" }),
+    regression: Some(TestRunner {
+        file: "acr_run_tests.py",
+        source: RUNNER,
+        command: "python3 acr_run_tests.py",
+        touches: imports_a_changed_module,
+    }),
     runs_in_tab: true,
     definition: DefinitionShape {
         starts: "its decorators and `def` or `class` line",
@@ -34,6 +39,34 @@ pub static PYTHON_ROW: LanguageRow = LanguageRow {
         line_comment: "#",
     },
 };
+
+/// Whether a Python test file imports the module of a changed file or one of its packages (`inventory/cart.py`:
+/// `inventory.cart` or `inventory`), on an `import` or `from` line at any indentation.
+fn imports_a_changed_module(_path: &str, text: &str, changed: &[&str]) -> bool {
+    let mut modules: Vec<String> = Vec::new();
+    for path in changed {
+        let Some(stem) = path.strip_suffix(".py") else { continue };
+        let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+        let parts: Vec<&str> = stem.split('/').filter(|p| !p.is_empty()).collect();
+        for n in 1..=parts.len() {
+            modules.push(parts[..n].join("."));
+        }
+    }
+    !modules.is_empty() && text.lines().any(|line| imports_one_of(line, &modules))
+}
+
+/// Whether a line is an `import` or `from` statement naming one of `modules` (as a whole dotted name, or the start
+/// of a longer one at a `.`), at any indentation.
+fn imports_one_of(line: &str, modules: &[String]) -> bool {
+    let line = line.trim_start();
+    let Some(rest) = line.strip_prefix("from").or_else(|| line.strip_prefix("import")) else { return false };
+    let named = rest.trim_start();
+    if named.len() == rest.len() {
+        return false; // `important = 1`, `fromage()`
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    modules.iter().any(|m| named.strip_prefix(m.as_str()).is_some_and(|after| !after.starts_with(word)))
+}
 
 /// AutoCodeRover's rule: a `test` or `tests` folder, `test_*` or `*_test.py`.
 fn python_test_file(path: &str) -> bool {

@@ -116,6 +116,8 @@ pub struct TestRunner {
     pub source: &'static str,
     /// The command that runs it, before the test files are named.
     pub command: &'static str,
+    /// Whether the test file at `path`, whose text is `text`, loads one of the `changed` files of the row's language.
+    pub touches: fn(path: &str, text: &str, changed: &[&str]) -> bool,
 }
 
 impl LanguageRow {

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use acr_core::language::module_specifiers::{SpecifierKind, module_specifiers};
+use acr_core::language::module_specifiers::{SpecifierKind, folder, join, module_specifiers};
 use serde::Serialize;
 
 /// How Node reads a module.
@@ -164,7 +164,7 @@ const BUILTINS: &[&str] = &[
 
 /// Plans a run of `entry` (a path relative to the snapshot's root, as `node entry` names it) over `files`.
 pub fn plan(files: &BTreeMap<String, String>, entry: &str) -> Result<Plan, PlanError> {
-    let entry = normalize("", entry).filter(|p| files.contains_key(p)).ok_or_else(|| {
+    let entry = join("", entry).filter(|p| files.contains_key(p)).ok_or_else(|| {
         PlanError::NoEntry(format!("Error: Cannot find module '{entry}' (no such file in the repository)"))
     })?;
     let mut planner = Planner { files, modules: Vec::new(), places: BTreeMap::new() };
@@ -231,8 +231,7 @@ impl Planner<'_> {
                  own files load, and no package is installed; the local runner or the runner server runs with them]"
             ));
         }
-        let dir = from.rsplit_once('/').map_or("", |(dir, _)| dir);
-        let Some(path) = normalize(dir, specifier) else {
+        let Some(path) = join(folder(from), specifier) else {
             return Target::Missing(format!("Cannot find module '{specifier}' imported from {ROOT}/{from}"));
         };
         let found = if required { self.require_candidates(&path) } else { vec![path.clone()] };
@@ -261,7 +260,7 @@ impl Planner<'_> {
     fn require_candidates(&self, path: &str) -> Vec<String> {
         let mut candidates = vec![path.to_string(), format!("{path}.js"), format!("{path}.json")];
         if let Some(main) = self.files.get(&format!("{path}/package.json")).and_then(|p| string_field(p, "main")) {
-            if let Some(main) = normalize(path, &main) {
+            if let Some(main) = join(path, &main) {
                 candidates.extend([main.clone(), format!("{main}.js"), format!("{main}/index.js")]);
             }
         }
@@ -287,7 +286,7 @@ fn format_of(files: &BTreeMap<String, String>, path: &str) -> Format {
 
 /// The `type` of the `package.json` nearest to `path`, as Node finds it (the first folder up that has one).
 fn package_type(files: &BTreeMap<String, String>, path: &str) -> Option<String> {
-    let mut dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let mut dir = folder(path);
     loop {
         let manifest = if dir.is_empty() { "package.json".to_string() } else { format!("{dir}/package.json") };
         if let Some(text) = files.get(&manifest) {
@@ -296,7 +295,7 @@ fn package_type(files: &BTreeMap<String, String>, path: &str) -> Option<String> 
         if dir.is_empty() {
             return None;
         }
-        dir = dir.rsplit_once('/').map_or("", |(up, _)| up);
+        dir = folder(dir);
     }
 }
 
@@ -317,22 +316,6 @@ fn package_name(specifier: &str) -> &str {
         Some((at, _)) => &specifier[..at],
         None => specifier,
     }
-}
-
-/// `specifier` joined to the folder `dir` (both relative to the root), `.` and `..` worked out; `None` when it
-/// leaves the root.
-fn normalize(dir: &str, specifier: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for part in specifier.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            part => parts.push(part),
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 fn utf16_len(text: &str) -> usize {
