@@ -42,7 +42,8 @@ play: web
 ## sources natively (time, peak heap) and the largest accepted zip in the tab (time, wasm memory); `acr index` against
 ## AutoCodeRover's own indexer on sympy, astropy and Django (set ACR_SRC to a checkout of ACR for the ratio); Python in
 ## the tab (cold start, warm run, pytest, bytes downloaded, second load from the cache); sympy and Django dropped into
-## the tab (worker pool) and reloaded (index cache), against native; a zip of more than 100 MiB of Python in the tab.
+## the tab (worker pool) and reloaded (index cache), against native; a zip of more than 100 MiB of Python in the tab;
+## the index's JavaScript and TypeScript definitions against the typescript package's parser on real npm packages.
 bench: pkg
 	cargo build -q --release -p acr-cli
 	python3 tools/bench_apply.py
@@ -52,6 +53,7 @@ bench: pkg
 	cargo bench -q -p acr-core
 	ACR_JAVAC_FULL=1 cargo test -q -p acr-core --features java --test gate_javac -- --nocapture
 	node tests/bench/index.mjs
+	ACR_BIN=target/release/acr node tests/bench/ts_declarations.mjs
 	python3 tools/bench_acr_index.py
 	$(MAKE) web
 	node tests/bench/tab_load.mjs

@@ -31,8 +31,8 @@ pub struct Grammar {
     /// the definition's unit starts at the wrapper.
     pub wrappers: &'static [(&'static str, &'static str)],
     /// Nodes that define a function by binding one to a name (JavaScript's `const f = () => ...`, a class field
-    /// holding an arrow, an object's `key: function () {...}`); empty where a name is always declared with its
-    /// function.
+    /// holding an arrow, an object's `key: function () {...}`), or a class by binding a class with no name of its
+    /// own (`const Impl = class { ... }`); empty where a name is always declared with its function or class.
     pub bindings: &'static [Binding],
     /// Node kinds of a function value, which make a binding a function's definition.
     pub function_values: &'static [&'static str],
@@ -56,14 +56,14 @@ const BOUND_NAMES: &[&str] = &["identifier", "property_identifier", "private_pro
 
 impl Grammar {
     /// The name of the definition `node` is: its name field for a class or function kind; for a binding (see
-    /// [`Grammar::bindings`]) the name it gives a function value. `None` for every other node, and for a
-    /// definition with no name or a name the parser had to invent.
+    /// [`Grammar::bindings`]) the name it gives a function value or a class with no name of its own. `None` for
+    /// every other node, and for a definition with no name or a name the parser had to invent.
     pub fn definition_name<'s>(&self, node: tree_sitter::Node<'_>, src: &'s [u8]) -> Option<&'s str> {
         let kind = node.kind();
         let name = if self.class_kinds.contains(&kind) || self.function_kinds.contains(&kind) {
             node.child_by_field_name(self.name_field)?
         } else {
-            self.bound_function_name(node)?
+            self.bound_function_name(node).or_else(|| self.bound_class(node).map(|(name, _)| name))?
         };
         let text = name.utf8_text(src).ok()?;
         (!text.is_empty() && !name.is_missing()).then_some(text)
@@ -74,15 +74,29 @@ impl Grammar {
         self.bound_function_name(node).is_some()
     }
 
+    /// The class `node` binds to a name, when it binds one that has no name of its own (`const Impl = class {}`).
+    pub fn bound_class<'t>(
+        &self,
+        node: tree_sitter::Node<'t>,
+    ) -> Option<(tree_sitter::Node<'t>, tree_sitter::Node<'t>)> {
+        let (name, value) = self.bound(node)?;
+        let anonymous_class =
+            self.class_kinds.contains(&value.kind()) && value.child_by_field_name(self.name_field).is_none();
+        anonymous_class.then_some((name, value))
+    }
+
     /// The name node of a binding of a function value.
     fn bound_function_name<'t>(&self, node: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
+        let (name, value) = self.bound(node)?;
+        self.function_values.contains(&value.kind()).then_some(name)
+    }
+
+    /// The name and value nodes of a binding whose name is a plain or private name.
+    fn bound<'t>(&self, node: tree_sitter::Node<'t>) -> Option<(tree_sitter::Node<'t>, tree_sitter::Node<'t>)> {
         let binding = self.bindings.iter().find(|b| b.kind == node.kind())?;
         let value = node.child_by_field_name(binding.value)?;
-        if !self.function_values.contains(&value.kind()) {
-            return None;
-        }
         let name = node.child_by_field_name(binding.name)?;
-        BOUND_NAMES.contains(&name.kind()).then_some(name)
+        BOUND_NAMES.contains(&name.kind()).then_some((name, value))
     }
 
     /// The definition a node holds when it wraps one (see [`Grammar::wrappers`]).
@@ -180,7 +194,8 @@ const SCRIPT_BINDINGS: [Binding; 2] = [
 /// a class field or an object's property); `extends` names the base.
 #[cfg(feature = "js")]
 pub const JAVASCRIPT: Grammar = Grammar {
-    class_kinds: &["class_declaration"],
+    // `class` is a class expression: named (`cls => class Builder extends cls {}`), or bound to a name.
+    class_kinds: &["class_declaration", "class"],
     function_kinds: &["function_declaration", "generator_function_declaration", "method_definition"],
     name_field: "name",
     base_holders: &["class_heritage"],
@@ -205,7 +220,13 @@ pub const JAVASCRIPT: Grammar = Grammar {
 /// and abstract members) as functions, and `implements` and an interface's `extends` as bases.
 #[cfg(feature = "js")]
 pub const TYPESCRIPT: Grammar = Grammar {
-    class_kinds: &["class_declaration", "abstract_class_declaration", "interface_declaration", "enum_declaration"],
+    class_kinds: &[
+        "class_declaration",
+        "class",
+        "abstract_class_declaration",
+        "interface_declaration",
+        "enum_declaration",
+    ],
     function_kinds: &[
         "function_declaration",
         "generator_function_declaration",

@@ -571,9 +571,10 @@ fn collect(
                 Some(outer) if role.class && g.qualify_nested => Arc::from(format!("{outer}.{text}")),
                 _ => Arc::from(text),
             };
-            let def_kind = if role.class {
+            let bound_class = if role.binding { g.bound_class(node).map(|(_, class)| class) } else { None };
+            let def_kind = if role.class || bound_class.is_some() {
                 opened_class = Some(name.clone());
-                record_bases(g, node, &name, src, bases);
+                record_bases(g, bound_class.unwrap_or(node), &name, src, bases);
                 DefKind::Class
             } else if enclosing.is_some() {
                 DefKind::Method

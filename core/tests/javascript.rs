@@ -43,6 +43,33 @@ fn script_sources_are_indexed_and_tests_left_out() {
     assert_eq!(index.languages_summary(), "JavaScript 2, TypeScript 2");
 }
 
+/// Classes written as expressions are classes, their methods methods: a mixin's named class (npm's arborist builds its
+/// tree this way), a class bound to a name, and the same in TypeScript. A class with neither name is not a definition,
+/// and its methods stay functions.
+#[test]
+fn classes_written_as_expressions_are_classes() {
+    let repo = Repo::from_files([
+        ("lib/build.js", "module.exports = cls => class Builder extends cls {\n  build() {}\n};\n"),
+        (
+            "lib/impl.js",
+            "var Impl = class extends Base {\n  debug() {}\n};\nconst f = cls => class {\n  loose() {}\n};\n",
+        ),
+        ("lib/typed.ts", "export const Typed = class implements Shape {\n  area(): number { return 0; }\n};\n"),
+    ]);
+    let index = Index::build(&repo);
+    assert_eq!(common::definitions(&index, "lib/build.js"), ["class Builder 1-3", "method Builder::build 2-2"]);
+    assert_eq!(
+        common::definitions(&index, "lib/impl.js"),
+        ["class Impl 1-3", "method Impl::debug 2-2", "function f 4-6", "function loose 5-5"]
+    );
+    assert_eq!(common::definitions(&index, "lib/typed.ts"), ["class Typed 1-3", "method Typed::area 2-2"]);
+    let bases = |c: &str| index.class_bases.get(c).map(|b| b.iter().map(|n| n.to_string()).collect::<Vec<_>>());
+    assert_eq!(bases("Builder"), Some(vec!["cls".into()]));
+    assert_eq!(bases("Impl"), Some(vec!["Base".into()]));
+    let searcher = Searcher::new(&index, &repo);
+    assert!(searcher.search_class("Impl").text.contains("debug() {}"), "{}", searcher.search_class("Impl").text);
+}
+
 #[test]
 fn a_class_shows_its_shape_and_its_methods_answer_in_every_form() {
     let repo = fixture();

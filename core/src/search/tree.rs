@@ -2,22 +2,21 @@
 
 use tree_sitter::Node;
 
-/// The node of a wanted kind that starts on `row`, found by descending only into the nodes that span the row.
+/// The node of a wanted kind that starts on `row`, found by descending only into the nodes that span the row: depth
+/// first, so that a name before the node on its row (`const Impl = class {...}`) or a keyword (`export`) is passed
+/// over.
 pub(super) fn find_at<'t>(root: Node<'t>, row: usize, wanted: impl Fn(&Node<'t>) -> bool) -> Option<Node<'t>> {
-    let mut node = root;
-    'descend: loop {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
         if wanted(&node) && node.start_position().row == row {
             return Some(node);
         }
-        // Into the first named child that spans the row (a keyword that starts there, such as JavaScript's
-        // `export` before a class, holds nothing).
         let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
-            if child.start_position().row <= row && row <= child.end_position().row {
-                node = child;
-                continue 'descend;
-            }
-        }
-        return None;
+        let spanning: Vec<Node<'t>> = node
+            .named_children(&mut cursor)
+            .filter(|c| c.start_position().row <= row && row <= c.end_position().row)
+            .collect();
+        stack.extend(spanning.into_iter().rev());
     }
+    None
 }
