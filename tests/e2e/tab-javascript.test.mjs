@@ -108,6 +108,26 @@ test("with the runner server, the JavaScript demo's reproducer runs with Node in
 
 /** Programs whose runs in the tab must match Node's: exit code and standard output, and stderr's first line. */
 const SAME_AS_NODE = {
+  "node --test read by acr's reporter": {
+    files: {
+      "acr_test_reporter.mjs": readFileSync(join(ROOT, "core", "src", "language", "acr_test_reporter.mjs"), "utf8"),
+      "package.json": "{\"type\": \"module\"}",
+      "test/a.test.js": "import { describe, it, test, beforeEach } from 'node:test';\nimport assert from 'node:assert/strict';\n" +
+        "let n = 0;\ndescribe('a cart', () => {\n  beforeEach(() => { n += 1; });\n  it('adds one', () => assert.equal(n, 1));\n" +
+        "  it('adds two', () => assert.equal(n, 3));\n  it.skip('is skipped', () => {});\n  it.todo('is to do');\n});\n" +
+        "test('top level', async (t) => {\n  await t.test('inner', () => {});\n});\n",
+      "test/b.test.cjs": "const test = require('node:test');\nconst assert = require('node:assert');\n" +
+        "test('async and fine', async () => { await new Promise((r) => setTimeout(r, 5)); assert.ok(true); });\n" +
+        "test('thrown', () => { throw new TypeError('bad'); });\n",
+      "test/c.test.js": "import './missing.js';\n",
+      "test/d.test.js": "import test from 'node:test';\ntest('all good', () => {});\n",
+    },
+    commands: [
+      "node --test --test-reporter=./acr_test_reporter.mjs test/a.test.js test/b.test.cjs",
+      "node --test --test-reporter=./acr_test_reporter.mjs test/c.test.js test/d.test.js",
+      "node --test --test-reporter=./acr_test_reporter.mjs test/d.test.js",
+    ],
+  },
   "a failed assertion": {
     files: { "r.mjs": "import assert from 'node:assert';\nconsole.log('before');\nassert.strictEqual(1 + 1, 3, 'one and one');\n" },
   },

@@ -370,3 +370,164 @@ export const util = {
   deprecate: (fn) => fn,
   types: { isPromise: (v) => v instanceof Promise, isDate: (v) => v instanceof Date, isRegExp: (v) => v instanceof RegExp },
 };
+
+// ---- path -----------------------------------------------------------------------------------------------------
+
+/** `node:path`, POSIX, the part scripts use: join, resolve, relative, dirname, basename, extname, normalize. */
+export function makePath(cwd) {
+  const normalize = (p) => {
+    const absolute = p.startsWith("/");
+    const out = [];
+    for (const part of p.split("/")) {
+      if (part === "" || part === ".") continue;
+      if (part === "..") {
+        if (out.length && out[out.length - 1] !== "..") out.pop();
+        else if (!absolute) out.push("..");
+      } else out.push(part);
+    }
+    const joined = out.join("/");
+    return absolute ? `/${joined}` : joined || ".";
+  };
+  const resolve = (...parts) => {
+    let p = "";
+    for (const part of parts) p = part.startsWith("/") ? part : `${p}/${part}`;
+    return normalize(p.startsWith("/") ? p : `${cwd()}/${p}`);
+  };
+  const dirname = (p) => {
+    const at = p.replace(/\/+$/, "").lastIndexOf("/");
+    return at < 0 ? "." : at === 0 ? "/" : p.slice(0, at);
+  };
+  const basename = (p, ext) => {
+    const base = p.replace(/\/+$/, "").split("/").pop();
+    return ext && base.endsWith(ext) ? base.slice(0, -ext.length) : base;
+  };
+  const extname = (p) => {
+    const base = basename(p);
+    const at = base.lastIndexOf(".");
+    return at <= 0 ? "" : base.slice(at);
+  };
+  const relative = (from, to) => {
+    const a = resolve(from).split("/").filter(Boolean);
+    const b = resolve(to).split("/").filter(Boolean);
+    let i = 0;
+    while (i < a.length && i < b.length && a[i] === b[i]) i++;
+    return [...a.slice(i).map(() => ".."), ...b.slice(i)].join("/");
+  };
+  const path = {
+    sep: "/", delimiter: ":", normalize, resolve, dirname, basename, extname, relative,
+    join: (...parts) => normalize(parts.filter((p) => p !== "").join("/") || "."),
+    isAbsolute: (p) => p.startsWith("/"),
+  };
+  path.posix = path;
+  return path;
+}
+
+// ---- test -----------------------------------------------------------------------------------------------------
+
+/**
+ * `node:test` as far as a repository's tests use it: `test` (`it`), `describe` (`suite`), their `skip`, `todo` and
+ * `only`, hooks (`before`, `after`, `beforeEach`, `afterEach`), subtests through the context's `t.test`. Tests are
+ * collected while the file loads and run in order when `run(file)` is called, which yields the events Node's test
+ * runner gives a reporter (`test:start`, `test:pass`, `test:fail`, with `name`, `nesting`, `file`, `details`,
+ * `skip`, `todo`), so that the same reporter reads them.
+ */
+export function makeTestRunner() {
+  const hooks = () => ({ before: [], after: [], beforeEach: [], afterEach: [] });
+  const root = { name: "", children: [], hooks: hooks(), suite: true };
+  const outcome = { failed: 0, declared: () => root.children.length > 0 };
+  let current = root;
+  /** A test or suite from the arguments Node takes (`name?, options?, fn?`); a suite's body runs now. */
+  const nodeOf = (suite, args, options = {}) => {
+    let [name, opts, fn] = args;
+    if (typeof name === "function") [name, opts, fn] = [name.name || "<anonymous>", {}, name];
+    else if (typeof opts === "function") [opts, fn] = [{}, opts];
+    opts = { ...opts, ...options };
+    const node = { name: String(name ?? "<anonymous>"), fn, suite, skip: !!opts.skip, todo: !!opts.todo, children: [], hooks: hooks() };
+    if (suite && typeof fn === "function") {
+      const outer = current;
+      current = node;
+      try {
+        fn();
+      } finally {
+        current = outer;
+      }
+    }
+    return node;
+  };
+  const withVariants = (suite) => {
+    const add = (args, options) => {
+      current.children.push(nodeOf(suite, args, options));
+      return Promise.resolve();
+    };
+    const f = (...args) => add(args);
+    f.skip = (...args) => add(args, { skip: true });
+    f.todo = (...args) => add(args, { todo: true });
+    f.only = (...args) => add(args);
+    return f;
+  };
+  const test = withVariants(false);
+  const describe = withVariants(true);
+  const hook = (kind) => (fn) => current.hooks[kind].push(fn);
+  const api = {
+    test, it: test, describe, suite: describe,
+    before: hook("before"), after: hook("after"), beforeEach: hook("beforeEach"), afterEach: hook("afterEach"),
+  };
+  Object.assign(test, api);
+
+  /** Runs what was collected for `file` and yields the reporter's events, test by test. */
+  async function* run(file) {
+    const events = [];
+    async function runNode(node, nesting, eaches) {
+      events.push({ type: "test:start", data: { name: node.name, nesting, file } });
+      const details = node.suite ? { type: "suite" } : {};
+      if (node.skip || node.todo) {
+        events.push({ type: "test:pass", data: { name: node.name, nesting, file, details, skip: node.skip || undefined, todo: node.todo || undefined } });
+        return true;
+      }
+      let error = null;
+      try {
+        if (node.suite) {
+          for (const h of node.hooks.before) await h();
+          const inner = { before: [...eaches.before, ...node.hooks.beforeEach], after: [...node.hooks.afterEach, ...eaches.after] };
+          for (const child of node.children) if (!(await runNode(child, nesting + 1, inner))) error ??= new Error("subtests failed");
+          for (const h of node.hooks.after) await h();
+        } else {
+          for (const h of eaches.before) await h();
+          const subtests = [];
+          const context = {
+            name: node.name,
+            assert: strictAssert,
+            test: (...args) => {
+              const done = runNode(nodeOf(false, args), nesting + 1, { before: [], after: [] });
+              subtests.push(done);
+              return done;
+            },
+            diagnostic() {}, skip() {}, todo() {}, plan() {},
+          };
+          if (typeof node.fn === "function") {
+            if (node.fn.length >= 2) await new Promise((resolve, reject) => node.fn(context, (e) => (e ? reject(e) : resolve())));
+            else await node.fn(context);
+          }
+          if ((await Promise.all(subtests)).includes(false)) error = new Error("subtests failed");
+          for (const h of eaches.after) await h();
+        }
+      } catch (e) {
+        error = e;
+      }
+      if (error) {
+        outcome.failed += 1;
+        events.push({ type: "test:fail", data: { name: node.name, nesting, file, details: { ...details, error: { message: "test failed", cause: error } } } });
+        return false;
+      }
+      events.push({ type: "test:pass", data: { name: node.name, nesting, file, details } });
+      return true;
+    }
+    for (const h of root.hooks.before) await h();
+    for (const child of root.children) {
+      await runNode(child, 0, { before: root.hooks.beforeEach, after: root.hooks.afterEach });
+      yield* events.splice(0);
+    }
+    for (const h of root.hooks.after) await h();
+  }
+  return { api, run, outcome };
+}

@@ -2,9 +2,12 @@
 // snapshot, with the page's own JavaScript engine, the exit code Node would give and what the script printed.
 //
 // Messages (the Rust side's types are in web/src/tab_runner/node.rs and protocol.rs):
-//   page → worker  {kind: "run", id, modules: [{path, format, code, imports}], argv: [...], output_bytes}
+//   page → worker  {kind: "run", id, modules: [{path, format, code, imports}], argv: [...], output_bytes, test,
+//                   reporter}
 //                  (the plan of web/src/tab_runner/module_plan.rs: every module the entry loads, the entry first,
-//                  with where each module it names stands in its code and what that name resolves to)
+//                  with where each module it names stands in its code and what that name resolves to; `test`: run
+//                  the entry as `node --test` runs a test file, its events read by the plan's module at index
+//                  `reporter` when there is one)
 //   worker → page  {kind: "output", id, stdout, stderr, truncated}   (what the run printed so far, every 250 ms)
 //                  {kind: "done", id, exit_code, stdout, stderr, truncated}
 //                  {kind: "failed", id, message, cause}
@@ -14,7 +17,9 @@
 // when first required (or when an ES module imports it: its `module.exports` is then the default export and its
 // keys the named ones); built-ins come from node-builtins.mjs. Exit: the entry's error, an error no one caught or
 // a rejection no one handled ends the run with 1 and the error on stderr, as Node does; `process.exit(n)` ends it at
-// once with n; otherwise the run ends when its timers have fired, with `process.exitCode` (0 by default).
+// once with n; otherwise the run ends when its timers have fired, with `process.exitCode` (0 by default). Tests
+// declared with `node:test` run once the file has loaded, as Node runs them (see node-builtins.mjs), and any that
+// fails makes the exit code 1.
 //
 // Containment: the page's server sends this script with a Content-Security-Policy that lets it load only its own
 // origin's scripts and blob URLs and connect nowhere (tools/serve.py); a run refuses to start without it, since
@@ -22,7 +27,7 @@
 // the network APIs, the messaging that reaches the page, nested workers and storage shared with the page.
 
 import { Capped, door, pin, refused } from "./worker-common.mjs";
-import { EventEmitter, assert, format, inspect, strictAssert, util } from "./node-builtins.mjs";
+import { EventEmitter, assert, format, inspect, makePath, makeTestRunner, strictAssert, util } from "./node-builtins.mjs";
 
 const OUTPUT_EVERY_MS = 250;
 const HOOK = `__acr_module_${Math.random().toString(36).slice(2)}`;
@@ -208,8 +213,13 @@ function builtin(name) {
       return process;
     case "timers":
       return { setTimeout: self.setTimeout, clearTimeout: self.clearTimeout, setInterval: self.setInterval, clearInterval: self.clearInterval, setImmediate: self.setImmediate, clearImmediate: self.clearImmediate };
+    case "path":
+    case "path/posix":
+      return run.path;
+    case "test":
+      return run.tests.api.test;
     default: {
-      const e = new Error(`Cannot load Node's built-in module 'node:${name}'\n[in this tab: only assert, util, events, process and timers are built in; the local runner or the runner server runs every built-in module]`);
+      const e = new Error(`Cannot load Node's built-in module 'node:${name}'\n[in this tab: only assert, util, events, path, process, test and timers are built in; the local runner or the runner server runs every built-in module]`);
       e.code = "ERR_UNKNOWN_BUILTIN_MODULE";
       throw e;
     }
@@ -354,6 +364,8 @@ async function start(message) {
     return;
   }
   run.process = makeProcess(message.argv);
+  run.path = makePath(run.process.cwd);
+  run.tests = makeTestRunner();
   globalThis[HOOK] = { builtin, require: (index, from) => requireModule(index, from) };
   installConsole();
   const timersPending = installTimers();
@@ -373,14 +385,22 @@ async function start(message) {
     finish(1);
   });
   const entry = run.modules[0];
+  let failedToLoad = null;
   try {
     if (entry.format === "module") await import(moduleUrl(0, entry.path));
     else requireModule(0, entry.path);
   } catch (e) {
     if (e instanceof Exit) return;
-    report(e);
-    finish(1);
-    return;
+    if (!message.test) {
+      report(e);
+      finish(1);
+      return;
+    }
+    failedToLoad = e; // a failed test named after the file, as `node --test` reports it
+  }
+  if (message.test || run.tests.outcome.declared()) {
+    const failed = await runTests(`/repo/${entry.path}`, message.reporter, failedToLoad);
+    if (failed) run.process.exitCode = 1;
   }
   if (timersPending() > 0) await new Promise((resolve) => (run.waiting = resolve));
   // Two turns: one for the last callbacks' promises, one for the engine to report a rejection no one handled.
@@ -388,6 +408,31 @@ async function start(message) {
   if (run.finished) return;
   run.process.emit("exit", run.process.exitCode ?? 0);
   finish(Number(run.process.exitCode ?? 0) | 0);
+}
+
+/**
+ * Runs the tests the file declared and writes what the reporter makes of their events (the plan's module at
+ * `reporter`, or a short line per test); a file that failed to load is one failed test named after it, as in Node.
+ * Resolves to whether any test failed.
+ */
+async function runTests(file, reporter, failedToLoad) {
+  const events = failedToLoad
+    ? (async function* () {
+        yield { type: "test:start", data: { name: file, nesting: 0, file } };
+        yield { type: "test:fail", data: { name: file, nesting: 0, file, details: { error: { message: "test failed", failureType: "testCodeFailure", loadError: failedToLoad } } } };
+      })()
+    : run.tests.run(file);
+  const read = reporter === null || reporter === undefined ? lines : (await import(moduleUrl(reporter, file))).default;
+  for await (const chunk of read(events)) write("stdout", String(chunk));
+  return failedToLoad !== null || run.tests.outcome.failed > 0;
+}
+
+/** Node's test events as one line per test, when no reporter is named. */
+async function* lines(events) {
+  for await (const { type, data } of events) {
+    if (type === "test:pass" && data.details?.type !== "suite") yield `${"  ".repeat(data.nesting)}✔ ${data.name}${data.skip ? " # SKIP" : data.todo ? " # TODO" : ""}\n`;
+    if (type === "test:fail" && data.details?.type !== "suite") yield `${"  ".repeat(data.nesting)}✖ ${data.name}\n${"  ".repeat(data.nesting + 1)}${String(data.details?.error?.cause?.message ?? "failed").split("\n")[0]}\n`;
+  }
 }
 
 self.addEventListener("message", (event) => {

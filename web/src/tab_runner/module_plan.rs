@@ -88,10 +88,10 @@ pub struct Module {
     pub imports: Vec<Import>,
 }
 
-/// Every module a run loads; the entry is the first.
+/// Every module a run loads; the entries come first, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Plan {
-    /// The modules, the entry first.
+    /// The modules, the entries first.
     pub modules: Vec<Module>,
 }
 
@@ -162,13 +162,16 @@ const BUILTINS: &[&str] = &[
     "zlib",
 ];
 
-/// Plans a run of `entry` (a path relative to the snapshot's root, as `node entry` names it) over `files`.
-pub fn plan(files: &BTreeMap<String, String>, entry: &str) -> Result<Plan, PlanError> {
-    let entry = join("", entry).filter(|p| files.contains_key(p)).ok_or_else(|| {
-        PlanError::NoEntry(format!("Error: Cannot find module '{entry}' (no such file in the repository)"))
-    })?;
+/// Plans a run that loads `entries` (paths relative to the snapshot's root, as `node entry` names them; a test file
+/// and the reporter that reads its events) over `files`.
+pub fn plan(files: &BTreeMap<String, String>, entries: &[&str]) -> Result<Plan, PlanError> {
     let mut planner = Planner { files, modules: Vec::new(), places: BTreeMap::new() };
-    planner.add(&entry);
+    for entry in entries {
+        let path = join("", entry).filter(|p| files.contains_key(p)).ok_or_else(|| {
+            PlanError::NoEntry(format!("Error: Cannot find module '{entry}' (no such file in the repository)"))
+        })?;
+        planner.add(&path);
+    }
     let mut next = 0;
     while next < planner.modules.len() {
         let module = &planner.modules[next];
@@ -405,7 +408,7 @@ mod tests {
             ("src/cart.js", "import { Item } from './item.js';\nexport class Cart {}\n"),
             ("src/item.js", "export class Item {}\n"),
         ]);
-        let plan = plan(&demo, "./reproducer.mjs").unwrap();
+        let plan = plan(&demo, &["./reproducer.mjs"]).unwrap();
         assert_eq!(plan.modules[0].path, "reproducer.mjs");
         assert!(plan.modules.iter().all(|m| m.format == Format::Module));
         let entry = targets(&plan, "reproducer.mjs");
@@ -419,7 +422,7 @@ mod tests {
     #[test]
     fn places_are_utf16_offsets_of_the_name() {
         let code = "// 😀 é\nimport x from './x.mjs';\n";
-        let plan = plan(&files(&[("a.mjs", code), ("x.mjs", "")]), "a.mjs").unwrap();
+        let plan = plan(&files(&[("a.mjs", code), ("x.mjs", "")]), &["a.mjs"]).unwrap();
         let import = &plan.modules[0].imports[0];
         let units: Vec<u16> = code.encode_utf16().collect();
         assert_eq!(String::from_utf16(&units[import.start..import.end]).unwrap(), "./x.mjs");
@@ -438,7 +441,7 @@ mod tests {
             ("lib/m.js", "export const m = 1;\n"),
             ("r.mjs", "import m from './main.js';\nimport { m as n } from './lib/m.js';\n"),
         ]);
-        let plan = plan(&repo, "r.mjs").unwrap();
+        let plan = plan(&repo, &["r.mjs"]).unwrap();
         let formats: BTreeMap<&str, Format> = plan.modules.iter().map(|m| (m.path.as_str(), m.format)).collect();
         assert_eq!(formats["main.js"], Format::CommonJs);
         assert_eq!(formats["lib/m.js"], Format::Module, "lib/package.json is nearer than the root's");
@@ -457,7 +460,7 @@ mod tests {
             ("src/a.js", ""),
             ("t.ts", "export default 1;\n"),
         ]);
-        let plan = plan(&repo, "r.mjs").unwrap();
+        let plan = plan(&repo, &["r.mjs"]).unwrap();
         let missing: Vec<String> = targets(&plan, "r.mjs")
             .into_iter()
             .map(|(_, t)| match t {
@@ -477,7 +480,7 @@ mod tests {
     #[test]
     fn a_missing_entry_and_a_circle_of_modules_are_refused() {
         assert!(
-            matches!(plan(&files(&[]), "reproducer.mjs"), Err(PlanError::NoEntry(m)) if m.contains("reproducer.mjs"))
+            matches!(plan(&files(&[]), &["reproducer.mjs"]), Err(PlanError::NoEntry(m)) if m.contains("reproducer.mjs"))
         );
         let circle = files(&[
             ("r.mjs", "import './a.mjs';\n"),
@@ -485,10 +488,16 @@ mod tests {
             ("b.mjs", "export const late = () => import('./a.mjs');\n"),
         ]);
         assert_eq!(
-            plan(&circle, "r.mjs"),
+            plan(&circle, &["r.mjs"]),
             Err(PlanError::Circle(vec!["a.mjs".into(), "b.mjs".into(), "a.mjs".into()]))
         );
         let commonjs_circle = files(&[("r.cjs", "require('./a.cjs');\n"), ("a.cjs", "require('./r.cjs');\n")]);
-        assert!(plan(&commonjs_circle, "r.cjs").is_ok(), "require handles circles as Node does");
+        assert!(plan(&commonjs_circle, &["r.cjs"]).is_ok(), "require handles circles as Node does");
+        let two = plan(
+            &files(&[("t.test.mjs", "import './r.mjs';\n"), ("r.mjs", ""), ("rep.mjs", "")]),
+            &["t.test.mjs", "rep.mjs"],
+        );
+        let paths: Vec<String> = two.unwrap().modules.into_iter().map(|m| m.path).collect();
+        assert_eq!(paths, ["t.test.mjs", "rep.mjs", "r.mjs"], "the entries first, in order");
     }
 }
