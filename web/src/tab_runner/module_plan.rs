@@ -262,10 +262,9 @@ impl Planner<'_> {
     /// The files `require` tries for `path`, in Node's order (a folder's `package.json` `main` before its index).
     fn require_candidates(&self, path: &str) -> Vec<String> {
         let mut candidates = vec![path.to_string(), format!("{path}.js"), format!("{path}.json")];
-        if let Some(main) = self.files.get(&format!("{path}/package.json")).and_then(|p| string_field(p, "main")) {
-            if let Some(main) = join(path, &main) {
-                candidates.extend([main.clone(), format!("{main}.js"), format!("{main}/index.js")]);
-            }
+        let manifest = self.files.get(&format!("{path}/package.json"));
+        if let Some(main) = manifest.and_then(|p| string_field(p, "main")).and_then(|main| join(path, &main)) {
+            candidates.extend([main.clone(), format!("{main}.js"), format!("{main}/index.js")]);
         }
         candidates.extend([format!("{path}/index.js"), format!("{path}/index.json")]);
         candidates
