@@ -13,6 +13,10 @@
 //!   at the later declaration.
 //!
 //! Imports declare like `let` at the top of the file. The `catch` parameter and labels are left alone.
+//!
+//! The same scopes give a module's other early error of this kind: `export { x }` of a name the module does not
+//! declare (`Export 'x' is not defined in module`), checked when the program's scope closes. (A file that is not a
+//! module cannot export at all, so it is refused either way.)
 
 use std::collections::HashMap;
 
@@ -46,10 +50,19 @@ struct Scope {
 pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
     let src = source.as_bytes();
     let mut scopes: Vec<Scope> = Vec::new();
+    // The local names `export { ... }` lists, checked against the program's scope when it closes.
+    let mut exported: Vec<Node<'_>> = Vec::new();
     walk(root, |step| {
         let node = match step {
             Step::Enter(node) => node,
             Step::Leave(node) => {
+                if node.kind() == "program"
+                    && let Some(program) = scopes.last()
+                    && let Some(name) = exported.iter().find(|n| !program.names.contains_key(n.utf8_text(src).unwrap_or("")))
+                {
+                    let text = name.utf8_text(src).unwrap_or("");
+                    return Err(problem_at(*name, source, &format!("Export '{text}' is not defined in module")));
+                }
                 if scopes.last().is_some_and(|s| s.node == node.id()) {
                     scopes.pop();
                 }
@@ -91,6 +104,9 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
                     declare_at(name, Declared::Lexical, &mut scopes)?;
                 }
             }
+            "export_statement" if node.child_by_field_name("source").is_none() => {
+                exported.extend(local_exports(node));
+            }
             "class_declaration" => {
                 if let Some(name) = node.child_by_field_name("name") {
                     // The class's name belongs to the scope around it, not to a scope it opens.
@@ -114,6 +130,20 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
         }
         Ok(())
     })
+}
+
+/// The local names an `export { a, b as c }` without `from` lists (`a`, `b`).
+fn local_exports(export: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = export.walk();
+    let clauses: Vec<Node<'_>> = export.named_children(&mut cursor).filter(|c| c.kind() == "export_clause").collect();
+    let mut names = Vec::new();
+    for clause in clauses {
+        let mut cursor = clause.walk();
+        for specifier in clause.named_children(&mut cursor).filter(|s| s.kind() == "export_specifier") {
+            names.extend(specifier.child_by_field_name("name").filter(|n| n.kind() == "identifier"));
+        }
+    }
+    names
 }
 
 /// Declares a function's parameters in its scope (the last one).
@@ -235,6 +265,19 @@ mod tests {
         assert_eq!(verdict("import { a } from 'x';\nimport { a } from 'x';\n"), twice("a", 2));
         assert_eq!(verdict("import * as b from 'x';\nconst b = 1;\n"), twice("b", 2));
         assert_eq!(verdict("switch (k) {\n  case 1: let y = 1; break;\n  case 2: let y = 2;\n}\n"), twice("y", 3));
+    }
+
+    #[test]
+    fn a_module_exports_only_what_it_declares() {
+        let missing = |name: &str, line| Err((line, format!("Export '{name}' is not defined in module")));
+        assert_eq!(verdict("const a = 1;\nexport { a, b };\n"), missing("b", 2));
+        assert_eq!(verdict("function f() { var inner; }\nexport { inner as x };\n"), missing("inner", 2));
+        for src in [
+            "export { a, f as g, C, i, v };\nconst a = 1;\nfunction f() {}\nclass C {}\nimport i from 'x';\n{ var v; }\n",
+            "export { a } from './a.js';\nexport * from './b.js';\nexport const c = 1;\nexport default function () {}\n",
+        ] {
+            assert_eq!(verdict(src), Ok(()), "{src}");
+        }
     }
 
     #[test]
