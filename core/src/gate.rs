@@ -32,6 +32,8 @@ mod patterns;
 #[cfg(feature = "js")]
 mod redeclaration;
 #[cfg(feature = "js")]
+mod regex_literal;
+#[cfg(feature = "js")]
 pub mod script;
 #[cfg(feature = "js")]
 mod script_grammar;

@@ -58,7 +58,8 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
             Step::Leave(node) => {
                 if node.kind() == "program"
                     && let Some(program) = scopes.last()
-                    && let Some(name) = exported.iter().find(|n| !program.names.contains_key(n.utf8_text(src).unwrap_or("")))
+                    && let Some(name) =
+                        exported.iter().find(|n| !program.names.contains_key(n.utf8_text(src).unwrap_or("")))
                 {
                     let text = name.utf8_text(src).unwrap_or("");
                     return Err(problem_at(*name, source, &format!("Export '{text}' is not defined in module")));

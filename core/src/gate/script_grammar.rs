@@ -9,7 +9,8 @@
 //! - a class with no name used as a statement;
 //! - `await` inside a function that is not `async` (at the top level it is allowed, as in a module);
 //! - a private name (`#x`) used where no enclosing class declares it, or declared twice by one class (a getter
-//!   and a setter may share it).
+//!   and a setter may share it);
+//! - a regular expression literal V8 finds invalid ([`super::regex_literal`]).
 //!
 //! Each is measured against V8 by `core/tests/gate_node.rs` on mutants of real packages.
 
@@ -67,6 +68,14 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
                 if node.child_by_field_name("handler").is_none() && node.child_by_field_name("finalizer").is_none() =>
             {
                 return fail(node.next_sibling().unwrap_or(node), "Missing catch or finally after try");
+            }
+            "regex" => {
+                let part = |field: &str| node.child_by_field_name(field).and_then(|n| n.utf8_text(src).ok());
+                if let Some(why) =
+                    super::regex_literal::problem(part("pattern").unwrap_or(""), part("flags").unwrap_or(""))
+                {
+                    return fail(node, &why);
+                }
             }
             "switch_body" => {
                 let mut inner = node.walk();
