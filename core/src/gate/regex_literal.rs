@@ -152,10 +152,10 @@ fn class(chars: &[char], start: usize) -> (usize, Option<&'static str>) {
         // A range: a member, `-`, a member.
         let n = members.len();
         if n >= 3 && members[n - 2] == Some('-') && problem.is_none() {
-            if let (Some(low), Some(high)) = (members[n - 3], members[n - 1]) {
-                if low > high && !(n >= 4 && members[n - 4] == Some('-')) {
-                    problem = Some("Range out of order in character class");
-                }
+            if let (Some(low), Some(high)) = (members[n - 3], members[n - 1])
+                && low > high
+            {
+                problem = Some("Range out of order in character class");
             }
             // The three members are one range: none of them starts the next.
             members.clear();
