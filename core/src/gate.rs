@@ -45,6 +45,10 @@ mod targets;
 mod tokens;
 #[cfg(any(feature = "java", feature = "js"))]
 mod tree_problems;
+#[cfg(feature = "js")]
+mod typescript_grammar;
+#[cfg(feature = "js")]
+mod viable_prefix;
 
 use std::fmt;
 use std::hash::{Hash, Hasher};

@@ -2,16 +2,19 @@
 //! the `typescript` package's parser this TypeScript?
 //!
 //! The check reads tree-sitter's parse, as Java's does: a source passes when the tree holds no `ERROR` node and no
-//! `MISSING` node (a token the parser had to invent, such as a `)`), and otherwise the first such node in the source
-//! is the problem, in the words of the compiler it stands for where they correspond (`')' expected`, `Unexpected
-//! end of input`, `Unexpected token '}'`). For JavaScript, what tree-sitter's grammar accepts and V8 refuses is
-//! checked after a parse with no error: names declared twice (the `redeclaration` module) and the constructs the
-//! `script_grammar` module lists. TypeScript's source is read again in the grammar's words where it is newer than
-//! tree-sitter-typescript 0.23. The agreement is measured by `core/tests/gate_node.rs` (V8) and
-//! `core/tests/gate_typescript.rs` (the `typescript` package).
+//! `MISSING` node (a token the parser had to invent, such as a `)`). Otherwise the problem is put where a compiler
+//! reading left to right stops (the `viable_prefix` module: tree-sitter's recovery starts its `ERROR` node earlier,
+//! or at the end of the file for a bracket left open), in that compiler's words (`missing ) after argument list`,
+//! `Unexpected end of input`, `Unexpected token '}'`). What tree-sitter's grammar accepts and the compiler refuses is
+//! checked after a parse with no error: for V8, names declared twice (the `redeclaration` module) and the constructs
+//! the `script_grammar` module lists; for TypeScript, those the `typescript_grammar` module lists. TypeScript's source
+//! is read in the grammar's words where it is newer than tree-sitter-typescript 0.23, every position kept. The
+//! agreement is measured by `core/tests/gate_node.rs` (V8) and `core/tests/gate_typescript.rs` (the `typescript`
+//! package).
 
 use super::SyntaxProblem;
-use super::tree_problems::{Step, first_problem, problem_at, shorten, walk};
+use super::tree_problems::{Step, first_problem, problem_at, problem_at_end, shorten, walk};
+use super::viable_prefix::{self, Stop, Unexpected};
 use crate::grammar;
 
 /// Whose words a problem is told in.
@@ -27,39 +30,50 @@ pub enum Compiler {
 /// an invented token, otherwise the first problem, in `compiler`'s words.
 pub fn check(language: tree_sitter::Language, compiler: Compiler, source: &str) -> Result<(), SyntaxProblem> {
     let mut parser = grammar::parser(language);
+    // TypeScript newer than tree-sitter-typescript 0.23's grammar is read in the grammar's words, every position kept,
+    // so a problem elsewhere is still found where it is.
+    let older = (compiler == Compiler::TypeScript).then(|| older_typescript(source)).flatten();
+    let source = older.as_deref().unwrap_or(source);
     let Some(tree) = parser.parse(source, None) else {
         let problem = SyntaxProblem::new(super::ProblemKind::TooComplex, "the source could not be parsed", 1, 1);
         return Err(problem);
     };
     let root = tree.root_node();
-    // TypeScript newer than tree-sitter-typescript 0.23's grammar, read again in the grammar's words.
-    if root.has_error()
-        && compiler == Compiler::TypeScript
-        && let Some(text) = older_typescript(source)
-        && let Some(tree) = parser.parse(&text, None)
-        && !tree.root_node().has_error()
-    {
-        return Ok(());
-    }
-    // The grammar reads an arrow function's block body followed by a line that opens with `[` or `(` as indexed or
-    // called, where the compilers end the statement (an arrow function is never a callee or an object without
-    // parentheses): read again with the semicolon they insert.
-    let asi = root.has_error().then(|| semicolons_after_arrows(root, source)).flatten();
-    let reread = asi.as_ref().and_then(|text| Some((parser.parse(text, None)?, text.as_str())));
+    // Read again where the grammar goes astray and the compilers do not: with the semicolons they insert where a
+    // statement or a type member ends at a line break and the grammar reads on, and, in TypeScript, with a function
+    // type's first parameter destructured by a simpler pattern. The first reading with no error is kept.
+    let rereads = match root.has_error() {
+        true => [
+            semicolons_at_line_breaks(root, source, compiler),
+            (compiler == Compiler::TypeScript).then(|| simple_first_patterns(source)).flatten(),
+        ],
+        false => [None, None],
+    };
+    let reread = rereads.iter().flatten().find_map(|text| {
+        let tree = parser.parse(text, None)?;
+        (!tree.root_node().has_error()).then_some((tree, text.as_str()))
+    });
     let (root, source) = match &reread {
-        Some((tree, text)) if !tree.root_node().has_error() => (tree.root_node(), *text),
-        _ => (root, source),
+        Some((tree, text)) => (tree.root_node(), *text),
+        None => (root, source),
     };
     if !root.has_error() {
-        // TypeScript reports a name declared twice as a type error, after parsing; V8 refuses the source.
+        // What the grammar lets through and the compiler refuses. A name declared twice is among it for V8; TypeScript
+        // reports it as a type error, after parsing.
         return match compiler {
             Compiler::V8 => beyond_the_grammar(root, source),
-            Compiler::TypeScript => Ok(()),
+            Compiler::TypeScript => super::typescript_grammar::check(root, source),
         };
     }
     let Some(node) = first_problem(root) else {
         return Err(problem_at(root, source, "Invalid or unexpected token"));
     };
+    // Where a compiler reading left to right stops, at or after where tree-sitter's recovery starts.
+    match viable_prefix::first_unexpected(&mut parser, root, source, node.start_byte()) {
+        Ok(Stop::At(stop)) => return Err(stopped_at(&stop, compiler, source)),
+        Ok(Stop::End(open)) => return Err(ends_too_soon(compiler, source, open)),
+        Err(()) => {}
+    }
     let at_end = node.end_byte() >= source.trim_end().len();
     let message = match (compiler, node.is_missing()) {
         (Compiler::TypeScript, true) => format!("'{}' expected", node.kind()),
@@ -69,23 +83,124 @@ pub fn check(language: tree_sitter::Language, compiler: Compiler, source: &str) 
         _ => unexpected(source.get(node.start_byte()..node.end_byte()).unwrap_or("")),
     };
     if at_end {
-        // Both compilers put a source that ends too soon at its end, after its last line break.
-        let line = source.matches('\n').count() as u32 + 1;
-        let column = source.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
-        return Err(SyntaxProblem::new(super::ProblemKind::Syntax, &message, line, column));
+        return Err(problem_at_end(source, &message));
     }
     Err(problem_at(node, source, &message))
 }
 
+/// A source every prefix of which could still be completed: it ends too soon, leaving the bracket `open` open.
+fn ends_too_soon(compiler: Compiler, source: &str, open: Option<tree_sitter::Node<'_>>) -> SyntaxProblem {
+    let closer = match open.map(|o| o.kind()) {
+        Some("(") => ")",
+        Some("[") => "]",
+        Some("`") => "`",
+        _ => "}",
+    };
+    match compiler {
+        Compiler::V8 => problem_at_end(source, "Unexpected end of input"),
+        Compiler::TypeScript => problem_at_end(source, &format!("'{closer}' expected")),
+    }
+}
+
+/// The problem at the token a compiler reading left to right stops at, in its words and where it puts it: V8 names
+/// an identifier, a string, a number or a template as such, and an argument list left open at the argument before.
+fn stopped_at(stop: &Unexpected<'_>, compiler: Compiler, source: &str) -> SyntaxProblem {
+    let token = stop.token;
+    let text = source.get(token.start_byte()..token.end_byte()).unwrap_or("");
+    if compiler == Compiler::TypeScript {
+        return problem_at(token, source, &unexpected(text));
+    }
+    // Right after an argument, where the list could have ended.
+    if let (Some(open), Some(previous)) = (stop.open, stop.previous)
+        && open.kind() == "("
+        && ends_expression(previous.kind())
+        && opens_arguments(open, source)
+    {
+        return problem_at(previous, source, "missing ) after argument list");
+    }
+    let message = match token.kind() {
+        _ if super::script_grammar::RESERVED.contains(&text) => unexpected(text),
+        "identifier" | "property_identifier" | "shorthand_property_identifier" | "private_property_identifier" => {
+            format!("Unexpected identifier '{}'", shorten(text))
+        }
+        "number" => "Unexpected number".to_string(),
+        "\"" | "'" => "Unexpected string".to_string(),
+        "`" => "Unexpected template string".to_string(),
+        _ => unexpected(text),
+    };
+    problem_at(token, source, &message)
+}
+
+/// Whether a token of this kind can end an expression (a name, a literal, a closing bracket).
+fn ends_expression(kind: &str) -> bool {
+    matches!(
+        kind,
+        "identifier"
+            | "property_identifier"
+            | "private_property_identifier"
+            | "shorthand_property_identifier"
+            | "number"
+            | "\""
+            | "'"
+            | "`"
+            | ")"
+            | "]"
+            | "}"
+            | "this"
+            | "super"
+            | "true"
+            | "false"
+            | "null"
+            | "undefined"
+            | "regex_flags"
+            | "++"
+            | "--"
+    )
+}
+
+/// Whether the `(` opens a call's arguments: tree-sitter says so, or, inside an `ERROR` node, the token before it
+/// ends an expression (a name, a closing bracket, a template).
+fn opens_arguments(open: tree_sitter::Node<'_>, source: &str) -> bool {
+    match open.parent().map(|p| p.kind()) {
+        Some("arguments") => true,
+        Some("ERROR") => {
+            let before = source[..open.start_byte()].trim_end();
+            let word = before.rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).next().unwrap_or("");
+            before.ends_with([')', ']', '`'])
+                || (!word.is_empty()
+                    && !matches!(word, "if" | "while" | "for" | "switch" | "catch" | "function" | "return" | "with"))
+        }
+        _ => false,
+    }
+}
+
 /// The TypeScript source in words tree-sitter-typescript 0.23 knows, every position kept: `export type * from`
-/// (TypeScript 5.0) without its `type`, and each import type (`import("./t.js").Name<A>`, whose type arguments the
-/// grammar does not read after the import) as a name of the same length. `None` when there is neither.
+/// (TypeScript 5.0) without its `type`, `keyof readonly T[]` without `readonly`, a mapped type's key named `type`
+/// renamed, `declare const;` as a declaration of one name, a property named `abstract` renamed, and each import type (`import("./t.js").Name<A>`, whose
+/// type arguments the grammar does not read after the import) as a name of the same length. `None` when there is
+/// none of these.
 fn older_typescript(source: &str) -> Option<String> {
     let mut text = source.to_string();
     let mut changed = false;
-    for (at, _) in source.match_indices("export type *") {
-        text.replace_range(at + 7..at + 11, "    ");
-        changed = true;
+    // Each rewrite keeps the length: the words the grammar lacks become blanks or names.
+    let rewrites: [(&str, std::ops::Range<usize>, &str); 6] = [
+        // `export type * from` (TypeScript 5.0): without its `type`.
+        ("export type *", 7..11, "    "),
+        // `keyof readonly T[]`: without `readonly`.
+        ("keyof readonly ", 6..14, "        "),
+        // A mapped type whose key is named `type`: another name.
+        ("[type in ", 1..5, "____"),
+        // `declare const;` (an empty list the parser leaves to the checker): a declaration of one name.
+        ("declare const;", 8..14, "let _;"),
+        // A property named `abstract`: another name.
+        ("abstract?:", 0..1, "_"),
+        ("abstract:", 0..1, "_"),
+    ];
+    for (words, range, instead) in rewrites {
+        for (at, _) in source.match_indices(words) {
+            text.replace_range(at + range.start..at + range.end, instead);
+            changed = true;
+        }
     }
     let bytes = source.as_bytes();
     for (at, _) in source.match_indices("import(") {
@@ -106,13 +221,16 @@ fn older_typescript(source: &str) -> Option<String> {
     changed.then_some(text)
 }
 
-/// The source with a `;` after each arrow function whose block body ends a line followed by one that opens with `[`
-/// or `(`; `None` when there is no such arrow function.
-fn semicolons_after_arrows(root: tree_sitter::Node<'_>, source: &str) -> Option<String> {
+/// The source with a `;` at each line break where the compilers end a statement or a type member and tree-sitter's
+/// grammar reads on: after an arrow function's block body followed by a line that opens with `[` or `(` (an arrow
+/// function is never a callee or an object without parentheses), and in TypeScript before a line that opens with
+/// `<` after a type (a generic call signature: no type goes on with `<`). `None` when there is no such place.
+fn semicolons_at_line_breaks(root: tree_sitter::Node<'_>, source: &str, compiler: Compiler) -> Option<String> {
     let mut ends = Vec::new();
+    let mut previous: Option<tree_sitter::Node<'_>> = None;
     let _: Result<(), ()> = walk(root, |step| {
-        if let Step::Enter(node) = step
-            && node.kind() == "arrow_function"
+        let Step::Enter(node) = step else { return Ok(()) };
+        if node.kind() == "arrow_function"
             && node.child_by_field_name("body").is_some_and(|b| b.kind() == "statement_block")
         {
             let after = source.get(node.end_byte()..).unwrap_or("");
@@ -121,16 +239,66 @@ fn semicolons_after_arrows(root: tree_sitter::Node<'_>, source: &str) -> Option<
                 ends.push(node.end_byte());
             }
         }
+        if node.child_count() == 0 && node.kind() != "comment" {
+            if compiler == Compiler::TypeScript
+                && node.kind() == "<"
+                && let Some(before) = previous
+                && before.end_position().row < node.start_position().row
+                && (matches!(before.kind(), ">" | ")" | "]" | "}") || before.kind().ends_with("identifier"))
+            {
+                ends.push(before.end_byte());
+            }
+            previous = Some(node);
+        }
         Ok(())
     });
     if ends.is_empty() {
         return None;
     }
+    ends.sort_unstable();
+    ends.dedup();
     let mut text = source.to_string();
     for end in ends.into_iter().rev() {
         text.insert(end, ';');
     }
     Some(text)
+}
+
+/// The source with each object pattern that opens a parameter list and has a type (`({ a: { b } }: T) =>`, which
+/// tree-sitter-typescript 0.23 reads as a parenthesized object type) emptied to `{ _ }`, line breaks and length
+/// kept; `None` when there is none.
+fn simple_first_patterns(source: &str) -> Option<String> {
+    let bytes = source.as_bytes();
+    let mut text = source.as_bytes().to_vec();
+    let mut changed = false;
+    for (at, _) in source.match_indices("({") {
+        let mut depth = 0usize;
+        let Some(close) = bytes[at + 1..].iter().position(|&b| {
+            depth = match b {
+                b'{' => depth + 1,
+                b'}' => depth - 1,
+                _ => depth,
+            };
+            depth == 0
+        }) else {
+            continue;
+        };
+        let close = at + 1 + close;
+        let after = source[close + 1..].trim_start();
+        if !(after.starts_with(':') || after.starts_with("?:")) || close - at < 4 {
+            continue;
+        }
+        text[at + 2] = b' ';
+        text[at + 3] = b'_';
+        for b in &mut text[at + 4..close] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+        changed = true;
+    }
+    // Every byte between the braces was written over with ASCII, so no character is cut.
+    if changed { String::from_utf8(text).ok() } else { None }
 }
 
 /// What V8 refuses in a tree with no error: the first, in the source's order, of the constructs the grammar lets
@@ -185,6 +353,18 @@ mod tests {
         let import_types = "export declare const f: () => import(\"hono\").Handler<Env, string, {}>;\n\
                             type T = import('./t.js').H | import('./t.js').R<import('./t.js').H>;\n";
         assert_eq!(ts(import_types), Ok(()));
+        // More the grammar lacks: `keyof readonly`, a mapped type's key named `type`, a property named `abstract`,
+        // an empty `declare const;`, and a generic call signature opening a line after a type member.
+        let newer = "type K = { [k in keyof readonly any[]]?: boolean };\n\
+                     type V = { [type in keyof A]?: (n: A[type]) => void };\n\
+                     interface C {\n  abstract?: boolean;\n  abstract: number;\n}\n\
+                     export declare const;\n\
+                     interface E {\n  <T = {}>(): Set<T>\n  /** the second */\n  <T, U>(a: T): Map<T, U>\n}\n";
+        assert_eq!(ts(newer), Ok(()));
+        // A function type whose first parameter is destructured with a renaming, which the grammar misreads.
+        let destructured = "export declare const w: ({ val: { address } }: {\n    val: { address: any };\n}) => any;\n";
+        assert_eq!(ts(destructured), Ok(()));
+        assert!(ts("export declare const w: ({ val: { address } }: ) => any;\n").is_err());
         assert!(ts("export type * as from './types.js';\n").is_err());
         assert!(ts("type T = import('./t.js').R<;\n").is_err());
     }
@@ -199,5 +379,30 @@ mod tests {
         assert_eq!(ts("function f() {\n  return 1;\n").map_err(|e| e.1), Err("'}' expected".into()));
         assert!(js("let x: number = 1;\n").is_err(), "a type annotation is not JavaScript");
         assert!(js("f((a) => {\n  return a\n}\n[0])\n").is_err(), "no statement ends inside parentheses");
+    }
+
+    /// The problem is where a compiler reading left to right stops, not where tree-sitter's recovery starts.
+    #[test]
+    fn problems_are_put_at_the_token_the_compilers_stop_at() {
+        // An argument list left open: V8 points at the argument before the token that cannot follow it.
+        let open_call = "function f(a) {\n  const x = g(a.b,\n    a.c\n\n  return x\n}\n";
+        assert_eq!(js(open_call), Err((3, "missing ) after argument list".into())));
+        // ... and at the token itself when no argument came before it.
+        assert_eq!(js("class D {\n  url () {\n    return g(\n  }\n}\n"), Err((4, "Unexpected token '}'".into())));
+        // A method's head without its body: the next line's first token.
+        let headless = "class E {\n  #exit (code)\n    const n = Number(code)\n  }\n}\n";
+        assert_eq!(js(headless), Err((3, "Unexpected token 'const'".into())));
+        // An arrow with no body before a statement: the statement's keyword, not the arrow's line.
+        let arrow = "function g(xs) {\n  return xs.some(x =>\n    if (x) {\n      return 1\n    }\n  })\n}\n";
+        assert_eq!(js(arrow), Err((3, "Unexpected token 'if'".into())));
+        // A brace missing after `else`'s `}`: the `else`, one line after where tree-sitter puts its missing `}`.
+        assert_eq!(js("if (a) {\n  f(a)\n else {\n  g()\n}\n").map_err(|e| e.0), Err(3));
+        assert_eq!(js("let s = `a ${b\n`\n").map_err(|e| e.1), Err("Unexpected end of input".into()));
+        // TypeScript stops at the token too: a missing `)` in a parameter list, past an import type it reads.
+        let params = "export declare const r: (ip: string => Promise<string[]>;\n\
+                      export declare const t: import(\"./t.js\").T;\n";
+        assert_eq!(ts(params).map_err(|e| e.0), Err(1));
+        let unclosed = "interface A {\n  a: string;\ninterface B {\n  b: string;\n}\n";
+        assert_eq!(ts(unclosed).map_err(|e| e.0), Err(3));
     }
 }

@@ -22,6 +22,46 @@ use super::SyntaxProblem;
 use super::tree_problems::{Step, problem_at, walk};
 use crate::grammar::SCRIPT_FUNCTIONS as FUNCTIONS;
 
+/// JavaScript's reserved words: never a name, and called tokens rather than identifiers in V8's messages.
+pub(super) const RESERVED: [&str; 36] = [
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "new",
+    "null",
+    "return",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+];
+
 /// Lists whose elements may not be empty.
 const NO_HOLES: &[&str] =
     &["object", "object_pattern", "arguments", "formal_parameters", "named_imports", "export_clause"];

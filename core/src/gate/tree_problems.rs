@@ -1,6 +1,6 @@
 //! Problems in a tree-sitter parse, for the syntax checks that read one (Java's, JavaScript's and TypeScript's): the
-//! first `ERROR` or `MISSING` node, where it is in the source's lines and characters, the walk their checks beyond
-//! the grammar share, and a token shortened for a message.
+//! first `ERROR` or `MISSING` node, where it is in the source's lines and characters (or where the source ends), the
+//! walk their checks beyond the grammar share, and a token shortened for a message.
 
 use tree_sitter::Node;
 
@@ -31,6 +31,15 @@ pub(super) fn problem_at(node: Node<'_>, source: &str, message: &str) -> SyntaxP
     let line_start = node.start_byte() - at.column;
     let column = source.get(line_start..node.start_byte()).map_or(at.column, |s| s.chars().count());
     SyntaxProblem::new(ProblemKind::Syntax, message, at.row as u32 + 1, column as u32 + 1)
+}
+
+/// A syntax problem at the end of the source, where compilers put a source that ends too soon: after its last line
+/// break.
+#[cfg(feature = "js")]
+pub(super) fn problem_at_end(source: &str, message: &str) -> SyntaxProblem {
+    let line = source.matches('\n').count() as u32 + 1;
+    let column = source.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
+    SyntaxProblem::new(ProblemKind::Syntax, message, line, column)
 }
 
 /// A step of [`walk`]: a node entered (before its children) or left (after them).

@@ -111,6 +111,9 @@ pub struct Tally {
     pub same_line: usize,
     /// A few of the disagreements, to print.
     pub examples: Vec<String>,
+    /// Every file the compiler rejects: its line and message, the gate's (`-` and `accepted` where it accepts), the
+    /// path.
+    pub both_lines: Vec<String>,
 }
 
 impl Tally {
@@ -127,11 +130,16 @@ impl Tally {
                 self.compiler_rejects += 1;
                 self.false_accepts += 1;
                 self.note(format!("accepted, the compiler: {compiler:?}: {}", path.display()));
+                if let Some((line, message)) = compiler {
+                    self.both_lines.push(format!("{line}\t{message}\t-\taccepted\t{}", path.display()));
+                }
             }
             (Some((line, _)), Err(p)) => {
                 self.compiler_rejects += 1;
                 self.both_reject += 1;
                 self.same_line += usize::from(*line == p.line);
+                let theirs = compiler.as_ref().map_or("", |(_, message)| message.as_str());
+                self.both_lines.push(format!("{line}\t{theirs}\t{}\t{}\t{}", p.line, p.message, path.display()));
             }
             (None, Err(p)) => {
                 self.false_rejects += 1;
@@ -232,6 +240,14 @@ pub fn report(compiler: &str, valid: &Tally, mutants: &Tally) {
     );
     for e in valid.examples.iter().chain(&mutants.examples) {
         eprintln!("  {e}");
+    }
+    // For study: the verdicts on every mutant the compiler rejects, as a table (with ACR_KEEP_SCRATCH, the files stay
+    // to read).
+    if let Some(file) = std::env::var_os("ACR_GATE_LINES") {
+        let mut table = "compiler line\tcompiler message\tgate line\tgate message\tpath\n".to_string();
+        table.extend(mutants.both_lines.iter().map(|row| format!("{row}\n")));
+        std::fs::write(&file, table).expect("the table of lines is written");
+        eprintln!("lines: {}", Path::new(&file).display());
     }
 }
 

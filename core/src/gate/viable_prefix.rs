@@ -1,0 +1,153 @@
+//! Where a compiler that reads left to right stops: the first token after which the source can no longer be
+//! completed. V8 and TypeScript report a syntax error at that token, where tree-sitter's recovery starts its `ERROR`
+//! node earlier (where the statement starts) or, for a bracket left open, only at the end of the file.
+//!
+//! A prefix of the source is taken as viable when tree-sitter parses it, closed by the brackets it leaves open, with
+//! no problem inside the prefix itself. The first prefix that is not viable is found by halving, first over the
+//! ends of lines, then over the tokens of the line found, so a search costs a few parses of the source.
+
+use tree_sitter::{Node, Parser};
+
+use super::tree_problems::{Step, walk};
+
+/// The token a left-to-right parser stops at.
+pub(super) struct Unexpected<'t> {
+    /// The token itself (a leaf of the tree).
+    pub token: Node<'t>,
+    /// The token before it, if any.
+    pub previous: Option<Node<'t>>,
+    /// The innermost bracket left open before it, if any.
+    pub open: Option<Node<'t>>,
+}
+
+/// Sources past this many bytes are not searched (each step parses the source again).
+const MAX_BYTES: usize = 1 << 20;
+
+/// Where a left-to-right parser stops.
+pub(super) enum Stop<'t> {
+    /// At a token.
+    At(Unexpected<'t>),
+    /// At the end: every prefix can be completed, so the source ends too soon, with this bracket left open, if any.
+    End(Option<Node<'t>>),
+}
+
+/// The first token at or after byte `from` after which the source parsed as `root` can no longer be completed, or
+/// the end; `Err(())` when the search does not apply (a source too long, or one holding JSX, whose open elements the
+/// closing brackets do not close).
+pub(super) fn first_unexpected<'t>(
+    parser: &mut Parser,
+    root: Node<'t>,
+    source: &str,
+    from: usize,
+) -> Result<Stop<'t>, ()> {
+    if source.len() > MAX_BYTES {
+        return Err(());
+    }
+    let tokens = tokens(root)?;
+    let first = tokens.partition_point(|t| t.end_byte() <= from);
+    let rest = &tokens[first..];
+    let viable = |parser: &mut Parser, last: usize| viable(parser, source, &tokens[..=first + last]);
+    // The ends of lines first: the last token of each line.
+    let line_ends: Vec<usize> = (0..rest.len())
+        .filter(|&i| rest.get(i + 1).is_none_or(|next| next.start_position().row > rest[i].end_position().row))
+        .collect();
+    let Some(line) = first_failing(line_ends.len(), |i| !viable(parser, line_ends[i])) else {
+        return Ok(Stop::End(open_brackets(&tokens).ok().and_then(|open| open.last().copied())));
+    };
+    let line_start = if line == 0 { 0 } else { line_ends[line - 1] + 1 };
+    let in_line = first_failing(line_ends[line] + 1 - line_start, |i| !viable(parser, line_start + i)).unwrap_or(0);
+    let at = first + line_start + in_line;
+    Ok(Stop::At(Unexpected {
+        token: tokens[at],
+        previous: at.checked_sub(1).map(|i| tokens[i]),
+        open: open_brackets(&tokens[..at]).ok().and_then(|open| open.last().copied()),
+    }))
+}
+
+/// The first of `0..n` for which `fails` holds, taking it to hold for every index after the first that does.
+fn first_failing(n: usize, mut fails: impl FnMut(usize) -> bool) -> Option<usize> {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if fails(mid) { hi = mid } else { lo = mid + 1 }
+    }
+    (lo < n).then_some(lo)
+}
+
+/// The tokens of the tree in the source's order: its leaves of nonzero width, comments left out. `Err` when the
+/// tree holds JSX.
+fn tokens(root: Node<'_>) -> Result<Vec<Node<'_>>, ()> {
+    let mut out = Vec::new();
+    walk(root, |step| {
+        let Step::Enter(node) = step else { return Ok(()) };
+        if node.kind().starts_with("jsx_") {
+            return Err(());
+        }
+        if node.child_count() == 0 && node.end_byte() > node.start_byte() && node.kind() != "comment" {
+            out.push(node);
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// The brackets `tokens` leave open, innermost last (a template's backquote and its `${` among them); `Err` at a
+/// closing bracket that does not close the innermost one.
+fn open_brackets<'t>(tokens: &[Node<'t>]) -> Result<Vec<Node<'t>>, ()> {
+    let mut open: Vec<Node<'t>> = Vec::new();
+    for token in tokens {
+        let kind = token.kind();
+        let closes = match kind {
+            ")" => Some("("),
+            "]" => Some("["),
+            "}" => open.last().map(|o| o.kind()).filter(|k| *k == "${").or(Some("{")),
+            "`" if open.last().is_some_and(|o| o.kind() == "`") => Some("`"),
+            _ => None,
+        };
+        match closes {
+            Some(opener) if open.last().is_some_and(|o| o.kind() == opener) => {
+                open.pop();
+            }
+            Some(_) => return Err(()),
+            None if matches!(kind, "(" | "[" | "{" | "${" | "`") => open.push(*token),
+            None => {}
+        }
+    }
+    Ok(open)
+}
+
+/// What may follow a prefix before the brackets it leaves open are closed: nothing, a body (after a function's or a
+/// class's head, an `if`'s condition, an arrow), or an expression (after an operator).
+const COMPLETIONS: [&str; 3] = ["", "{}", "_"];
+
+/// Whether the source up to the end of the last of `tokens` (all the tokens from the first) can still be completed:
+/// followed by one of the [`COMPLETIONS`] and closed by the brackets it leaves open, it parses with no problem inside
+/// it.
+fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>]) -> bool {
+    let Some(last) = tokens.last() else { return true };
+    let Ok(open) = open_brackets(tokens) else { return false };
+    let end = last.end_byte();
+    let closers: String = open
+        .iter()
+        .rev()
+        .map(|bracket| match bracket.kind() {
+            "(" => ")",
+            "[" => "]",
+            "`" => "`",
+            _ => "}",
+        })
+        .collect();
+    COMPLETIONS.iter().any(|completion| {
+        let text = format!("{}\n{completion}{closers}", &source[..end]);
+        parser.parse(&text, None).is_some_and(|tree| clean_before(tree.root_node(), end))
+    })
+}
+
+/// Whether no `ERROR` or `MISSING` node under `root` starts before byte `end`.
+fn clean_before(root: Node<'_>, end: usize) -> bool {
+    walk(root, |step| match step {
+        Step::Enter(node) if node.start_byte() < end && (node.is_error() || node.is_missing()) => Err(()),
+        _ => Ok(()),
+    })
+    .is_ok()
+}
