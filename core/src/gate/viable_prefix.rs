@@ -151,3 +151,59 @@ fn clean_before(root: Node<'_>, end: usize) -> bool {
     })
     .is_ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(src: &str) -> (Parser, tree_sitter::Tree) {
+        let mut parser = crate::grammar::parser(tree_sitter_javascript::LANGUAGE.into());
+        let tree = parser.parse(src, None).unwrap();
+        (parser, tree)
+    }
+
+    fn kinds(nodes: &[Node<'_>]) -> Vec<String> {
+        nodes.iter().map(|n| n.kind().to_string()).collect()
+    }
+
+    #[test]
+    fn halving_finds_the_first_index_that_fails() {
+        assert_eq!(first_failing(10, |i| i >= 7), Some(7));
+        assert_eq!(first_failing(10, |_| true), Some(0));
+        assert_eq!(first_failing(10, |_| false), None);
+        assert_eq!(first_failing(0, |_| true), None);
+    }
+
+    #[test]
+    fn open_brackets_are_counted_through_templates_and_a_wrong_closer_is_refused() {
+        let (_, tree) = parse("f(a, [b, `x ${ {c: 1} } y`], {d: (e)})\n");
+        let all = tokens(tree.root_node()).unwrap();
+        assert_eq!(open_brackets(&all).map(|o| kinds(&o)), Ok(Vec::new()));
+        let upto = all.iter().position(|t| t.kind() == "{").unwrap();
+        assert_eq!(kinds(&open_brackets(&all[..=upto]).unwrap()), ["(", "[", "`", "${", "{"]);
+        let (_, tree) = parse("f(a]\n");
+        assert!(open_brackets(&tokens(tree.root_node()).unwrap()).is_err());
+    }
+
+    #[test]
+    fn the_stop_is_the_first_token_no_completion_can_follow() {
+        let src = "function f(a) {\n  if (a) {\n    g(a,\n      b\n  return 1\n}\n";
+        let (mut parser, tree) = parse(src);
+        let Ok(Stop::At(stop)) = first_unexpected(&mut parser, tree.root_node(), src, 0) else { panic!("no stop") };
+        // Inside tree-sitter's ERROR node the keyword is read as a name: the text says what it is.
+        assert_eq!((stop.token.utf8_text(src.as_bytes()).unwrap(), stop.token.start_position().row), ("return", 4));
+        assert_eq!(stop.previous.map(|p| p.kind()), Some("identifier"));
+        assert_eq!(stop.open.map(|o| o.kind()), Some("("));
+        let short = "function f(a) {\n  return [a,\n";
+        let (mut parser, tree) = parse(short);
+        let Ok(Stop::End(open)) = first_unexpected(&mut parser, tree.root_node(), short, 0) else { panic!("a stop") };
+        assert_eq!(open.map(|o| o.kind()), Some("["));
+    }
+
+    #[test]
+    fn jsx_is_not_searched() {
+        let src = "const e = <div>{a</div>;\n";
+        let (mut parser, tree) = parse(src);
+        assert!(first_unexpected(&mut parser, tree.root_node(), src, 0).is_err());
+    }
+}
