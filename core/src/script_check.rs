@@ -16,7 +16,9 @@
 //! Where only one thing can be meant, the flaw is mended instead ([`mended`]): a script that calls the helper the
 //! request showed (Python's `print_stacktrace`) without pasting it gets the helper's definition, and one that uses
 //! a standard-library module it never imported (`sys.exit(1)`) gets the import, and one that imports the module of
-//! the issue's function whole and calls the module (`import rpn_eval`, then `rpn_eval(tokens)`) imports the function. Qwen2.5-Coder-1.5B left both out
+//! the issue's function whole and calls the module (`import rpn_eval`, then `rpn_eval(tokens)`) imports the function,
+//! and one that imports the helper from the issue's module (`from lis import lis, print_stacktrace`) imports only the
+//! rest and gets the helper's definition. Qwen2.5-Coder-1.5B left both out
 //! more often than not; the `NameError` they raise in the handler of the `AssertionError` put a second trace after
 //! the first, and the search then blamed the script (QuixBugs' lis: "`print_stacktrace` is not defined").
 
@@ -120,23 +122,71 @@ pub struct Mended {
 
 /// `script` (a reproducer in `language`) mended where only one thing can be meant (see the module's account):
 /// `import NAME` added for a module of a short list of the standard library's, the definition of its row's helper
-/// added, and a module of `places` imported whole and then called as the function of its name (`import rpn_eval`,
-/// then `rpn_eval(tokens)`: "'module' object is not callable") imported as that function. `None` when nothing
-/// changes. The additions go after the script's leading comments, docstring and `from __future__` imports, which
+/// added (and the helper no longer imported from a module of `places`, which does not define it), and a module of
+/// `places` imported whole and then called as the function of its name (`import rpn_eval`, then `rpn_eval(tokens)`:
+/// "'module' object is not callable") imported as that function. `None` when nothing changes. The additions go after the script's leading comments, docstring and `from __future__` imports, which
 /// must stay first.
 pub fn mended(language: Language, script: &str, places: &[Place]) -> Option<Mended> {
     if language != Language::Python {
         return None;
     }
+    let helper = language.row().reproducer.helper.as_ref().map(|h| h.name);
     let mut parser = language.parser();
-    let tree = language.parse(&mut parser, script)?;
-    let Some((script, fixed)) = module_called(&tree, script, places) else {
-        return with_unbound(language, script, &tree);
-    };
+    let mut script = script.to_string();
+    let mut added = Vec::new();
+    // The script's own lines first, each rewrite read from a fresh parse; then what the script never binds.
+    let rewrites: [&Rewrite<'_>; 2] = [&|tree, text| module_called(tree, text, places), &|tree, text| {
+        helper.and_then(|name| helper_imported(tree, text, places, name))
+    }];
+    for rewrite in rewrites {
+        let tree = language.parse(&mut parser, &script)?;
+        if let Some((text, said)) = rewrite(&tree, &script) {
+            script = text;
+            added.push(said);
+        }
+    }
     let tree = language.parse(&mut parser, &script)?;
-    let mut mended = with_unbound(language, &script, &tree).unwrap_or(Mended { script, added: Vec::new() });
-    mended.added.insert(0, fixed);
-    Some(mended)
+    if let Some(more) = with_unbound(language, &script, &tree) {
+        script = more.script;
+        added.extend(more.added);
+    }
+    (!added.is_empty()).then_some(Mended { script, added })
+}
+
+/// A rewrite of a script's own lines, read from its tree: the new text and the change in words, or `None`.
+type Rewrite<'p> = dyn Fn(&Tree, &str) -> Option<(String, String)> + 'p;
+
+/// A Python script that imports the row's helper (`helper`, shown in the request to be pasted) from a module of
+/// `places`, which does not define it (`from lis import lis, print_stacktrace`: an `ImportError` before anything
+/// runs): the script with the helper left out of that import (the whole statement when it was the only name; its
+/// definition is then added as for any script that uses it unbound), and the change in words. Qwen2.5-Coder-1.5B
+/// wrote all three of its reproducers for QuixBugs' lis so.
+fn helper_imported(tree: &Tree, script: &str, places: &[Place], helper: &str) -> Option<(String, String)> {
+    let modules: BTreeSet<String> = places.iter().filter_map(Place::python_module).collect();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        if node.kind() != "import_from_statement" {
+            stack.extend(node.children(&mut cursor));
+            continue;
+        }
+        let Some(module) = node.child_by_field_name("module_name").map(|m| &script[m.byte_range()]) else { continue };
+        if !modules.contains(module) {
+            continue;
+        }
+        let names: Vec<&str> =
+            node.children_by_field_name("name", &mut cursor).map(|n| &script[n.byte_range()]).collect();
+        if !names.contains(&helper) {
+            continue;
+        }
+        let kept: Vec<&str> = names.into_iter().filter(|n| *n != helper).collect();
+        let line = if kept.is_empty() { String::new() } else { format!("from {module} import {}", kept.join(", ")) };
+        let said =
+            format!("`{helper}` left out of the import from `{module}` (the request's helper, not the module's)");
+        let range = node.byte_range();
+        return Some((format!("{}{line}{}", &script[..range.start], &script[range.end..]), said));
+    }
+    None
 }
 
 /// A Python script that imports a module of `places` whole (`import rpn_eval`), never reads an attribute of it, and
@@ -436,5 +486,38 @@ mod tests {
         let attribute = script.replace("got = rpn_eval(", "got = rpn_eval.rpn_eval(");
         assert!(mended(Language::Python, &attribute, &places).is_none_or(|m| m.script.contains("import rpn_eval\n")));
         assert!(mended(Language::Python, script, &[]).is_none_or(|m| !m.script.contains("from rpn_eval")));
+    }
+
+    /// Qwen2.5-Coder-1.5B's three lis reproducers imported the helper from the module under test, which stopped them
+    /// with an `ImportError` before the call: the helper leaves the import and its definition is added. An import
+    /// of the helper from elsewhere (a module of the script's own) is left alone.
+    #[test]
+    fn the_helper_imported_from_the_issues_module_is_defined_instead() {
+        let idx = index(&[("lis.py", "def lis(arr):\n    return 0\n")]);
+        let places = places("`lis([4, 1, 5])` returns 2", &idx);
+        let script = "import sys\nfrom lis import lis, print_stacktrace\n\ntry:\n    assert lis([4, 1, 5]) == 2\nexcept AssertionError as e:\n    print_stacktrace(e)\n    sys.exit(1)\n";
+        let done = mended(Language::Python, script, &places).unwrap();
+        assert!(done.script.contains("\nfrom lis import lis\n"), "{}", done.script);
+        assert!(done.script.contains("def print_stacktrace("), "{}", done.script);
+        assert_eq!(
+            done.added,
+            [
+                "`print_stacktrace` left out of the import from `lis` (the request's helper, not the module's)",
+                "the definition of `print_stacktrace` the request gave"
+            ]
+        );
+        assert!(Flaws::of(Language::Python, "reproducer.py", &done.script, &places).undefined.is_empty());
+        // The only name imported: the statement goes.
+        let alone = script
+            .replace("from lis import lis, print_stacktrace", "from lis import print_stacktrace\nfrom lis import lis");
+        let done = mended(Language::Python, &alone, &places).unwrap();
+        assert!(!done.script.contains("import print_stacktrace"), "{}", done.script);
+        assert!(done.script.contains("\nfrom lis import lis\n"), "{}", done.script);
+        // From a module the issue does not name: left alone.
+        let elsewhere = script.replace(
+            "from lis import lis, print_stacktrace",
+            "from lis import lis\nfrom helpers import print_stacktrace",
+        );
+        assert_eq!(mended(Language::Python, &elsewhere, &places), None);
     }
 }
