@@ -135,9 +135,9 @@ pub fn mended(language: Language, script: &str, places: &[Place]) -> Option<Mend
     let mut script = script.to_string();
     let mut added = Vec::new();
     // The script's own lines first, each rewrite read from a fresh parse; then what the script never binds.
-    let rewrites: [&Rewrite<'_>; 2] = [&|tree, text| module_called(tree, text, places), &|tree, text| {
-        helper.and_then(|name| helper_imported(tree, text, places, name))
-    }];
+    let module_called = |tree: &Tree, text: &str| module_called(tree, text, places);
+    let helper_imported = |tree: &Tree, text: &str| helper.and_then(|name| helper_imported(tree, text, places, name));
+    let rewrites: [&Rewrite<'_>; 3] = [&module_called, &helper_imported, &failure_after_its_assertion];
     for rewrite in rewrites {
         let tree = language.parse(&mut parser, &script)?;
         if let Some((text, said)) = rewrite(&tree, &script) {
@@ -151,6 +151,37 @@ pub fn mended(language: Language, script: &str, places: &[Place]) -> Option<Mend
         added.extend(more.added);
     }
     (!added.is_empty()).then_some(Mended { script, added })
+}
+
+/// A Python script that raises `AssertionError` unconditionally right after an `assert`, in the same block
+/// (`assert result == -1`, then `raise AssertionError("The issue is present")`): it fails whether the assertion holds
+/// or not, so no patch could ever pass it. The script without that `raise` (its whole lines), and the change in
+/// words. Qwen2.5-Coder-1.5B's find_in_sorted reproducer was so, and failed on every patch, the right one included.
+fn failure_after_its_assertion(tree: &Tree, script: &str) -> Option<(String, String)> {
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        let children: Vec<_> = node.named_children(&mut cursor).filter(|c| c.kind() != "comment").collect();
+        for pair in children.windows(2) {
+            let [assert, raise] = pair else { continue };
+            if assert.kind() == "assert_statement"
+                && raise.kind() == "raise_statement"
+                && script[raise.byte_range()].contains("AssertionError")
+            {
+                let start = script[..raise.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+                let end = script[raise.end_byte()..].find('\n').map_or(script.len(), |i| raise.end_byte() + i + 1);
+                let text = format!("{}{}", &script[..start], &script[end..]);
+                let line = raise.start_position().row + 1;
+                let said = format!(
+                    "the `raise AssertionError` right after the `assert` removed (line {line}: it failed the script \
+                     even when the assertion held)"
+                );
+                return Some((text, said));
+            }
+        }
+        stack.extend(children);
+    }
+    None
 }
 
 /// A rewrite of a script's own lines, read from its tree: the new text and the change in words, or `None`.
@@ -519,5 +550,27 @@ mod tests {
             "from lis import lis\nfrom helpers import print_stacktrace",
         );
         assert_eq!(mended(Language::Python, &elsewhere, &places), None);
+    }
+
+    /// Qwen2.5-Coder-1.5B's find_in_sorted reproducer raised `AssertionError` right after its assertion, so it
+    /// failed on every patch: the `raise` goes. One that raises only when a check fails is left alone.
+    #[test]
+    fn a_failure_raised_whatever_the_assertion_says_is_removed() {
+        let script = "from find_in_sorted import find_in_sorted\n\ndef reproduce_issue():\n    try:\n        result = find_in_sorted([1, 2, 4], 3)\n        assert result == -1, f\"Expected -1 but got {result}\"\n        raise AssertionError(\"The issue is present. This test should fail.\")\n    except Exception as e:\n        print_stacktrace(e)\n        exit(1)\n\nif __name__ == \"__main__\":\n    reproduce_issue()\n";
+        let done = mended(Language::Python, script, &[]).unwrap();
+        assert!(!done.script.contains("The issue is present"), "{}", done.script);
+        assert!(
+            done.script.contains(
+                "        assert result == -1, f\"Expected -1 but got {result}\"\n    except Exception as e:\n"
+            )
+        );
+        assert!(
+            done.added[0].starts_with("the `raise AssertionError` right after the `assert` removed (line 7"),
+            "{:?}",
+            done.added
+        );
+        let conditional = script
+            .replace("        raise AssertionError(", "        if result != -1:\n            raise AssertionError(");
+        assert!(mended(Language::Python, &conditional, &[]).is_none_or(|m| m.script.contains("The issue is present")));
     }
 }
