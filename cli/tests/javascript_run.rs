@@ -3,34 +3,49 @@
 //! runner's sandbox, a wrong patch judged and refused, and the fix, written as the method alone, put in place by
 //! name and validated by execution.
 
+use std::path::Path;
 use std::process::Command;
 
 mod common;
 use common::{ACR, events, of_kind, root, runs};
 
-#[test]
-fn a_javascript_bug_is_reproduced_with_node_and_the_fix_validated() {
-    if Command::new("node").arg("--version").output().is_err() {
+/// Whether `node` is here to run the reproducers (the tests say they were skipped when not).
+fn has_node() -> bool {
+    let here = Command::new("node").arg("--version").output().is_ok();
+    if !here {
         eprintln!("skipped: node is not installed");
-        return;
     }
-    let demo = root().join("web/demo-js");
-    let out = tempfile::tempdir().expect("temp dir");
+    here
+}
+
+/// Runs `acr run` on `repo` with the demo's issue and the model `script` in the local runner, writing events to `out`;
+/// asserts the patch was validated by execution and returns the diff.
+fn validated_run(repo: &Path, script: &Path, out: &Path) -> String {
     let run = Command::new(ACR)
         .arg("run")
-        .arg(&demo)
+        .arg(repo)
         .arg("--issue")
-        .arg(demo.join("ISSUE.md"))
+        .arg(root().join("web/demo-js/ISSUE.md"))
         .arg("--script")
-        .arg(demo.join("script.json"))
+        .arg(script)
         .args(["--runner", "local", "--out"])
-        .arg(out.path())
+        .arg(out)
         .output()
         .expect("acr run runs");
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "acr run failed:\n{stderr}");
     assert!(stderr.contains("validated by execution"), "{stderr}");
-    let diff = String::from_utf8_lossy(&run.stdout);
+    String::from_utf8_lossy(&run.stdout).into_owned()
+}
+
+#[test]
+fn a_javascript_bug_is_reproduced_with_node_and_the_fix_validated() {
+    if !has_node() {
+        return;
+    }
+    let demo = root().join("web/demo-js");
+    let out = tempfile::tempdir().expect("temp dir");
+    let diff = validated_run(&demo, &demo.join("script.json"), out.path());
     assert!(diff.contains("-      total += item.priceCents;\n+      total += item.priceCents * units;"), "{diff}");
 
     let events = events(out.path());
@@ -56,8 +71,7 @@ fn a_javascript_bug_is_reproduced_with_node_and_the_fix_validated() {
 /// reports through the reporter acr writes into the run's folder; the model hears which test broke and writes the fix.
 #[test]
 fn the_repositorys_own_tests_run_by_node_catch_a_patch_the_reproducer_passes() {
-    if Command::new("node").arg("--version").output().is_err() {
-        eprintln!("skipped: node is not installed");
+    if !has_node() {
         return;
     }
     let demo = root().join("web/demo-js");
@@ -88,21 +102,7 @@ fn the_repositorys_own_tests_run_by_node_catch_a_patch_the_reproducer_passes() {
     std::fs::write(&script_file, script.to_string()).unwrap();
 
     let out = tempfile::tempdir().expect("temp dir");
-    let run = Command::new(ACR)
-        .arg("run")
-        .arg(repo.path())
-        .arg("--issue")
-        .arg(demo.join("ISSUE.md"))
-        .arg("--script")
-        .arg(&script_file)
-        .args(["--runner", "local", "--out"])
-        .arg(out.path())
-        .output()
-        .expect("acr run runs");
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "acr run failed:\n{stderr}");
-    assert!(stderr.contains("validated by execution"), "{stderr}");
-    let diff = String::from_utf8_lossy(&run.stdout);
+    let diff = validated_run(repo.path(), &script_file, out.path());
     assert!(diff.contains("+      total += item.priceCents * units;"), "{diff}");
 
     let events = events(out.path());

@@ -234,6 +234,23 @@ export async function useRunner(page, kind) {
   if (!wasOpen) await page.click("details.runner summary");
 }
 
+/**
+ * Repairs the loaded repository with the runner server `runner` (from `serveRunner`) executing, and waits for the
+ * run's end. Resolves to `{status, runs}`: the status line, and the transcript's executions (a locator, the first on
+ * the original), with the transcript shown.
+ */
+export async function repairWithServer(page, runner) {
+  await useRunner(page, "server");
+  await page.click("details.runner summary");
+  await page.fill("#runner-url", runner.url);
+  await page.fill("#runner-token", runner.token);
+  await page.click("#run-button");
+  await page.waitForSelector("#run-status.ok, #run-error", { timeout: 120000 });
+  const status = await page.textContent("#run-status");
+  await page.click("#tab-transcript");
+  return { status, runs: page.locator("#transcript .ev.run") };
+}
+
 /** Runs a `RunRequest` in the page's Python (the runner the agent uses); resolves to the `RunOutcome`. */
 export function runInTab(page, request) {
   return page.evaluate((r) => window.acrRunInTab(r), request);

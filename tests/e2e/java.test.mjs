@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import {
-  ROOT, OUT, RUNNER, blockForeignRequests, acrSearch, serveRunner, useRunner, servedPlayground,
+  ROOT, OUT, RUNNER, blockForeignRequests, acrSearch, repairWithServer, serveRunner, servedPlayground,
 } from "./harness.mjs";
 
 /** JUnit's console launcher, where Debian's `junit5` puts it (`tools/setup.sh` installs it with a JDK). */
@@ -70,16 +70,9 @@ test("with the runner server, the Java demo is validated by its JUnit tests", as
   await page.goto(playground.server.url);
   await page.click("#demo-java-button");
   await page.waitForSelector("#stats");
-  await useRunner(page, "server");
-  await page.click("details.runner summary");
-  await page.fill("#runner-url", playground.runner.url);
-  await page.fill("#runner-token", playground.runner.token);
-  await page.click("#run-button");
-  await page.waitForSelector("#run-status.ok, #run-error", { timeout: 120000 });
-  assert.match(await page.textContent("#run-status"), /patch, validated by execution/);
-  await page.click("#tab-transcript");
+  const { status, runs } = await repairWithServer(page, playground.runner);
+  assert.match(status, /patch, validated by execution/);
   assert.equal(await page.locator("#transcript .ev.note:has-text('execution in this tab runs')").count(), 0);
-  const runs = page.locator("#transcript .ev.run");
   // The project's tests reproduce the issue: the test of a book due today fails on the original, all pass after.
   assert.match(await runs.first().locator("summary").textContent(), /exit 1 .*on the runner at http/);
   assert.match(await runs.first().textContent(), /FAIL library\.LibraryTest/);

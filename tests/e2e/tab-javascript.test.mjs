@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import {
-  ROOT, OUT, RUNNER, acrSearch, blockForeignRequests, runInTab, serveRunner, servedPlayground, useRunner,
+  ROOT, OUT, RUNNER, acrSearch, blockForeignRequests, repairWithServer, runInTab, serveRunner, servedPlayground,
 } from "./harness.mjs";
 
 const playground = servedPlayground({
@@ -91,17 +91,10 @@ test("with the runner server, the JavaScript demo's reproducer runs with Node in
   const page = await playground.browser.ctx.newPage();
   try {
     await loadDemo(page);
-    await useRunner(page, "server");
-    await page.click("details.runner summary");
-    await page.fill("#runner-url", playground.runner.url);
-    await page.fill("#runner-token", playground.runner.token);
-    await page.click("#run-button");
-    await page.waitForSelector("#run-status.ok, #run-error", { timeout: 120000 });
-    assert.match(await page.textContent("#run-status"), /patch, validated by execution/);
+    const { status, runs } = await repairWithServer(page, playground.runner);
+    assert.match(status, /patch, validated by execution/);
     const diff = await page.textContent("#diff");
     assert.ok(diff.includes(FIX), diff);
-    await page.click("#tab-transcript");
-    const runs = page.locator("#transcript .ev.run");
     assert.match(await runs.first().locator("summary").textContent(), /exit 1 .*on the runner at http/);
     assert.match(await runs.first().textContent(), /AssertionError \[ERR_ASSERTION\]: expected 150 cents/);
     assert.match(await runs.last().locator("summary").textContent(), /exit 0 .*on the runner at http/);

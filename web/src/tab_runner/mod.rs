@@ -11,10 +11,12 @@
 //! | module | what |
 //! |---|---|
 //! | [`protocol`] | the messages between the page and the workers |
+//! | [`ending`] | how a run in a worker ended, from the worker's answer |
 //! | [`packages`] | requirements read from the repository or typed, and dropped wheels |
 //! | [`node`] | `node SCRIPT` in a worker started for the run |
 //! | [`module_plan`] | the modules a `node` run loads, resolved as Node resolves them |
 
+pub mod ending;
 pub mod module_plan;
 pub mod node;
 pub mod packages;
@@ -32,6 +34,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::browser;
 use crate::worker::{ModuleWorker, Warm, WorkerError};
+use ending::Ending;
 use packages::Packages;
 use protocol::{FailureCause, Installed, MissingModule, NotInstalled, Reply, Request};
 
@@ -177,59 +180,21 @@ impl TabRunner {
         };
         let _turn = self.inner.one_at_a_time.lock().await;
         let python = self.python().await.map_err(RunError::Unavailable)?;
-        let mut so_far = (String::new(), String::new(), false);
-        let started = browser::now();
-        let answer = python
-            .worker
-            .request(
-                |id| Request::Run { id, files, argv },
-                Some(timeout_ms),
-                |progress| {
-                    if let Reply::Output { stdout, stderr, truncated, .. } = progress {
-                        so_far = (stdout, stderr, truncated);
-                    }
-                },
-            )
-            .await;
-        let duration_ms = (browser::now() - started).max(0.0).round() as u64;
-        // A run that ended without an exit code keeps what it printed until then, as the runner server does.
-        let killed = |(stdout, stderr, truncated): (String, String, bool), timed_out: bool| RunOutcome {
-            stdout,
-            stderr,
-            duration_ms,
-            timed_out,
-            truncated,
-            ..RunOutcome::default()
-        };
-        match answer {
-            Ok(Reply::Done { exit_code, stdout, stderr, truncated, missing_modules, heap_bytes, .. }) => {
+        let run = |id| Request::Run { id, files, argv };
+        match ending::run(&python.worker, run, timeout_ms, "the tab's Python", breakdown).await {
+            Ok(Ending::Exited { mut outcome, missing_modules, heap_bytes }) => {
                 let grown = heap_bytes > RETIRE_HEAP_BYTES;
                 if grown {
                     self.inner.warm.discard(&python);
                 }
-                let mut stderr = stderr;
-                stderr.push_str(&notes(&missing_modules, grown && stderr.contains("MemoryError")));
-                Ok(RunOutcome { exit_code, stdout, stderr, duration_ms, truncated, ..RunOutcome::default() })
+                let out_of_memory = grown && outcome.stderr.contains("MemoryError");
+                outcome.stderr.push_str(&notes(&missing_modules, out_of_memory));
+                Ok(outcome)
             }
-            Ok(Reply::Failed { message, cause, .. }) => {
-                // Python broke down in the middle of the run, as a process that crashes: no exit code.
+            // A Python that stopped in the middle of a run, or answered what it should not, is not used again.
+            stopped => {
                 self.inner.warm.discard(&python);
-                so_far.1.push_str(&breakdown(cause, &message));
-                Ok(killed(so_far, false))
-            }
-            Ok(other) => Err(RunError::Unavailable(format!("unexpected answer from the tab's Python: {other:?}"))),
-            Err(WorkerError::TimedOut) => {
-                self.inner.warm.discard(&python);
-                Ok(killed(so_far, true))
-            }
-            Err(WorkerError::Crashed(message)) => {
-                self.inner.warm.discard(&python);
-                so_far.1.push_str(&breakdown(FailureCause::Error, &message));
-                Ok(killed(so_far, false))
-            }
-            Err(e) => {
-                self.inner.warm.discard(&python);
-                Err(RunError::Unavailable(e.to_string()))
+                stopped.map(Ending::into_outcome)
             }
         }
     }

@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 use acr_core::runner::{RunError, RunOutcome};
 use serde::Serialize;
 
+use super::ending::{self, Ending};
 use super::module_plan::{self, Module, PlanError};
 use super::protocol::{FailureCause, Reply};
 use super::{OUTPUT_BYTES, breakdown};
 use crate::browser;
-use crate::worker::{ModuleWorker, WorkerError};
+use crate::worker::ModuleWorker;
 
 /// The worker's script, next to the page.
 const WORKER_URL: &str = "./script-worker.mjs";
@@ -131,45 +132,10 @@ async fn run_one(
     let argv = argv.to_vec();
     let worker: ModuleWorker<ScriptRequest, Reply> =
         ModuleWorker::start(WORKER_URL).map_err(|e| RunError::Unavailable(e.to_string()))?;
-    let started = browser::now();
-    let mut so_far = (String::new(), String::new(), false);
-    let answer = worker
-        .request(
-            |id| ScriptRequest::Run { id, modules, argv, output_bytes: OUTPUT_BYTES, test, reporter },
-            Some(timeout_ms),
-            |progress| {
-                if let Reply::Output { stdout, stderr, truncated, .. } = progress {
-                    so_far = (stdout, stderr, truncated);
-                }
-            },
-        )
-        .await;
+    let run = |id| ScriptRequest::Run { id, modules, argv, output_bytes: OUTPUT_BYTES, test, reporter };
+    let ending = ending::run(&worker, run, timeout_ms, "the tab's JavaScript", stopped).await;
     worker.terminate();
-    let duration_ms = (browser::now() - started).max(0.0).round() as u64;
-    let killed = |(stdout, stderr, truncated): (String, String, bool), timed_out: bool| RunOutcome {
-        stdout,
-        stderr,
-        duration_ms,
-        timed_out,
-        truncated,
-        ..RunOutcome::default()
-    };
-    match answer {
-        Ok(Reply::Done { exit_code, stdout, stderr, truncated, .. }) => {
-            Ok(RunOutcome { exit_code, stdout, stderr, duration_ms, truncated, ..RunOutcome::default() })
-        }
-        Ok(Reply::Failed { message, cause, .. }) => {
-            so_far.1.push_str(&stopped(cause, &message));
-            Ok(killed(so_far, false))
-        }
-        Ok(other) => Err(RunError::Unavailable(format!("unexpected answer from the tab's JavaScript: {other:?}"))),
-        Err(WorkerError::TimedOut) => Ok(killed(so_far, true)),
-        Err(WorkerError::Crashed(message)) => {
-            so_far.1.push_str(&stopped(FailureCause::Error, &message));
-            Ok(killed(so_far, false))
-        }
-        Err(e) => Err(RunError::Unavailable(e.to_string())),
-    }
+    ending.map(Ending::into_outcome)
 }
 
 /// What stderr says when the worker broke down during a run.
