@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Real bugs, a real open model: QuixBugs' visible half (../shared/quixbugs, twelve one-bug programs, MIT) repaired by
+"""Real bugs, a real open model: QuixBugs' visible half (../shared/quixbugs: eleven one-bug programs and the graph node
+some of them import, twelve files, MIT) repaired by
 `acr run` with a small model on llama.cpp's llama-server, judged by QuixBugs' own tests.
 
     python3 tests/bench/quixbugs.py [--model qwen2.5-coder-1.5b|smollm2] [--tasks gcd,sieve] [--max-seconds S]
@@ -247,7 +248,7 @@ def run_task(args, server, name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", choices=["qwen2.5-coder-1.5b", "smollm2"], default="qwen2.5-coder-1.5b")
-    parser.add_argument("--tasks", help="comma-separated program names (default: all twelve)")
+    parser.add_argument("--tasks", help="comma-separated program names (default: all eleven)")
     parser.add_argument("--max-seconds", type=float, help="the time budget of each run (default: acr run's)")
     parser.add_argument("--threads", type=int, default=2, help="llama-server's threads (-t)")
     parser.add_argument("--ctx", type=int, default=8192, help="llama-server's context (-c) and --context-window")
