@@ -90,12 +90,7 @@ pub fn check(language: tree_sitter::Language, compiler: Compiler, source: &str) 
 
 /// A source every prefix of which could still be completed: it ends too soon, leaving the bracket `open` open.
 fn ends_too_soon(compiler: Compiler, source: &str, open: Option<tree_sitter::Node<'_>>) -> SyntaxProblem {
-    let closer = match open.map(|o| o.kind()) {
-        Some("(") => ")",
-        Some("[") => "]",
-        Some("`") => "`",
-        _ => "}",
-    };
+    let closer = open.map_or("}", viable_prefix::closer);
     match compiler {
         Compiler::V8 => problem_at_end(source, "Unexpected end of input"),
         Compiler::TypeScript => problem_at_end(source, &format!("'{closer}' expected")),
@@ -176,9 +171,9 @@ fn opens_arguments(open: tree_sitter::Node<'_>, source: &str) -> bool {
 
 /// The TypeScript source in words tree-sitter-typescript 0.23 knows, every position kept: `export type * from`
 /// (TypeScript 5.0) without its `type`, `keyof readonly T[]` without `readonly`, a mapped type's key named `type`
-/// renamed, `declare const;` as a declaration of one name, a property named `abstract` renamed, and each import type (`import("./t.js").Name<A>`, whose
-/// type arguments the grammar does not read after the import) as a name of the same length. `None` when there is
-/// none of these.
+/// renamed, `declare const;` as a declaration of one name, a property named `abstract` renamed, and each import type
+/// (`import("./t.js").Name<A>`, whose type arguments the grammar does not read after the import) as a name of the
+/// same length. `None` when there is none of these.
 fn older_typescript(source: &str) -> Option<String> {
     let mut text = source.to_string();
     let mut changed = false;

@@ -116,6 +116,16 @@ fn open_brackets<'t>(tokens: &[Node<'t>]) -> Result<Vec<Node<'t>>, ()> {
     Ok(open)
 }
 
+/// The token that closes an open bracket: `)`, `]`, a backquote, or `}` (for `{` and a template's `${`).
+pub(super) fn closer(open: Node<'_>) -> &'static str {
+    match open.kind() {
+        "(" => ")",
+        "[" => "]",
+        "`" => "`",
+        _ => "}",
+    }
+}
+
 /// What may follow a prefix before the brackets it leaves open are closed: nothing, a body (after a function's or a
 /// class's head, an `if`'s condition, an arrow), or an expression (after an operator).
 const COMPLETIONS: [&str; 3] = ["", "{}", "_"];
@@ -127,16 +137,7 @@ fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>]) -> bool {
     let Some(last) = tokens.last() else { return true };
     let Ok(open) = open_brackets(tokens) else { return false };
     let end = last.end_byte();
-    let closers: String = open
-        .iter()
-        .rev()
-        .map(|bracket| match bracket.kind() {
-            "(" => ")",
-            "[" => "]",
-            "`" => "`",
-            _ => "}",
-        })
-        .collect();
+    let closers: String = open.iter().rev().map(|bracket| closer(*bracket)).collect();
     COMPLETIONS.iter().any(|completion| {
         let text = format!("{}\n{completion}{closers}", &source[..end]);
         parser.parse(&text, None).is_some_and(|tree| clean_before(tree.root_node(), end))
