@@ -168,4 +168,4 @@ test-node: pkg component
 
 clean:
 	cargo clean
-	rm -rf dist pkg/dist web/node_modules web/wheels tests/node_modules tests/e2e/out tests/node/out
+	rm -rf dist pkg/dist web/node_modules web/wheels tests/node_modules tests/typescript-sources/node_modules tests/e2e/out tests/node/out

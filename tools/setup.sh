@@ -188,6 +188,8 @@ setup_test_rust() {
 setup_test_packages() {
   # playwright-core (drives Debian's Chromium) and jco (the component in Node).
   npm_install tests
+  # Real TypeScript sources (rxjs's), the corpus the type stripping is checked on.
+  npm_install tests/typescript-sources
   # Wheels from the Python package registry, pinned to the versions Pyodide 314.0.7 lists: pytest with its
   # dependencies (the tests serve them to the tab, which has no network).
   local wheels=(pytest==9.0.2 pluggy==1.6.0 iniconfig==2.3.0 packaging==26.1 pygments==2.20.0) have_all=1 w

@@ -21,11 +21,16 @@ fn has_node() -> bool {
 /// Runs `acr run` on `repo` with the demo's issue and the model `script` in the local runner, writing events to `out`;
 /// asserts the patch was validated by execution and returns the diff.
 fn validated_run(repo: &Path, script: &Path, out: &Path) -> String {
+    validated_run_of(repo, &root().join("web/demo-js/ISSUE.md"), script, out)
+}
+
+/// [`validated_run`] with the issue at `issue`.
+fn validated_run_of(repo: &Path, issue: &Path, script: &Path, out: &Path) -> String {
     let run = Command::new(ACR)
         .arg("run")
         .arg(repo)
         .arg("--issue")
-        .arg(root().join("web/demo-js/ISSUE.md"))
+        .arg(issue)
         .arg("--script")
         .arg(script)
         .args(["--runner", "local", "--out"])
@@ -64,6 +69,33 @@ fn a_javascript_bug_is_reproduced_with_node_and_the_fix_validated() {
     assert!(search["prompt"].as_str().unwrap().contains("ERR_ASSERTION"), "the trace is the search's first clue");
     let found = of_kind(&events, "locations");
     assert_eq!(found[0]["found"][0]["file"], "src/cart.js");
+}
+
+/// The same cart in TypeScript (`tests/fixtures/typescript-cart`: an enum, parameter properties, an interface, a
+/// type-only re-export), run by Node 20 with no compiler: every TypeScript file of the run is replaced with its
+/// JavaScript, and acr's loader lets the reproducer's `./src/index.js` find `index.ts`.
+#[test]
+fn a_typescript_bug_is_reproduced_with_node_and_the_fix_validated() {
+    if !has_node() {
+        return;
+    }
+    let repo = root().join("tests/fixtures/typescript-cart");
+    let out = tempfile::tempdir().expect("temp dir");
+    let diff = validated_run_of(&repo, &repo.join("ISSUE.md"), &repo.join("script.json"), out.path());
+    assert!(diff.contains("+++ b/src/cart.ts"), "{diff}");
+    assert!(diff.contains("-      total += item.priceCents;\n+      total += item.priceCents * units;"), "{diff}");
+
+    let events = events(out.path());
+    assert_eq!(
+        runs(&events),
+        [("reproducer on original".into(), 1), ("reproducer on patch".into(), 1), ("reproducer on patch".into(), 0)],
+        "node ran the reproducer on the TypeScript"
+    );
+    let first = of_kind(&events, "run")[0]["outcome"]["stderr"].as_str().unwrap().to_string();
+    assert!(first.contains("ERR_ASSERTION") && first.contains("actual: 50"), "{first}");
+    let reproducer = events.iter().find(|e| e["event"] == "model" && e["stage"] == "reproducer").expect("asked");
+    let asked = reproducer["prompt"].as_str().unwrap();
+    assert!(asked.contains("node --import ./acr_typescript.mjs reproducer.mjs"), "{asked}");
 }
 
 /// The repository's own tests check a patch the reproducer passes: a fix that charges three units for every line

@@ -6,6 +6,7 @@
 
 use super::module_specifiers::{folder, join, module_specifiers};
 use super::row::{ClassView, DefinitionShape, LanguageRow, Reproducer, TestRunner, test_folder_and_name};
+use super::strip_types::strip_types;
 use crate::gate::SyntaxCheck;
 use crate::grammar::{JAVASCRIPT, TYPESCRIPT};
 
@@ -33,6 +34,18 @@ const NODE_REPRODUCER: Reproducer = Reproducer {
     must: "it must exit non-zero, with an uncaught error or `process.exit(1)`",
     helper: None,
     project_tests: None,
+};
+
+/// acr's TypeScript loader for Node (path, source): it finds and reads the TypeScript files of a run, which
+/// [`for_node`] has replaced with their JavaScript, as TypeScript would resolve them.
+pub const TYPESCRIPT_LOADER: (&str, &str) = ("acr_typescript.mjs", include_str!("acr_typescript.mjs"));
+
+/// How a reproducer of a TypeScript repository is run: the same ES module, with acr's TypeScript loader, so that
+/// Node 20 runs the repository's TypeScript with no compiler.
+const TYPESCRIPT_REPRODUCER: Reproducer = Reproducer {
+    harness: &[TYPESCRIPT_LOADER],
+    command: "node --import ./acr_typescript.mjs reproducer.mjs",
+    ..NODE_REPRODUCER
 };
 
 /// The repository's own tests, run by Node's test runner (`node --test`) with a reporter that prints one line per
@@ -72,9 +85,9 @@ pub static TYPESCRIPT_ROW: LanguageRow = LanguageRow {
     is_test_file: script_test_file,
     syntax: SyntaxCheck::TypeScript,
     class_view: ClassView::MemberHeads,
-    reproducer: NODE_REPRODUCER,
+    reproducer: TYPESCRIPT_REPRODUCER,
     regression: None,
-    runs_in_tab: false,
+    runs_in_tab: true,
     definition: TYPESCRIPT_DEFINITION,
 };
 
@@ -89,7 +102,7 @@ pub static TSX_ROW: LanguageRow = LanguageRow {
     is_test_file: script_test_file,
     syntax: SyntaxCheck::Tsx,
     class_view: ClassView::MemberHeads,
-    reproducer: NODE_REPRODUCER,
+    reproducer: TYPESCRIPT_REPRODUCER,
     regression: None,
     runs_in_tab: false,
     definition: TYPESCRIPT_DEFINITION,
@@ -118,6 +131,54 @@ fn loads_a_changed_file(path: &str, text: &str, changed: &[&str]) -> bool {
         .filter_map(|s| join(folder(path), &s.text))
         .flat_map(names)
         .any(|target| changed.contains(&target.as_str()) || entries.contains(&target))
+}
+
+/// The TypeScript extensions Node can run once the types are gone, with the JavaScript extension each stands for
+/// in an import (TypeScript's own rule: `./x.js` names `./x.ts` when only that exists).
+const RUNNABLE_TYPESCRIPT: [(&str, &str); 3] = [(".ts", ".js"), (".mts", ".mjs"), (".cts", ".cjs")];
+
+/// Whether Node runs `path` once its types are blanked: a `.ts`, `.mts` or `.cts` file that is not a declaration
+/// file (`.d.ts`). TSX is not: its JSX needs compiling too.
+pub fn runs_once_stripped(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    RUNNABLE_TYPESCRIPT.iter().any(|(ts, _)| name.ends_with(ts)) && !name.contains(".d.")
+}
+
+/// The TypeScript files a relative import of `path` (joined to its folder, not found as written) may name, in the
+/// order tried: `x.js` names `x.ts`; a path with no extension names `x.ts`, then `x/index.ts`. The rule of acr's
+/// TypeScript loader (`acr_typescript.mjs`), which the playground's tab follows too.
+pub fn typescript_candidates(path: &str) -> Vec<String> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    for (ts, js) in RUNNABLE_TYPESCRIPT {
+        if let Some(stem) = path.strip_suffix(js) {
+            return vec![format!("{stem}{ts}")];
+        }
+    }
+    if name.contains('.') && !name.starts_with('.') {
+        return Vec::new();
+    }
+    vec![format!("{path}.ts"), format!("{path}/index.ts")]
+}
+
+/// What Node runs for the TypeScript file at `path`: its JavaScript, or, when its types cannot simply be removed, a
+/// module that throws an error saying why, so that a run which loads it fails with the reason and one that does
+/// not is unaffected.
+pub fn runnable_typescript(path: &str, source: &str) -> String {
+    match strip_types(source, false) {
+        Ok(javascript) => javascript,
+        Err(why) => {
+            let message = format!("{path} cannot run: {why}");
+            format!("throw new SyntaxError({});\n", serde_json::to_string(&message).unwrap_or_default())
+        }
+    }
+}
+
+/// Replaces every TypeScript file Node can run once stripped ([`runs_once_stripped`]) with its JavaScript
+/// ([`runnable_typescript`]): what a run of `node` sees, with [`TYPESCRIPT_LOADER`] to find and read them.
+pub fn for_node(files: &mut std::collections::BTreeMap<String, String>) {
+    for (path, text) in files.iter_mut().filter(|(p, _)| runs_once_stripped(p)) {
+        *text = runnable_typescript(path, text);
+    }
 }
 
 /// Asks for a standalone ES module (`reproducer.mjs`) run by Node that fails while the bug is present (the request
@@ -153,6 +214,33 @@ mod tests {
         assert!(loads_a_changed_file("test/a.test.js", "import { Cart } from '../src/index.js';", &["src/cart.js"]));
         assert!(!loads_a_changed_file("test/cart.test.js", test, &["src/item.js", "lodash.js"]));
         assert!(!loads_a_changed_file("cart.test.js", test, &["src/cart.js"]), "../ from the root leaves it");
+    }
+
+    #[test]
+    fn a_javascript_import_names_the_typescript_file_as_typescript_resolves_it() {
+        assert_eq!(typescript_candidates("src/shape.js"), ["src/shape.ts"]);
+        assert_eq!(typescript_candidates("src/shape.mjs"), ["src/shape.mts"]);
+        assert_eq!(typescript_candidates("src/shape"), ["src/shape.ts", "src/shape/index.ts"]);
+        assert!(typescript_candidates("data.json").is_empty());
+        assert!(runs_once_stripped("src/a.ts") && runs_once_stripped("b.cts"));
+        assert!(!runs_once_stripped("types/a.d.ts") && !runs_once_stripped("a.tsx") && !runs_once_stripped("a.js"));
+    }
+
+    #[test]
+    fn node_sees_typescript_as_javascript_or_a_module_that_says_why_not() {
+        let mut files: std::collections::BTreeMap<String, String> = [
+            ("src/a.ts", "export const n: number = 1;\n"),
+            ("src/b.ts", "namespace N { export const x = 1; }\n"),
+            ("src/c.d.ts", "export declare const c: number;\n"),
+            ("src/d.js", "export const d = 1;\n"),
+        ]
+        .map(|(p, t)| (p.to_string(), t.to_string()))
+        .into();
+        for_node(&mut files);
+        assert_eq!(files["src/a.ts"], "export const n         = 1;\n");
+        assert!(files["src/b.ts"].starts_with("throw new SyntaxError(\"src/b.ts cannot run: line 1: a namespace"));
+        assert_eq!(files["src/c.d.ts"], "export declare const c: number;\n", "declarations are never loaded");
+        assert_eq!(files["src/d.js"], "export const d = 1;\n");
     }
 
     #[test]

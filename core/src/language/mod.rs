@@ -28,6 +28,8 @@ pub mod junit;
 pub mod module_specifiers;
 mod python;
 mod row;
+#[cfg(feature = "js")]
+pub mod strip_types;
 
 #[cfg(feature = "java")]
 pub use crate::grammar::JAVA;
@@ -37,7 +39,10 @@ pub use crate::grammar::{JAVASCRIPT, TYPESCRIPT};
 #[cfg(feature = "java")]
 pub use java::{JAVA_ROW, junit_reproducer};
 #[cfg(feature = "js")]
-pub use javascript::{JAVASCRIPT_ROW, TSX_ROW, TYPESCRIPT_ROW, node_reproducer};
+pub use javascript::{
+    JAVASCRIPT_ROW, TSX_ROW, TYPESCRIPT_LOADER, TYPESCRIPT_ROW, for_node, node_reproducer, runnable_typescript,
+    runs_once_stripped, typescript_candidates,
+};
 pub use python::{PRINT_STACKTRACE, PYTHON_ROW, RUNNER, script_reproducer};
 pub use row::{ClassView, DefinitionShape, Helper, LanguageRow, ProjectTests, Reproducer, TestRunner};
 

@@ -1,4 +1,5 @@
-//! Running one [`RunRequest`]: a fresh run folder, the snapshot written into it, the patch applied, the command
+//! Running one [`RunRequest`]: a fresh run folder, the snapshot written into it, the patch applied (and, for
+//! `node`, the TypeScript files replaced with their JavaScript, [`acr_core::language::for_node`]), the command
 //! run under the [`Sandbox`] with a wall-clock timeout and a disk budget, output captured up to a limit, every
 //! process of the run killed, the folder removed.
 //!
@@ -151,6 +152,9 @@ pub fn execute(request: &RunRequest, limits: &ExecLimits, sandbox: &Sandbox) -> 
     }
     let mut files = checked_files(&request.files)?;
     apply_patch(&mut files, &request.patch)?;
+    if sandbox::runs_node(&argv) {
+        acr_core::language::for_node(&mut files);
+    }
 
     let folder = RunFolder::create().map_err(|e| ExecError::Io(format!("run folder: {e}")))?;
     let result = tree::write_tree(&folder.repo, &files)

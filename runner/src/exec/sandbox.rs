@@ -19,7 +19,7 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
@@ -67,6 +67,17 @@ const UNSANDBOXED_ENV: &[&str] = &[
 
 /// Variables passed through into the sandbox (paths of the machine mean nothing there).
 const SANDBOXED_ENV: &[&str] = &["LANG", "LC_ALL", "LC_CTYPE", "TZ"];
+
+/// Address space a `node` process may have beyond the memory limit. V8 reserves address space it does not use:
+/// about 0.7 GiB for a process and 0.9 GiB more for each thread running JavaScript (as the thread of the module
+/// hooks acr's TypeScript loader registers), so a 1 GiB cap stops Node before it runs anything. The heap, which is
+/// what a script fills, is capped at the memory limit instead (`--max-old-space-size`).
+const V8_RESERVATION: u64 = 2 << 30;
+
+/// Whether the command runs Node.
+pub(super) fn runs_node(argv: &[String]) -> bool {
+    argv.first().and_then(|p| Path::new(p).file_name()).is_some_and(|name| name == "node")
+}
 
 /// How runs are contained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -323,10 +334,16 @@ impl Sandbox {
                 env.push(("TMPDIR".into(), folder.tmp.clone().into()));
             }
         }
+        let node = runs_node(argv);
+        if node {
+            // The heap is what a script fills; the address-space cap above leaves room for V8's reservations.
+            env.push(("NODE_OPTIONS".into(), format!("--max-old-space-size={}", limits.memory_bytes >> 20).into()));
+        }
         if self.resource_limits {
+            let address_space = limits.memory_bytes + if node { V8_RESERVATION } else { 0 };
             line.extend([
                 "prlimit".to_string(),
-                format!("--as={}", limits.memory_bytes),
+                format!("--as={address_space}"),
                 format!("--cpu={cpu_secs}"),
                 format!("--fsize={}", limits.file_size_bytes),
                 format!("--nofile={}", limits.open_files),
@@ -424,9 +441,11 @@ impl Sandbox {
         });
         lines.push(if self.resource_limits {
             format!(
-                "limits: {} MiB address space per process, CPU time = timeout + 1 s, files up to {} MiB, {} open \
-                 files, no core dumps (prlimit); {} MiB of new files per run",
+                "limits: {} MiB address space per process ({} MiB more for node, whose heap is capped at the \
+                 first figure), CPU time = timeout + 1 s, files up to {} MiB, {} open files, no core dumps (prlimit); \
+                 {} MiB of new files per run",
                 limits.memory_bytes >> 20,
+                V8_RESERVATION >> 20,
                 limits.file_size_bytes >> 20,
                 limits.open_files,
                 limits.disk_bytes >> 20

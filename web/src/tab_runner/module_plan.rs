@@ -5,13 +5,16 @@
 //! Node's rules kept: an ES module names files exactly (`./src/cart.js`, extension included); `require` also tries
 //! `.js`, `.json` and a folder's `index.js`; a `.js` file is an ES module when the nearest `package.json` says
 //! `"type": "module"`, `.mjs` always, `.cjs` never; `node:` names and the names of Node's built-in modules are
-//! built-ins. What the tab cannot load is planned as a module that fails when loaded, with Node's words and a line
-//! saying why: a missing file, a package (nothing is installed in the tab), a TypeScript file. ES modules that import
+//! built-ins. TypeScript runs as acr's loader runs it under Node (`acr_typescript.mjs`): an import of `./x.js` or `./x`
+//! finds `x.ts`, which is sent as its JavaScript (`.ts` and `.mts` as ES modules, `.cts` as CommonJS). What the tab
+//! cannot load is planned as a module that fails when loaded, with Node's words and a line saying why: a missing
+//! file, a package (nothing is installed in the tab), a TSX file. ES modules that import
 //! each other in a circle cannot each have a URL before the other, so such a plan is refused as a whole.
 
 use std::collections::BTreeMap;
 
 use acr_core::language::module_specifiers::{SpecifierKind, folder, join, module_specifiers};
+use acr_core::language::{runnable_typescript, runs_once_stripped, typescript_candidates};
 use serde::Serialize;
 
 /// How Node reads a module.
@@ -214,7 +217,9 @@ impl Planner<'_> {
         }
         let at = self.modules.len();
         let format = format_of(self.files, path);
-        self.modules.push(Module { path: path.into(), format, code: self.files[path].clone(), imports: Vec::new() });
+        let text = &self.files[path];
+        let code = if runs_once_stripped(path) { runnable_typescript(path, text) } else { text.clone() };
+        self.modules.push(Module { path: path.into(), format, code, imports: Vec::new() });
         self.places.insert(path.into(), at);
         at
     }
@@ -237,11 +242,15 @@ impl Planner<'_> {
         let Some(path) = join(folder(from), specifier) else {
             return Target::Missing(format!("Cannot find module '{specifier}' imported from {ROOT}/{from}"));
         };
-        let found = if required { self.require_candidates(&path) } else { vec![path.clone()] };
+        let found = if required {
+            self.require_candidates(&path)
+        } else {
+            std::iter::once(path.clone()).chain(typescript_candidates(&path)).collect()
+        };
         match found.into_iter().find(|p| self.files.contains_key(p)) {
-            Some(p) if is_typescript(&p) => Target::Missing(format!(
-                "Unknown file extension \".{}\" for {ROOT}/{p}\n[in this tab: TypeScript does not run here; the local \
-                 runner or the runner server runs it with Node]",
+            Some(p) if is_typescript(&p) && !runs_once_stripped(&p) => Target::Missing(format!(
+                "Unknown file extension \".{}\" for {ROOT}/{p}\n[in this tab: TSX and declaration files do not run; \
+                 JSX needs compiling]",
                 p.rsplit('.').next().unwrap_or_default()
             )),
             Some(p) => Target::Module(self.add(&p)),
@@ -275,9 +284,9 @@ impl Planner<'_> {
 fn format_of(files: &BTreeMap<String, String>, path: &str) -> Format {
     if path.ends_with(".json") {
         Format::Json
-    } else if path.ends_with(".mjs") {
+    } else if path.ends_with(".mjs") || path.ends_with(".ts") || path.ends_with(".mts") {
         Format::Module
-    } else if path.ends_with(".cjs") {
+    } else if path.ends_with(".cjs") || path.ends_with(".cts") {
         Format::CommonJs
     } else if package_type(files, path).as_deref() == Some("module") {
         Format::Module
@@ -454,10 +463,10 @@ mod tests {
         let repo = files(&[
             (
                 "r.mjs",
-                "import a from './src/a';\nimport _ from 'lodash/fp';\nimport t from './t.ts';\nimport '../up.js';\n",
+                "import a from './src/a';\nimport _ from 'lodash/fp';\nimport t from './t.tsx';\nimport '../up.js';\n",
             ),
             ("src/a.js", ""),
-            ("t.ts", "export default 1;\n"),
+            ("t.tsx", "export default <b>1</b>;\n"),
         ]);
         let plan = plan(&repo, &["r.mjs"]).unwrap();
         let missing: Vec<String> = targets(&plan, "r.mjs")
@@ -471,9 +480,27 @@ mod tests {
         assert!(missing[0].ends_with("Did you mean to import \"./src/a.js\"?"), "{}", missing[0]);
         assert!(missing[1].starts_with("Cannot find package 'lodash' imported from /repo/r.mjs"), "{}", missing[1]);
         assert!(missing[1].contains("no package is installed"), "{}", missing[1]);
-        assert!(missing[2].contains("TypeScript does not run here"), "{}", missing[2]);
+        assert!(missing[2].contains("JSX needs compiling"), "{}", missing[2]);
         assert!(missing[3].starts_with("Cannot find module '../up.js'"), "{}", missing[3]);
         assert_eq!(package_name("@scope/name/deep"), "@scope/name");
+    }
+
+    #[test]
+    fn typescript_is_found_as_acrs_loader_finds_it_and_sent_as_javascript() {
+        let repo = files(&[
+            ("r.mjs", "import { a } from './src/a.js';\nimport { b } from './src/b';\nimport c from './src/c.ts';\n"),
+            ("src/a.ts", "export const a: number = 1;\n"),
+            ("src/b/index.ts", "export enum b { X }\n"),
+            ("src/c.ts", "namespace N { export const x = 1; }\nexport default N;\n"),
+        ]);
+        let plan = plan(&repo, &["r.mjs"]).unwrap();
+        let found: Vec<String> = targets(&plan, "r.mjs").iter().map(|(_, t)| path_of(&plan, t)).collect();
+        assert_eq!(found, ["src/a.ts", "src/b/index.ts", "src/c.ts"]);
+        let code = |path: &str| &plan.modules.iter().find(|m| m.path == path).unwrap().code;
+        assert_eq!(code("src/a.ts"), "export const a         = 1;\n");
+        assert!(code("src/b/index.ts").starts_with("export var b; (function (b) "), "{}", code("src/b/index.ts"));
+        assert!(code("src/c.ts").starts_with("throw new SyntaxError(\"src/c.ts cannot run: line 1: a namespace"));
+        assert!(plan.modules.iter().skip(1).all(|m| m.format == Format::Module));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use acr_core::language::TYPESCRIPT_LOADER;
 use acr_core::runner::{RunError, RunOutcome};
 use serde::Serialize;
 
@@ -62,11 +63,15 @@ pub fn invocation(argv: &[String]) -> Result<Invocation<'_>, String> {
              runner or the runner server runs Node itself)\n"
         )
     };
-    match argv.get(1).map(String::as_str) {
+    // acr's TypeScript loader: the tab finds and reads TypeScript itself (see `module_plan`).
+    let loader = ["--import".to_string(), format!("./{}", TYPESCRIPT_LOADER.0)];
+    // What follows `node` (and the loader).
+    let words = if argv.get(1..3) == Some(&loader[..]) { &argv[3..] } else { argv.get(1..).unwrap_or_default() };
+    match words.first().map(String::as_str) {
         Some("--test") => {
             let mut files = Vec::new();
             let mut reporter = None;
-            let mut words = argv[2..].iter().map(String::as_str);
+            let mut words = words[1..].iter().map(String::as_str);
             while let Some(word) = words.next() {
                 match word {
                     "--test-reporter" => reporter = words.next(),
@@ -169,6 +174,11 @@ mod tests {
     #[test]
     fn scripts_and_test_files_run_and_other_options_say_why_not() {
         assert_eq!(invocation(&argv("node reproducer.mjs a b")), Ok(Invocation::Script("reproducer.mjs")));
+        assert_eq!(
+            invocation(&argv("node --import ./acr_typescript.mjs reproducer.mjs")),
+            Ok(Invocation::Script("reproducer.mjs")),
+            "acr's TypeScript loader: the tab loads TypeScript itself"
+        );
         assert_eq!(
             invocation(&argv("node --test --test-reporter=./acr_test_reporter.mjs test/a.test.js test/b.test.js")),
             Ok(Invocation::Tests {

@@ -1,0 +1,579 @@
+//! TypeScript run as JavaScript, by removing its types: [`strip_types`] blanks every annotation, type declaration,
+//! type argument and modifier JavaScript does not have with spaces (line breaks kept), so each remaining token stays
+//! on its line and in its column and a stack trace points into the TypeScript source. It is what Node's own type
+//! stripping does, done here so that Node 20 and the playground's tab can run TypeScript with no compiler.
+//!
+//! Two constructs have a runtime meaning and are rewritten on their own lines instead: an `enum` becomes the object
+//! TypeScript emits for it, and a constructor's parameter properties (`constructor(private x: number)`) become
+//! assignments at the start of its body (after its `super(...)` call). Imports TypeScript would leave out, those of
+//! names used only as types, are left out as it does. What needs a compiler is refused by name ([`Unrunnable`]):
+//! namespaces holding values, `import x = require(...)`, `export =` and decorators.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::ops::Range;
+
+use tree_sitter::{Node, Parser};
+
+/// Why a TypeScript source cannot be run by removing its types.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unrunnable {
+    /// What stands in the way, in words (`a namespace holding values`).
+    pub what: &'static str,
+    /// Its line, from 1.
+    pub line: usize,
+}
+
+impl fmt::Display for Unrunnable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {} needs the TypeScript compiler, not only its types removed", self.line, self.what)
+    }
+}
+
+impl std::error::Error for Unrunnable {}
+
+/// The JavaScript of a TypeScript source (`tsx`: with JSX, parsed with the TSX grammar, whose JSX stays as it is).
+pub fn strip_types(source: &str, tsx: bool) -> Result<String, Unrunnable> {
+    let language = if tsx {
+        tree_sitter_typescript::LANGUAGE_TSX.into()
+    } else {
+        tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
+    };
+    let mut parser = Parser::new();
+    parser.set_language(&language).map_err(|_| Unrunnable { what: "the TypeScript grammar", line: 1 })?;
+    let tree = parser.parse(source, None).ok_or(Unrunnable { what: "parsing", line: 1 })?;
+    let root = tree.root_node();
+    if root.has_error() {
+        let line = first_error(root).map_or(1, |n| n.start_position().row + 1);
+        return Err(Unrunnable { what: "a syntax error", line });
+    }
+    let mut edits = Edits { source, list: Vec::new() };
+    edits.visit(root)?;
+    edits.leave_out_type_only_imports(root);
+    Ok(edits.apply())
+}
+
+fn first_error(node: Node) -> Option<Node> {
+    if node.is_error() || node.is_missing() {
+        return Some(node);
+    }
+    let mut cursor = node.walk();
+    node.children(&mut cursor).filter(|c| c.has_error()).find_map(first_error)
+}
+
+/// One change to the source.
+enum Edit {
+    /// Spaces in place of the bytes' characters, line breaks kept.
+    Blank(Range<usize>),
+    /// Text put in at a byte.
+    Insert(usize, String),
+    /// Text in place of the bytes (an enum's parts, on their own lines).
+    Replace(Range<usize>, String),
+}
+
+impl Edit {
+    fn start(&self) -> usize {
+        match self {
+            Edit::Blank(r) | Edit::Replace(r, _) => r.start,
+            Edit::Insert(at, _) => *at,
+        }
+    }
+}
+
+/// The node kinds that are types or type declarations through and through.
+const TYPE_ONLY: &[&str] = &[
+    "type_annotation",
+    "opting_type_annotation",
+    "omitting_type_annotation",
+    "adding_type_annotation",
+    "asserts_annotation",
+    "type_predicate_annotation",
+    "type_parameters",
+    "type_arguments",
+    "implements_clause",
+    "interface_declaration",
+    "type_alias_declaration",
+    "ambient_declaration",
+    "function_signature",
+    "abstract_method_signature",
+    "method_signature",
+    "index_signature",
+    "accessibility_modifier",
+    "override_modifier",
+];
+
+struct Edits<'a> {
+    source: &'a str,
+    list: Vec<Edit>,
+}
+
+impl Edits<'_> {
+    fn text(&self, node: Node) -> &str {
+        &self.source[node.byte_range()]
+    }
+
+    fn blank(&mut self, range: Range<usize>) {
+        self.list.push(Edit::Blank(range));
+    }
+
+    /// Blanks a node and the comma that follows it in its list, if one does.
+    fn blank_with_comma(&mut self, node: Node) {
+        let end = match node.next_sibling() {
+            Some(next) if next.kind() == "," => next.end_byte(),
+            _ => node.end_byte(),
+        };
+        self.blank(node.start_byte()..end);
+    }
+
+    fn refuse(node: Node, what: &'static str) -> Result<(), Unrunnable> {
+        Err(Unrunnable { what, line: node.start_position().row + 1 })
+    }
+
+    fn visit_children(&mut self, node: Node) -> Result<(), Unrunnable> {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            self.visit(child)?;
+        }
+        Ok(())
+    }
+
+    /// Blanks the unnamed tokens of `node` among `tokens` (`readonly`, `?`, `!`, `abstract`, `declare`).
+    fn blank_tokens(&mut self, node: Node, tokens: &[&str]) {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if !child.is_named() && tokens.contains(&child.kind()) {
+                self.blank(child.byte_range());
+            }
+        }
+    }
+
+    fn visit(&mut self, node: Node) -> Result<(), Unrunnable> {
+        let kind = node.kind();
+        if TYPE_ONLY.contains(&kind) {
+            self.blank(node.byte_range());
+            return Ok(());
+        }
+        match kind {
+            "decorator" => Self::refuse(node, "a decorator"),
+            "import_alias" | "import_require_clause" => Self::refuse(node, "`import ... =`"),
+            "export_statement" => self.export(node),
+            "import_statement" => self.import(node),
+            "import_specifier" | "export_specifier" if has_token(node, "type") => {
+                self.blank_with_comma(node);
+                Ok(())
+            }
+            "expression_statement" => match node.named_child(0) {
+                Some(module) if matches!(module.kind(), "internal_module" | "module") => self.namespace(node, module),
+                _ => self.visit_children(node),
+            },
+            "internal_module" | "module" => self.namespace(node, node),
+            "enum_declaration" => self.enumeration(node),
+            "as_expression" | "satisfies_expression" => {
+                let value = node.named_child(0).expect("an expression before `as`");
+                self.blank(value.end_byte()..node.end_byte());
+                self.visit(value)
+            }
+            "non_null_expression" => {
+                self.blank(node.end_byte() - 1..node.end_byte());
+                self.visit_children(node)
+            }
+            "public_field_definition" => {
+                if has_token(node, "declare") || has_token(node, "abstract") {
+                    self.blank(node.byte_range());
+                    return Ok(());
+                }
+                self.blank_tokens(node, &["readonly", "?", "!"]);
+                self.visit_children(node)
+            }
+            "variable_declarator" => {
+                self.blank_tokens(node, &["!"]);
+                self.visit_children(node)
+            }
+            "method_definition" => {
+                self.blank_tokens(node, &["?"]);
+                if node.child_by_field_name("name").is_some_and(|n| self.text(n) == "constructor") {
+                    self.parameter_properties(node)?;
+                }
+                self.visit_children(node)
+            }
+            "required_parameter" | "optional_parameter" => {
+                if node.child_by_field_name("pattern").is_some_and(|p| p.kind() == "this") {
+                    self.blank_with_comma(node);
+                    return Ok(());
+                }
+                self.blank_tokens(node, &["readonly", "?"]);
+                self.visit_children(node)
+            }
+            "abstract_class_declaration" => {
+                self.blank_tokens(node, &["abstract"]);
+                self.visit_children(node)
+            }
+            _ => self.visit_children(node),
+        }
+    }
+
+    /// `export` of a type-only declaration goes with it; `export =` and `export as namespace` are a module system
+    /// of their own.
+    fn export(&mut self, node: Node) -> Result<(), Unrunnable> {
+        if has_token(node, "=") {
+            return Self::refuse(node, "`export =`");
+        }
+        let declaration = node.child_by_field_name("declaration");
+        let type_only = declaration.is_some_and(|d| is_type_only_declaration(d));
+        if type_only || has_token(node, "type") || has_token(node, "as") && has_token(node, "namespace") {
+            self.blank(node.byte_range());
+            return Ok(());
+        }
+        self.visit_children(node)
+    }
+
+    fn import(&mut self, node: Node) -> Result<(), Unrunnable> {
+        let clause = node.named_child(0).filter(|c| c.kind() == "import_clause");
+        if has_token(node, "type") && clause.is_some() {
+            self.blank(node.byte_range());
+            return Ok(());
+        }
+        self.visit_children(node)
+    }
+
+    /// A namespace of types alone is blanked; one holding values would need TypeScript's rewriting.
+    fn namespace(&mut self, statement: Node, module: Node) -> Result<(), Unrunnable> {
+        if is_type_only_declaration(module) {
+            self.blank(statement.byte_range());
+            Ok(())
+        } else {
+            Self::refuse(module, "a namespace holding values")
+        }
+    }
+
+    /// `enum E { A, B = 5, C = "c" }` as TypeScript emits it, each member on its own line:
+    /// `var E; (function (E) { E[E["A"] = 0] = "A"; ... })(E || (E = {}));`. A member with no value follows the one
+    /// before by one, counted here when that one is a whole number written out (as TypeScript counts them).
+    fn enumeration(&mut self, node: Node) -> Result<(), Unrunnable> {
+        let (Some(name), Some(body)) = (node.child_by_field_name("name"), node.child_by_field_name("body")) else {
+            return Self::refuse(node, "an enum without a name or body");
+        };
+        let name = self.text(name).to_string();
+        self.list.push(Edit::Replace(node.start_byte()..body.start_byte(), format!("var {name}; (function ({name}) ")));
+        // The member before: its key, and its value when it is a whole number written out.
+        let mut previous: Option<(String, Option<i64>)> = None;
+        let mut cursor = body.walk();
+        for member in body.children(&mut cursor) {
+            let (key_node, value) = match member.kind() {
+                "enum_assignment" => (member.child_by_field_name("name"), member.child_by_field_name("value")),
+                "property_identifier" | "string" | "number" | "computed_property_name" => (Some(member), None),
+                "," => {
+                    self.blank(member.byte_range());
+                    continue;
+                }
+                "}" => {
+                    self.list.push(Edit::Replace(member.byte_range(), format!("}})({name} || ({name} = {{}}));")));
+                    continue;
+                }
+                _ => continue,
+            };
+            let Some(key_node) = key_node else { continue };
+            let key = match key_node.kind() {
+                "string" => self.text(key_node).to_string(),
+                _ => serde_json::to_string(self.text(key_node)).unwrap_or_default(),
+            };
+            let (text, number) = match value {
+                Some(v) if v.kind() == "string" || v.kind() == "template_string" => {
+                    (format!("{name}[{key}] = {};", self.text(v)), None)
+                }
+                Some(v) => {
+                    let number = self.text(v).parse::<i64>().ok();
+                    (format!("{name}[{name}[{key}] = {}] = {key};", self.text(v)), number)
+                }
+                None => {
+                    let (next, number) = match &previous {
+                        None => ("0".to_string(), Some(0)),
+                        Some((_, Some(n))) => ((n + 1).to_string(), Some(n + 1)),
+                        Some((p, None)) => (format!("{name}[{p}] + 1"), None),
+                    };
+                    (format!("{name}[{name}[{key}] = {next}] = {key};"), number)
+                }
+            };
+            self.list.push(Edit::Replace(member.byte_range(), text));
+            previous = Some((key, number));
+        }
+        Ok(())
+    }
+
+    /// `constructor(private x: number)` assigns `this.x = x` where the body starts, or after its `super(...)` call,
+    /// and declares the field `x;` first in the class, as TypeScript does for ES2022 and later.
+    fn parameter_properties(&mut self, constructor: Node) -> Result<(), Unrunnable> {
+        let (Some(parameters), Some(body)) =
+            (constructor.child_by_field_name("parameters"), constructor.child_by_field_name("body"))
+        else {
+            return Ok(());
+        };
+        let mut names = Vec::new();
+        let mut cursor = parameters.walk();
+        for parameter in parameters.named_children(&mut cursor) {
+            let mut inner = parameter.walk();
+            let property = parameter.children(&mut inner).any(|c| {
+                matches!(c.kind(), "accessibility_modifier" | "override_modifier")
+                    || (!c.is_named() && c.kind() == "readonly")
+            });
+            let pattern = parameter.child_by_field_name("pattern");
+            match pattern {
+                Some(p) if property && p.kind() == "identifier" => names.push(self.text(p).to_string()),
+                Some(p) if property => return Self::refuse(p, "a parameter property that is not a plain name"),
+                _ => {}
+            }
+        }
+        if names.is_empty() {
+            return Ok(());
+        }
+        let mut cursor = body.walk();
+        let super_call = body.named_children(&mut cursor).find(|s| {
+            s.kind() == "expression_statement"
+                && s.named_child(0).is_some_and(|c| {
+                    c.kind() == "call_expression"
+                        && c.child_by_field_name("function").is_some_and(|f| f.kind() == "super")
+                })
+        });
+        let at = super_call.map_or(body.start_byte() + 1, |s| s.end_byte());
+        let assignments: String = names.iter().map(|n| format!(" this.{n} = {n};")).collect();
+        self.list.push(Edit::Insert(at, assignments));
+        if let Some(class_body) = constructor.parent().filter(|p| p.kind() == "class_body") {
+            let fields: String = names.iter().map(|n| format!(" {n};")).collect();
+            self.list.push(Edit::Insert(class_body.start_byte() + 1, fields));
+        }
+        Ok(())
+    }
+
+    /// Leaves out what TypeScript leaves out of an import: the names used only as types (so no longer used once
+    /// the types are blanked), and the whole statement when none of its names is used.
+    fn leave_out_type_only_imports(&mut self, root: Node) {
+        let blanks: Vec<Range<usize>> = self
+            .list
+            .iter()
+            .filter_map(|e| match e {
+                Edit::Blank(r) | Edit::Replace(r, _) => Some(r.clone()),
+                Edit::Insert(..) => None,
+            })
+            .collect();
+        let blanked = |node: Node| blanks.iter().any(|b| b.start <= node.start_byte() && node.end_byte() <= b.end);
+        let mut used = HashSet::new();
+        let mut imports = Vec::new();
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            if blanked(node) {
+                continue;
+            }
+            match node.kind() {
+                "import_statement" => imports.push(node),
+                "identifier" | "shorthand_property_identifier" => {
+                    used.insert(self.text(node));
+                }
+                _ => {
+                    let mut cursor = node.walk();
+                    stack.extend(node.children(&mut cursor));
+                }
+            }
+        }
+        let mut edits = Vec::new();
+        for import in imports {
+            let Some(clause) = import.named_child(0).filter(|c| c.kind() == "import_clause") else { continue };
+            let mut bindings = Vec::new();
+            let mut cursor = clause.walk();
+            for part in clause.named_children(&mut cursor) {
+                match part.kind() {
+                    "identifier" => bindings.push((part, part)),
+                    "namespace_import" => {
+                        if let Some(name) = part.named_child(0) {
+                            bindings.push((part, name));
+                        }
+                    }
+                    "named_imports" => {
+                        let mut inner = part.walk();
+                        for specifier in part.named_children(&mut inner).filter(|s| s.kind() == "import_specifier") {
+                            if blanked(specifier) {
+                                continue;
+                            }
+                            let local =
+                                specifier.child_by_field_name("alias").or(specifier.child_by_field_name("name"));
+                            if let Some(local) = local {
+                                bindings.push((specifier, local));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let unused: Vec<Node> =
+                bindings.iter().filter(|(_, local)| !used.contains(self.text(*local))).map(|(part, _)| *part).collect();
+            if !bindings.is_empty() && unused.len() == bindings.len() {
+                edits.push(Edit::Blank(import.byte_range()));
+                continue;
+            }
+            for part in unused {
+                let end = match part.next_sibling() {
+                    Some(next) if next.kind() == "," => next.end_byte(),
+                    _ => part.end_byte(),
+                };
+                edits.push(Edit::Blank(part.start_byte()..end));
+            }
+        }
+        self.list.extend(edits);
+    }
+
+    /// The source with the edits made. An edit inside one made before it (a type inside a blanked declaration) is
+    /// already done.
+    fn apply(mut self) -> String {
+        self.list.sort_by_key(Edit::start);
+        let mut out = String::with_capacity(self.source.len());
+        let mut at = 0;
+        for edit in &self.list {
+            let start = edit.start();
+            if start < at {
+                continue;
+            }
+            out.push_str(&self.source[at..start]);
+            match edit {
+                Edit::Blank(range) => {
+                    out.extend(self.source[range.clone()].chars().map(|c| match c {
+                        '\n' | '\r' | '\u{2028}' | '\u{2029}' => c,
+                        _ => ' ',
+                    }));
+                    at = range.end;
+                }
+                Edit::Insert(_, text) => {
+                    out.push_str(text);
+                    at = start;
+                }
+                Edit::Replace(range, text) => {
+                    out.push_str(text);
+                    let lines = self.source[range.clone()].matches('\n').count();
+                    out.extend(std::iter::repeat_n('\n', lines));
+                    at = range.end;
+                }
+            }
+        }
+        out.push_str(&self.source[at..]);
+        out
+    }
+}
+
+fn has_token(node: Node, token: &str) -> bool {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).any(|c| !c.is_named() && c.kind() == token)
+}
+
+/// Whether a declaration exists only for the type checker: an interface, a type alias, a `declare`d one, an
+/// overload's signature, or a namespace holding nothing else.
+fn is_type_only_declaration(node: Node) -> bool {
+    match node.kind() {
+        "interface_declaration" | "type_alias_declaration" | "ambient_declaration" | "function_signature" => true,
+        "expression_statement" => node.named_child(0).is_some_and(|c| is_type_only_declaration(c)),
+        "export_statement" => node.child_by_field_name("declaration").is_some_and(|d| is_type_only_declaration(d)),
+        "internal_module" | "module" => node.child_by_field_name("body").is_none_or(|body| {
+            let mut cursor = body.walk();
+            body.named_children(&mut cursor).all(|s| s.kind() == "comment" || is_type_only_declaration(s))
+        }),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn js(ts: &str) -> String {
+        strip_types(ts, false).unwrap_or_else(|e| panic!("{e}: {ts}"))
+    }
+
+    /// A text without its spaces and its leading and trailing empty lines: what the stripped source and the expected one are
+    /// compared by (the blanks' widths are not the point; the tokens and the lines are).
+    fn squeeze(text: &str) -> String {
+        text.replace(' ', "").trim().to_string()
+    }
+
+    /// Asserts that `ts` strips to `expected`, up to spaces.
+    #[track_caller]
+    fn strips_to(ts: &str, expected: &str) {
+        assert_eq!(squeeze(&js(ts)), squeeze(expected), "{ts}");
+    }
+
+    #[test]
+    fn annotations_and_declarations_become_spaces_and_lines_stay() {
+        let ts = "interface P {\n  x: number;\n}\ntype Id = string;\nexport function add(a: number, b?: number): number {\n  return a + (b ?? 0) as number;\n}\n";
+        let out = js(ts);
+        assert_eq!(out.len(), ts.len(), "same length, so the same places");
+        assert_eq!(out.lines().count(), ts.lines().count());
+        strips_to(ts, "export function add(a, b) {\nreturn a + (b ?? 0);\n}");
+    }
+
+    #[test]
+    fn generics_assertions_and_non_null_go() {
+        strips_to(
+            "const m = new Map<string, number>();\nconst n = f<T>(x!)!.y;\nlet v = <any>w;",
+            "const m = new Map();\nconst n = f(x).y;\nlet v = w;",
+        );
+        strips_to("const id = <T,>(x: T): T => x;", "const id = (x) => x;");
+        strips_to("let done!: boolean;\nconst c = { a: 1 } satisfies R;", "let done;\nconst c = { a: 1 };");
+    }
+
+    #[test]
+    fn classes_lose_their_modifiers_and_keep_their_fields() {
+        let ts = "export abstract class A<T> extends B<T> implements C, D {\n  private readonly x: number = 1;\n  declare y: string;\n  abstract run(): void;\n  static z?: number;\n  protected get v(): number { return this.x; }\n  f(a: string): void;\n  f(a: any) {}\n}";
+        strips_to(ts, "export class A extends B {\nx = 1;\n;\n;\nstatic z;\nget v() { return this.x; }\n;\nf(a) {}\n}");
+    }
+
+    #[test]
+    fn parameter_properties_are_assigned_where_the_body_starts_or_after_super() {
+        strips_to(
+            "class P {\n  constructor(private x: number, public readonly y = 2, z: string) {\n    this.z = z;\n  }\n}",
+            "class P { x; y;\nconstructor(x, y = 2, z) { this.x = x; this.y = y;\nthis.z = z;\n}\n}",
+        );
+        strips_to(
+            "class Q extends P {\n  constructor(protected w: number) {\n    super(w);\n    log();\n  }\n}",
+            "class Q extends P { w;\nconstructor(w) {\nsuper(w); this.w = w;\nlog();\n}\n}",
+        );
+    }
+
+    #[test]
+    fn enums_become_the_object_typescript_emits_line_for_line() {
+        let ts = "export enum Color {\n  Red,\n  Green = 5,\n  Blue,\n  Name = \"n\",\n}\nconsole.log(Color.Blue);";
+        let out = js(ts);
+        assert_eq!(out.lines().count(), ts.lines().count());
+        strips_to(
+            ts,
+            "export var Color; (function (Color) {\nColor[Color[\"Red\"] = 0] = \"Red\";\nColor[Color[\"Green\"] = 5] = \"Green\";\nColor[Color[\"Blue\"] = 6] = \"Blue\";\nColor[\"Name\"] = \"n\";\n})(Color || (Color = {}));\nconsole.log(Color.Blue);",
+        );
+        strips_to(
+            "enum E { A = f(), B }",
+            "var E; (function (E) { E[E[\"A\"] = f()] = \"A\"; E[E[\"B\"] = E[\"A\"] + 1] = \"B\"; })(E || (E = {}));",
+        );
+    }
+
+    #[test]
+    fn type_only_imports_and_exports_are_left_out_as_typescript_leaves_them() {
+        let ts = "import type { A } from './a.js';\nimport { B, type C, D } from './b.js';\nimport E from './e.js';\nimport * as F from './f.js';\nimport './side.js';\nexport type { A };\nexport interface G {}\nlet x: B = D;\nlet y: E;\nexport const h = F.h;";
+        strips_to(
+            ts,
+            "import { D } from './b.js';\n\nimport * as F from './f.js';\nimport './side.js';\n\n\nlet x = D;\nlet y;\nexport const h = F.h;",
+        );
+    }
+
+    #[test]
+    fn what_needs_the_compiler_is_refused_with_its_line() {
+        let refused = |ts: &str| strip_types(ts, false).unwrap_err();
+        assert_eq!(refused("let a = 1;\nnamespace N { export const x = 1; }").line, 2);
+        assert_eq!(refused("import fs = require('fs');").what, "`import ... =`");
+        assert_eq!(refused("export = 1;").what, "`export =`");
+        assert_eq!(refused("@sealed\nclass A {}").what, "a decorator");
+        assert_eq!(refused("let x: = 1;").what, "a syntax error");
+        strips_to("namespace T { export interface I {} }\ndeclare const d: number;\nlet k = 1;", "let k = 1;");
+    }
+
+    #[test]
+    fn this_parameters_and_overloads_go() {
+        strips_to(
+            "export function f(x: string): string;\nexport function f(x: any) { return x; }\nfunction g(this: Window, e: Event) {}",
+            "export function f(x) { return x; }\nfunction g(e) {}",
+        );
+    }
+}
