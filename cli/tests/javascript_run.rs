@@ -98,43 +98,57 @@ fn a_typescript_bug_is_reproduced_with_node_and_the_fix_validated() {
     assert!(asked.contains("node --import ./acr_typescript.mjs reproducer.mjs"), "{asked}");
 }
 
+/// The test of one apple, in the repository's own tests, and the reproducer of three passed by a wrong patch.
+const ONE_APPLE_TEST: &str = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n\
+     import { Cart, Item } from '../src/index.js';\n\n\
+     test('one apple costs its price', () => {\n  const cart = new Cart();\n  \
+     cart.add(new Item('A1', 'apple', 50), 1);\n  assert.equal(cart.total(), 50);\n});\n\n\
+     test('an empty cart costs nothing', () => {\n  assert.equal(new Cart().total(), 0);\n});\n";
+
 /// The repository's own tests check a patch the reproducer passes: a fix that charges three units for every line
 /// passes the reproducer (three apples) but breaks the repository's test of one apple, which Node's test runner
 /// reports through the reporter acr writes into the run's folder; the model hears which test broke and writes the fix.
 #[test]
 fn the_repositorys_own_tests_run_by_node_catch_a_patch_the_reproducer_passes() {
+    let demo = root().join("web/demo-js");
+    let files = ["package.json", "src/cart.js", "src/index.js", "src/item.js", "script.json"];
+    own_tests_catch_a_patch_the_reproducer_passes(&demo, &files, "test/cart.test.js", &demo.join("ISSUE.md"));
+}
+
+/// The same in TypeScript: the test file is `cart.test.ts`, run by Node's test runner with acr's TypeScript loader,
+/// and found as one that loads `src/cart.ts` through its import of `../src/index.js`.
+#[test]
+fn the_repositorys_own_typescript_tests_catch_a_patch_the_reproducer_passes() {
+    let demo = root().join("tests/fixtures/typescript-cart");
+    let files = ["package.json", "src/cart.ts", "src/index.ts", "src/item.ts", "src/money.ts", "script.json"];
+    own_tests_catch_a_patch_the_reproducer_passes(&demo, &files, "test/cart.test.ts", &demo.join("ISSUE.md"));
+}
+
+/// Copies `files` of `demo` into a new repository with [`ONE_APPLE_TEST`] at `test`, gives the model script a wrong
+/// patch first, and checks that the repository's tests caught it and the fix was validated.
+fn own_tests_catch_a_patch_the_reproducer_passes(demo: &Path, files: &[&str], test: &str, issue: &Path) {
     if !has_node() {
         return;
     }
-    let demo = root().join("web/demo-js");
     let repo = tempfile::tempdir().expect("temp dir");
-    for file in ["package.json", "src/cart.js", "src/index.js", "src/item.js"] {
+    for file in files {
         let to = repo.path().join(file);
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::copy(demo.join(file), to).unwrap();
     }
     std::fs::create_dir_all(repo.path().join("test")).unwrap();
-    std::fs::write(
-        repo.path().join("test/cart.test.js"),
-        "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n\
-         import { Cart, Item } from '../src/index.js';\n\n\
-         test('one apple costs its price', () => {\n  const cart = new Cart();\n  \
-         cart.add(new Item('A1', 'apple', 50), 1);\n  assert.equal(cart.total(), 50);\n});\n\n\
-         test('an empty cart costs nothing', () => {\n  assert.equal(new Cart().total(), 0);\n});\n",
-    )
-    .unwrap();
-    let mut script: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(demo.join("script.json")).unwrap()).unwrap();
+    std::fs::write(repo.path().join(test), ONE_APPLE_TEST).unwrap();
+    let script_file = repo.path().join("script.json");
+    let mut script: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&script_file).unwrap()).unwrap();
     let fix = script["answers"]["patch"][1].as_str().unwrap().to_string();
     let three = fix.replace("item.priceCents * units", "item.priceCents * 3");
     script["answers"]["patch"] = serde_json::json!([three, fix]);
     let yes = r#"{"patch-correct": "yes", "test-correct": "yes", "patch-analysis": "", "test-analysis": "", "patch-advice": "", "test-advice": ""}"#;
     script["answers"]["review"] = serde_json::json!([yes, yes]);
-    let script_file = repo.path().join("script.json");
     std::fs::write(&script_file, script.to_string()).unwrap();
 
     let out = tempfile::tempdir().expect("temp dir");
-    let diff = validated_run(repo.path(), &script_file, out.path());
+    let diff = validated_run_of(repo.path(), issue, &script_file, out.path());
     assert!(diff.contains("+      total += item.priceCents * units;"), "{diff}");
 
     let events = events(out.path());
@@ -154,8 +168,8 @@ fn the_repositorys_own_tests_run_by_node_catch_a_patch_the_reproducer_passes() {
     );
     let tests = of_kind(&events, "run");
     let broken = tests[3]["outcome"]["stdout"].as_str().unwrap();
-    assert!(broken.contains("FAIL test/cart.test.js::one_apple_costs_its_price"), "{broken}");
-    assert!(broken.contains("PASS test/cart.test.js::an_empty_cart_costs_nothing"), "{broken}");
+    assert!(broken.contains(&format!("FAIL {test}::one_apple_costs_its_price")), "{broken}");
+    assert!(broken.contains(&format!("PASS {test}::an_empty_cart_costs_nothing")), "{broken}");
     let asked = events.iter().filter(|e| e["event"] == "model" && e["stage"] == "patch").nth(1).expect("asked again");
     let told = asked["prompt"].as_str().unwrap();
     assert!(told.contains("tests of the repository that passed before now fail"), "{told}");

@@ -220,7 +220,8 @@ async fn validate<L: Llm, R: Runner>(
             continue;
         }
         let command = regression::command(runner, &tests);
-        let files = [(runner.file, runner.source)];
+        let files: Vec<(&str, &str)> =
+            std::iter::once((runner.file, runner.source)).chain(runner.with.iter().copied()).collect();
         let Some(original) = agent.execute(RunPurpose::TestsOnOriginal, "", &files, &command).await? else {
             return Ok(Validation::Passed);
         };

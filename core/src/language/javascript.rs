@@ -53,8 +53,17 @@ const TYPESCRIPT_REPRODUCER: Reproducer = Reproducer {
 const NODE_TEST_RUNNER: TestRunner = TestRunner {
     file: "acr_test_reporter.mjs",
     source: include_str!("acr_test_reporter.mjs"),
+    with: &[],
     command: "node --test --test-reporter=./acr_test_reporter.mjs",
     touches: loads_a_changed_file,
+};
+
+/// A TypeScript repository's own tests (`*.test.ts`, ...), run by Node's test runner with acr's TypeScript loader,
+/// which each test file's process inherits.
+const NODE_TYPESCRIPT_TEST_RUNNER: TestRunner = TestRunner {
+    with: &[TYPESCRIPT_LOADER],
+    command: "node --import ./acr_typescript.mjs --test --test-reporter=./acr_test_reporter.mjs",
+    ..NODE_TEST_RUNNER
 };
 
 /// The JavaScript row: `.js`, `.mjs`, `.cjs` and `.jsx` files, judged by V8's parser.
@@ -86,7 +95,7 @@ pub static TYPESCRIPT_ROW: LanguageRow = LanguageRow {
     syntax: SyntaxCheck::TypeScript,
     class_view: ClassView::MemberHeads,
     reproducer: TYPESCRIPT_REPRODUCER,
-    regression: None,
+    regression: Some(NODE_TYPESCRIPT_TEST_RUNNER),
     runs_in_tab: true,
     definition: TYPESCRIPT_DEFINITION,
 };
@@ -116,14 +125,19 @@ fn script_test_file(path: &str) -> bool {
     in_test_folder || in_jest_folder || marked
 }
 
-/// Whether a JavaScript test file loads a changed file: one of its imports or `require`s, joined to the test's
-/// folder, names it as Node would find it (exactly, without its extension, or as its folder's `index.js`), or names
-/// the `index.js` of the changed file's folder, which a package's entry re-exports as Python's `__init__.py` does.
+/// Whether a JavaScript or TypeScript test file loads a changed file: one of its imports or `require`s, joined to
+/// the test's folder, names it as Node (or acr's TypeScript loader) would find it (exactly, without its extension, as
+/// its folder's `index.js`, or as the TypeScript file a `.js` name stands for), or names the `index` of the changed
+/// file's folder, which a package's entry re-exports as Python's `__init__.py` does.
 fn loads_a_changed_file(path: &str, text: &str, changed: &[&str]) -> bool {
-    let entries: Vec<String> = changed.iter().map(|c| join(folder(c), "index.js").unwrap_or_default()).collect();
+    let entries: Vec<String> = changed
+        .iter()
+        .flat_map(|c| ["index.js", "index.ts"].map(|index| join(folder(c), index).unwrap_or_default()))
+        .collect();
     let names = |target: String| {
         let bare = ["js", "mjs", "cjs", "jsx", "json"].map(|ext| format!("{target}.{ext}"));
-        [target.clone(), format!("{target}/index.js")].into_iter().chain(bare)
+        let typescript = typescript_candidates(&target);
+        [target.clone(), format!("{target}/index.js")].into_iter().chain(bare).chain(typescript)
     };
     module_specifiers(text)
         .into_iter()
@@ -214,6 +228,9 @@ mod tests {
         assert!(loads_a_changed_file("test/a.test.js", "import { Cart } from '../src/index.js';", &["src/cart.js"]));
         assert!(!loads_a_changed_file("test/cart.test.js", test, &["src/item.js", "lodash.js"]));
         assert!(!loads_a_changed_file("cart.test.js", test, &["src/cart.js"]), "../ from the root leaves it");
+        assert!(loads_a_changed_file("test/cart.test.ts", test, &["src/cart.ts"]), "./cart.js stands for cart.ts");
+        assert!(loads_a_changed_file("test/a.test.ts", "import { b } from '../src/b';", &["src/b.ts"]));
+        assert!(loads_a_changed_file("test/a.test.ts", "import '../src/index.js';", &["src/cart.ts"]));
     }
 
     #[test]

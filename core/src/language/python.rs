@@ -29,6 +29,7 @@ pub static PYTHON_ROW: LanguageRow = LanguageRow {
     regression: Some(TestRunner {
         file: "acr_run_tests.py",
         source: RUNNER,
+        with: &[],
         command: "python3 acr_run_tests.py",
         touches: imports_a_changed_module,
     }),

@@ -114,6 +114,8 @@ pub struct TestRunner {
     pub file: &'static str,
     /// The script.
     pub source: &'static str,
+    /// Files the run needs beside the script (path, text): acr's TypeScript loader.
+    pub with: &'static [(&'static str, &'static str)],
     /// The command that runs it, before the test files are named.
     pub command: &'static str,
     /// Whether the test file at `path`, whose text is `text`, loads one of the `changed` files of the row's language.
