@@ -207,6 +207,53 @@ test("runs in the tab give what Node gives on the same files", async () => {
   assert.deepEqual(differ, [], `${differ.length} differences over ${runs} runs`);
 });
 
+/** The TypeScript cart (tests/fixtures/typescript-cart) with acr's loader and a reproducer, as a run's files. */
+function typescriptCart() {
+  const cart = join(ROOT, "tests", "fixtures", "typescript-cart");
+  const files = {
+    "acr_typescript.mjs": readFileSync(join(ROOT, "core", "src", "language", "acr_typescript.mjs"), "utf8"),
+    "reproducer.mjs": "import assert from 'node:assert';\nimport { Cart, Item, Currency, formatCents } from './src/index.js';\n" +
+      "const apple = new Item('A1', 'apple', 50);\nconst cart = new Cart().add(apple, 3);\n" +
+      "console.log(String(apple), formatCents(cart.total(), Currency.Pound), cart.lines().length);\n" +
+      "assert.strictEqual(cart.total(), 150, `expected 150 cents for three apples, got ${cart.total()}`);\n",
+  };
+  for (const path of ["package.json", "src/cart.ts", "src/index.ts", "src/item.ts", "src/money.ts"]) {
+    files[path] = readFileSync(join(cart, path), "utf8");
+  }
+  return files;
+}
+
+test("TypeScript runs in the tab as acr's loader runs it under Node, with no compiler", async (t) => {
+  const files = typescriptCart();
+  const command = "node --import ./acr_typescript.mjs reproducer.mjs";
+  const fixed = { ...files, "src/cart.ts": files["src/cart.ts"].replace("total += item.priceCents;", "total += item.priceCents * units;") };
+  const bug = await tab(files, command);
+  assert.equal(bug.exit_code, 1, bug.stderr);
+  assert.equal(bug.stdout, "apple (A1, EUR) 0.50 GBP 1\n", "an enum, parameter properties and a type-only export");
+  assert.match(bug.stderr, /AssertionError \[ERR_ASSERTION\]: expected 150 cents for three apples, got 50/);
+  const good = await tab(fixed, command);
+  assert.equal(good.exit_code, 0, good.stderr);
+  assert.equal(good.stdout, "apple (A1, EUR) 1.50 GBP 1\n");
+  const refused = await tab({ ...files, "src/money.ts": `${files["src/money.ts"]}namespace Money { export const x = 1; }\n` }, command);
+  assert.equal(refused.exit_code, 1);
+  assert.match(refused.stderr, /src\/money\.ts cannot run: line 12: a namespace holding values needs the TypeScript compiler/);
+
+  if (!playground.runner) return t.skip(`no runner binary at ${RUNNER}: the tab's runs were not compared with Node's`);
+  for (const [name, run] of [["the bug", files], ["the fix", fixed]]) {
+    const response = await fetch(`${playground.runner.url}/run`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${playground.runner.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ files: run, patch: "", command, timeout_secs: 30 }),
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+    const want = await response.json();
+    const got = await tab(run, command);
+    assert.equal(got.exit_code, want.exit_code, `${name}: ${got.stderr}\n--- Node\n${want.stderr}`);
+    assert.equal(got.stdout, want.stdout, name);
+    assert.equal(errorLine(got.stderr), errorLine(want.stderr.replaceAll(/file:\/\/\S*?\/repo/g, "/repo")), name);
+  }
+});
+
 test("a script in the tab cannot reach the network or the page, and cannot outlast its time limit", async () => {
   const { errors } = playground.browser;
   const probe = await tab({

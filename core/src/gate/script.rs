@@ -173,7 +173,7 @@ fn opens_arguments(open: tree_sitter::Node<'_>, source: &str) -> bool {
 /// (TypeScript 5.0) without its `type`, `keyof readonly T[]` without `readonly`, a mapped type's key named `type`
 /// renamed, `declare const;` as a declaration of one name, a property named `abstract` renamed, and each import type
 /// (`import("./t.js").Name<A>`, whose type arguments the grammar does not read after the import) as a name of the
-/// same length. `None` when there is none of these.
+/// same length, unless a name follows its `)` with nothing between. `None` when there is none of these.
 fn older_typescript(source: &str) -> Option<String> {
     let mut text = source.to_string();
     let mut changed = false;
@@ -210,6 +210,10 @@ fn older_typescript(source: &str) -> Option<String> {
             continue;
         }
         let end = at + 7 + close + 3;
+        // `import('./t.js')Name` is broken: as one name it would read as whole.
+        if source[end..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+            continue;
+        }
         text.replace_range(at + 6..end, &"_".repeat(end - at - 6));
         changed = true;
     }
@@ -362,6 +366,7 @@ mod tests {
         assert!(ts("export declare const w: ({ val: { address } }: ) => any;\n").is_err());
         assert!(ts("export type * as from './types.js';\n").is_err());
         assert!(ts("type T = import('./t.js').R<;\n").is_err());
+        assert!(ts("type T = import('./t.js')Name;\n").is_err(), "a name right after the import is not one with it");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use super::module_specifiers::{folder, join, module_specifiers};
 use super::row::{ClassView, DefinitionShape, LanguageRow, Reproducer, TestRunner, test_folder_and_name};
-use super::strip_types::strip_types;
+use super::strip_types::{exported_names, strip_types};
 use crate::gate::SyntaxCheck;
 use crate::grammar::{JAVASCRIPT, TYPESCRIPT};
 
@@ -176,13 +176,23 @@ pub fn typescript_candidates(path: &str) -> Vec<String> {
 
 /// What Node runs for the TypeScript file at `path`: its JavaScript, or, when its types cannot simply be removed, a
 /// module that throws an error saying why, so that a run which loads it fails with the reason and one that does
-/// not is unaffected.
+/// not is unaffected. The stand-in exports the names the file exports ([`exported_names`]), so that the modules
+/// importing it link and the run reaches the reason.
 pub fn runnable_typescript(path: &str, source: &str) -> String {
     match strip_types(source, false) {
         Ok(javascript) => javascript,
         Err(why) => {
             let message = format!("{path} cannot run: {why}");
-            format!("throw new SyntaxError({});\n", serde_json::to_string(&message).unwrap_or_default())
+            let mut stand_in =
+                format!("throw new SyntaxError({});\n", serde_json::to_string(&message).unwrap_or_default());
+            let (names, default) = exported_names(source);
+            if !names.is_empty() {
+                stand_in.push_str(&format!("export let {};\n", names.join(", ")));
+            }
+            if default {
+                stand_in.push_str("export default undefined;\n");
+            }
+            stand_in
         }
     }
 }

@@ -53,6 +53,61 @@ pub fn strip_types(source: &str, tsx: bool) -> Result<String, Unrunnable> {
     Ok(edits.apply())
 }
 
+/// The names a TypeScript module exports as values, read from its top-level `export` statements (a declaration's
+/// names, an export list's names), and whether it has a default export: what a module standing in for it must export
+/// for the modules that import it to link. Type-only exports are left out.
+pub fn exported_names(source: &str) -> (Vec<String>, bool) {
+    let mut parser = Parser::new();
+    let language = tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into();
+    let Some(tree) = parser.set_language(&language).ok().and_then(|()| parser.parse(source, None)) else {
+        return (Vec::new(), false);
+    };
+    let root = tree.root_node();
+    let text = |n: Node| source[n.byte_range()].to_string();
+    let (mut names, mut default) = (Vec::new(), false);
+    let mut cursor = root.walk();
+    for export in root.named_children(&mut cursor).filter(|n| n.kind() == "export_statement") {
+        default |= has_token(export, "default");
+        if has_token(export, "type") {
+            continue;
+        }
+        let mut inner = export.walk();
+        for part in export.named_children(&mut inner) {
+            match part.kind() {
+                "lexical_declaration" | "variable_declaration" => {
+                    let mut declarators = part.walk();
+                    names.extend(
+                        part.named_children(&mut declarators)
+                            .filter_map(|d| d.child_by_field_name("name"))
+                            .filter(|n| n.kind() == "identifier")
+                            .map(text),
+                    );
+                }
+                "export_clause" => {
+                    let mut specifiers = part.walk();
+                    for specifier in part.named_children(&mut specifiers).filter(|s| !has_token(*s, "type")) {
+                        let name = specifier.child_by_field_name("alias").or(specifier.child_by_field_name("name"));
+                        names.extend(name.filter(|n| n.kind() == "identifier").map(text));
+                    }
+                }
+                kind if !is_type_only_declaration(part) && kind.ends_with("declaration")
+                    || kind == "internal_module" =>
+                {
+                    names.extend(
+                        part.child_by_field_name("name")
+                            .filter(|n| n.kind() == "identifier" || n.kind() == "type_identifier")
+                            .map(text),
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    (names, default)
+}
+
 fn first_error(node: Node) -> Option<Node> {
     if node.is_error() || node.is_missing() {
         return Some(node);
@@ -567,6 +622,13 @@ mod tests {
         assert_eq!(refused("@sealed\nclass A {}").what, "a decorator");
         assert_eq!(refused("let x: = 1;").what, "a syntax error");
         strips_to("namespace T { export interface I {} }\ndeclare const d: number;\nlet k = 1;", "let k = 1;");
+    }
+
+    #[test]
+    fn the_names_a_module_exports_are_read_from_its_exports() {
+        let ts = "export const a = 1, b = 2;\nexport function f() {}\nexport class C {}\nexport enum E { X }\n\
+                  export interface I {}\nexport type T = 1;\nexport { g as h, type J };\nnamespace N {}\nexport default C;\n";
+        assert_eq!(exported_names(ts), (["C", "E", "a", "b", "f", "h"].map(String::from).to_vec(), true));
     }
 
     #[test]
