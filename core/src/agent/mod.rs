@@ -22,6 +22,7 @@ pub mod search_loop;
 pub mod selection;
 pub mod transcript;
 pub mod tree_search;
+pub mod trim;
 
 use std::cell::Cell;
 use std::fmt;
@@ -827,6 +828,19 @@ impl<L: Llm, R: Runner> Agent<L, R> {
         extra: &[(&str, &str)],
         command: &str,
     ) -> Result<Option<RunOutcome>, AgentError> {
+        let timeout = self.config.run_timeout_secs;
+        self.execute_within(purpose, patch, extra, command, timeout).await
+    }
+
+    /// [`Agent::execute`] with a time limit of its own (at most the configured one).
+    async fn execute_within(
+        &mut self,
+        purpose: RunPurpose,
+        patch: &str,
+        extra: &[(&str, &str)],
+        command: &str,
+        timeout_secs: u32,
+    ) -> Result<Option<RunOutcome>, AgentError> {
         self.check_cancel()?;
         let Some(runner) = &self.runner else { return Ok(None) };
         let mut files: std::collections::BTreeMap<String, String> =
@@ -838,7 +852,7 @@ impl<L: Llm, R: Runner> Agent<L, R> {
             files,
             patch: patch.to_string(),
             command: command.into(),
-            timeout_secs: self.config.run_timeout_secs,
+            timeout_secs: timeout_secs.min(self.config.run_timeout_secs),
         };
         match runner.run(&request).await {
             Ok(outcome) => {

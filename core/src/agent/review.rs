@@ -14,7 +14,8 @@
 //!
 //! With [`Judge::Execution`] no reviewer is asked: each patch goes straight to validation, and a failed validation
 //! asks the patch writer for a new sample (the opening request again, in a new conversation) rather than a revision
-//! ([`PatchWriter::sample_again`]); the reproducer is never rewritten to suit a patch.
+//! ([`PatchWriter::sample_again`]); the reproducer is never rewritten to suit a patch. A patch that passes is then
+//! trimmed to the changes the reproducer and the tests need ([`super::trim`]).
 //!
 //! [`AgentConfig::review_rounds`]: super::AgentConfig::review_rounds
 //! [`AgentConfig::execution_samples`]: super::AgentConfig::execution_samples
@@ -46,7 +47,7 @@ pub struct Reviewed {
 }
 
 /// Why validation failed, in words for the patch writer.
-enum Validation {
+pub(super) enum Validation {
     Passed,
     Failed(String),
 }
@@ -144,6 +145,10 @@ pub async fn run<L: Llm, R: Runner>(
         let reviewed = verdict.is_some();
         if approved || !reviewed {
             match validate(agent, &patch, &after, reproduction.written).await? {
+                Validation::Passed if agent.config.judge == Judge::Execution => {
+                    let trimmed = super::trim::trim(agent, patch, &after, &check, reproduction.written).await?;
+                    return Ok(Reviewed { extraction: trimmed, validated: true, approved });
+                }
                 Validation::Passed => return Ok(Reviewed { extraction: patch, validated: true, approved }),
                 Validation::Failed(message) if !last && reviewed => writer.validation_feedback(&message),
                 Validation::Failed(_) if !last => {
@@ -195,7 +200,7 @@ async fn ask_reviewer<L: Llm, R: Runner>(
 
 /// Validation of a patch the reviewer approved: the reproducer passes on it (`after`), and no test of the repository
 /// that touches the changed files regresses.
-async fn validate<L: Llm, R: Runner>(
+pub(super) async fn validate<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     patch: &Extraction,
     after: &RunOutcome,

@@ -1285,6 +1285,29 @@ fn with_execution_as_the_judge_the_reproducer_decides_and_no_review_is_asked() {
     assert!(events.iter().any(|e| matches!(e, Event::Note { text } if text.contains("judge: execution"))));
 }
 
+/// With the reproducer as the judge, a validated patch is trimmed to the changes the reproducer needs: the fix stays,
+/// a change that came with it (another default for `add`) is undone, judged by a run.
+#[test]
+fn with_execution_as_the_judge_a_validated_patch_is_trimmed_to_what_the_reproducer_needs() {
+    let extra = "\n# modification 2\n```\n<file>shop/cart.py</file>\n<original>\n    def add(self, item, units=1):\n</original>\n<patched>\n    def add(self, item, units=2):\n</patched>\n```\n";
+    let script = search_script()
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, ASSERTS)
+        .answer(Stage::Patch, format!("{GOOD_PATCH}{extra}"));
+    let config = AgentConfig { judge: Judge::Execution, ..AgentConfig::default() };
+    let (agent, seen) = agent(script, Some(JudgeByPatch), config);
+    let outcome = pollster::block_on(agent.run(ISSUE)).unwrap();
+    assert!(outcome.validated, "{}", outcome.reason);
+    let fix_alone = CART.replace("item.price\n", "item.price * units\n");
+    assert_eq!(outcome.diff, crate::patch::diff::file_diff("shop/cart.py", CART, &fix_alone), "the fix alone");
+    let events = seen.borrow();
+    let trimmed = run_purposes(&events).into_iter().filter(|p| *p == RunPurpose::ReproducerOnTrimmed).count();
+    assert_eq!(trimmed, 1, "a run for the extra change; undoing the fix too would leave nothing, and is not run");
+    let noted =
+        events.iter().any(|e| matches!(e, Event::Note { text } if text.contains("1 of its 2 runs of changed lines")));
+    assert!(noted, "the transcript says what was undone");
+}
+
 /// With the reproducer as the judge, a try samples as many patches as `execution_samples` says, however few review
 /// rounds the reviewer would get.
 #[test]

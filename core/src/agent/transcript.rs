@@ -89,6 +89,9 @@ pub enum RunPurpose {
     /// The reproducer on the patched program (for the reviewer).
     #[serde(rename = "reproducer on patch")]
     ReproducerOnPatch,
+    /// The reproducer on a validated patch with some of its changes undone ([`super::trim`]).
+    #[serde(rename = "reproducer on a trimmed patch")]
+    ReproducerOnTrimmed,
     /// A candidate's validation.
     #[serde(rename = "validation")]
     Validation,
@@ -106,6 +109,7 @@ impl RunPurpose {
         match self {
             RunPurpose::ReproducerOnOriginal => "reproducer on original",
             RunPurpose::ReproducerOnPatch => "reproducer on patch",
+            RunPurpose::ReproducerOnTrimmed => "reproducer on a trimmed patch",
             RunPurpose::Validation => "validation",
             RunPurpose::TestsOnOriginal => "tests on original",
             RunPurpose::TestsOnPatch => "tests on patch",

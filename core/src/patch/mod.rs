@@ -21,6 +21,7 @@
 
 pub mod apply;
 mod block;
+pub mod change_runs;
 mod code_change;
 mod definition;
 pub mod diff;
