@@ -108,12 +108,14 @@ pub fn exported_names(source: &str) -> (Vec<String>, bool) {
     (names, default)
 }
 
-fn first_error(node: Node) -> Option<Node> {
-    if node.is_error() || node.is_missing() {
-        return Some(node);
+fn first_error(mut node: Node) -> Option<Node> {
+    loop {
+        if node.is_error() || node.is_missing() {
+            return Some(node);
+        }
+        let mut cursor = node.walk();
+        node = node.children(&mut cursor).find(|c| c.has_error() || c.is_missing())?;
     }
-    let mut cursor = node.walk();
-    node.children(&mut cursor).filter(|c| c.has_error()).find_map(first_error)
 }
 
 /// One change to the source.
@@ -133,6 +135,16 @@ impl Edit {
             Edit::Insert(at, _) => *at,
         }
     }
+}
+
+/// Which children of a node the walk goes on with.
+enum Next<'t> {
+    /// None: the node is done with (blanked, rewritten, or a leaf).
+    Done,
+    /// All of them.
+    Children,
+    /// This one alone.
+    Child(Node<'t>),
 }
 
 /// The node kinds that are types or type declarations through and through.
@@ -180,14 +192,24 @@ impl Edits<'_> {
         self.blank(node.start_byte()..end);
     }
 
-    fn refuse(node: Node, what: &'static str) -> Result<(), Unrunnable> {
+    fn refuse<'t>(node: Node, what: &'static str) -> Result<Next<'t>, Unrunnable> {
         Err(Unrunnable { what, line: node.start_position().row + 1 })
     }
 
-    fn visit_children(&mut self, node: Node) -> Result<(), Unrunnable> {
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            self.visit(child)?;
+    /// Walks the tree from `root` in the source's order with a stack of its own (a deeply nested source cannot
+    /// exhaust the thread's), each node as [`Edits::step`] says.
+    fn visit(&mut self, root: Node<'_>) -> Result<(), Unrunnable> {
+        let mut pending = vec![root];
+        while let Some(node) = pending.pop() {
+            match self.step(node)? {
+                Next::Done => {}
+                Next::Child(child) => pending.push(child),
+                Next::Children => {
+                    let mut cursor = node.walk();
+                    let children: Vec<Node> = node.children(&mut cursor).collect();
+                    pending.extend(children.into_iter().rev());
+                }
+            }
         }
         Ok(())
     }
@@ -202,11 +224,12 @@ impl Edits<'_> {
         }
     }
 
-    fn visit(&mut self, node: Node) -> Result<(), Unrunnable> {
+    /// What to do at `node`: its edits, and which of its children to walk.
+    fn step<'t>(&mut self, node: Node<'t>) -> Result<Next<'t>, Unrunnable> {
         let kind = node.kind();
         if TYPE_ONLY.contains(&kind) {
             self.blank(node.byte_range());
-            return Ok(());
+            return Ok(Next::Done);
         }
         match kind {
             "decorator" => Self::refuse(node, "a decorator"),
@@ -215,61 +238,61 @@ impl Edits<'_> {
             "import_statement" => self.import(node),
             "import_specifier" | "export_specifier" if has_token(node, "type") => {
                 self.blank_with_comma(node);
-                Ok(())
+                Ok(Next::Done)
             }
             "expression_statement" => match node.named_child(0) {
                 Some(module) if matches!(module.kind(), "internal_module" | "module") => self.namespace(node, module),
-                _ => self.visit_children(node),
+                _ => Ok(Next::Children),
             },
             "internal_module" | "module" => self.namespace(node, node),
             "enum_declaration" => self.enumeration(node),
             "as_expression" | "satisfies_expression" => {
                 let value = node.named_child(0).expect("an expression before `as`");
                 self.blank(value.end_byte()..node.end_byte());
-                self.visit(value)
+                Ok(Next::Child(value))
             }
             "non_null_expression" => {
                 self.blank(node.end_byte() - 1..node.end_byte());
-                self.visit_children(node)
+                Ok(Next::Children)
             }
             "public_field_definition" => {
                 if has_token(node, "declare") || has_token(node, "abstract") {
                     self.blank(node.byte_range());
-                    return Ok(());
+                    return Ok(Next::Done);
                 }
                 self.blank_tokens(node, &["readonly", "?", "!"]);
-                self.visit_children(node)
+                Ok(Next::Children)
             }
             "variable_declarator" => {
                 self.blank_tokens(node, &["!"]);
-                self.visit_children(node)
+                Ok(Next::Children)
             }
             "method_definition" => {
                 self.blank_tokens(node, &["?"]);
                 if node.child_by_field_name("name").is_some_and(|n| self.text(n) == "constructor") {
                     self.parameter_properties(node)?;
                 }
-                self.visit_children(node)
+                Ok(Next::Children)
             }
             "required_parameter" | "optional_parameter" => {
                 if node.child_by_field_name("pattern").is_some_and(|p| p.kind() == "this") {
                     self.blank_with_comma(node);
-                    return Ok(());
+                    return Ok(Next::Done);
                 }
                 self.blank_tokens(node, &["readonly", "?"]);
-                self.visit_children(node)
+                Ok(Next::Children)
             }
             "abstract_class_declaration" => {
                 self.blank_tokens(node, &["abstract"]);
-                self.visit_children(node)
+                Ok(Next::Children)
             }
-            _ => self.visit_children(node),
+            _ => Ok(Next::Children),
         }
     }
 
     /// `export` of a type-only declaration goes with it; `export =` and `export as namespace` are a module system
     /// of their own.
-    fn export(&mut self, node: Node) -> Result<(), Unrunnable> {
+    fn export<'t>(&mut self, node: Node<'t>) -> Result<Next<'t>, Unrunnable> {
         if has_token(node, "=") {
             return Self::refuse(node, "`export =`");
         }
@@ -277,25 +300,25 @@ impl Edits<'_> {
         let type_only = declaration.is_some_and(|d| is_type_only_declaration(d));
         if type_only || has_token(node, "type") || has_token(node, "as") && has_token(node, "namespace") {
             self.blank(node.byte_range());
-            return Ok(());
+            return Ok(Next::Done);
         }
-        self.visit_children(node)
+        Ok(Next::Children)
     }
 
-    fn import(&mut self, node: Node) -> Result<(), Unrunnable> {
+    fn import<'t>(&mut self, node: Node<'t>) -> Result<Next<'t>, Unrunnable> {
         let clause = node.named_child(0).filter(|c| c.kind() == "import_clause");
         if has_token(node, "type") && clause.is_some() {
             self.blank(node.byte_range());
-            return Ok(());
+            return Ok(Next::Done);
         }
-        self.visit_children(node)
+        Ok(Next::Children)
     }
 
     /// A namespace of types alone is blanked; one holding values would need TypeScript's rewriting.
-    fn namespace(&mut self, statement: Node, module: Node) -> Result<(), Unrunnable> {
+    fn namespace<'t>(&mut self, statement: Node, module: Node) -> Result<Next<'t>, Unrunnable> {
         if is_type_only_declaration(module) {
             self.blank(statement.byte_range());
-            Ok(())
+            Ok(Next::Done)
         } else {
             Self::refuse(module, "a namespace holding values")
         }
@@ -304,7 +327,7 @@ impl Edits<'_> {
     /// `enum E { A, B = 5, C = "c" }` as TypeScript emits it, each member on its own line:
     /// `var E; (function (E) { E[E["A"] = 0] = "A"; ... })(E || (E = {}));`. A member with no value follows the one
     /// before by one, counted here when that one is a whole number written out (as TypeScript counts them).
-    fn enumeration(&mut self, node: Node) -> Result<(), Unrunnable> {
+    fn enumeration<'t>(&mut self, node: Node) -> Result<Next<'t>, Unrunnable> {
         let (Some(name), Some(body)) = (node.child_by_field_name("name"), node.child_by_field_name("body")) else {
             return Self::refuse(node, "an enum without a name or body");
         };
@@ -352,7 +375,7 @@ impl Edits<'_> {
             self.list.push(Edit::Replace(member.byte_range(), text));
             previous = Some((key, number));
         }
-        Ok(())
+        Ok(Next::Done)
     }
 
     /// `constructor(private x: number)` assigns `this.x = x` where the body starts, or after its `super(...)` call,
@@ -374,7 +397,9 @@ impl Edits<'_> {
             let pattern = parameter.child_by_field_name("pattern");
             match pattern {
                 Some(p) if property && p.kind() == "identifier" => names.push(self.text(p).to_string()),
-                Some(p) if property => return Self::refuse(p, "a parameter property that is not a plain name"),
+                Some(p) if property => {
+                    return Self::refuse(p, "a parameter property that is not a plain name").map(drop);
+                }
                 _ => {}
             }
         }
@@ -520,16 +545,29 @@ fn has_token(node: Node, token: &str) -> bool {
 /// Whether a declaration exists only for the type checker: an interface, a type alias, a `declare`d one, an
 /// overload's signature, or a namespace holding nothing else.
 fn is_type_only_declaration(node: Node) -> bool {
-    match node.kind() {
-        "interface_declaration" | "type_alias_declaration" | "ambient_declaration" | "function_signature" => true,
-        "expression_statement" => node.named_child(0).is_some_and(|c| is_type_only_declaration(c)),
-        "export_statement" => node.child_by_field_name("declaration").is_some_and(|d| is_type_only_declaration(d)),
-        "internal_module" | "module" => node.child_by_field_name("body").is_none_or(|body| {
-            let mut cursor = body.walk();
-            body.named_children(&mut cursor).all(|s| s.kind() == "comment" || is_type_only_declaration(s))
-        }),
-        _ => false,
+    // With a stack of its own: namespaces nest without bound.
+    let mut pending = vec![node];
+    while let Some(node) = pending.pop() {
+        match node.kind() {
+            "interface_declaration" | "type_alias_declaration" | "ambient_declaration" | "function_signature" => {}
+            "expression_statement" => match node.named_child(0) {
+                Some(expression) => pending.push(expression),
+                None => return false,
+            },
+            "export_statement" => match node.child_by_field_name("declaration") {
+                Some(declaration) => pending.push(declaration),
+                None => return false,
+            },
+            "internal_module" | "module" => {
+                if let Some(body) = node.child_by_field_name("body") {
+                    let mut cursor = body.walk();
+                    pending.extend(body.named_children(&mut cursor).filter(|s| s.kind() != "comment"));
+                }
+            }
+            _ => return false,
+        }
     }
+    true
 }
 
 #[cfg(test)]
@@ -629,6 +667,20 @@ mod tests {
         let ts = "export const a = 1, b = 2;\nexport function f() {}\nexport class C {}\nexport enum E { X }\n\
                   export interface I {}\nexport type T = 1;\nexport { g as h, type J };\nnamespace N {}\nexport default C;\n";
         assert_eq!(exported_names(ts), (["C", "E", "a", "b", "f", "h"].map(String::from).to_vec(), true));
+    }
+
+    #[test]
+    fn a_deeply_nested_source_does_not_exhaust_the_stack() {
+        let depth = 50_000;
+        let ts = format!("let x: number = {}1{};\n", "(".repeat(depth), ")".repeat(depth));
+        let length = ts.len();
+        let out = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || strip_types(&ts, false).map(|js| js.len()))
+            .expect("a thread")
+            .join()
+            .expect("no overflow");
+        assert_eq!(out, Ok(length), "stripped, every place kept");
     }
 
     #[test]
