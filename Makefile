@@ -55,6 +55,7 @@ bench: pkg
 	node tests/bench/index.mjs
 	ACR_BIN=target/release/acr node tests/bench/ts_declarations.mjs
 	python3 tools/bench_acr_index.py
+	python3 tests/bench/index_languages.py
 	$(MAKE) web
 	node tests/bench/tab_load.mjs
 	node tests/bench/tab_index.mjs
