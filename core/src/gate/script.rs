@@ -68,11 +68,16 @@ pub fn check(language: tree_sitter::Language, compiler: Compiler, source: &str) 
     let Some(node) = first_problem(root) else {
         return Err(problem_at(root, source, "Invalid or unexpected token"));
     };
-    // Where a compiler reading left to right stops, at or after where tree-sitter's recovery starts.
-    match viable_prefix::first_unexpected(&mut parser, root, source, node.start_byte()) {
-        Ok(Stop::At(stop)) => return Err(stopped_at(&stop, compiler, source)),
-        Ok(Stop::End(open)) => return Err(ends_too_soon(compiler, source, open)),
-        Err(()) => {}
+    // Where a compiler reading left to right stops, at or after where tree-sitter's recovery starts; for V8, before
+    // that where the module's structure is broken (an `export` inside a block, a `return` outside a function).
+    let stop = match viable_prefix::first_unexpected(&mut parser, root, source, node.start_byte()) {
+        Ok(Stop::At(stop)) => Some((stop.token.start_byte(), stopped_at(&stop, compiler, source))),
+        Ok(Stop::End(open)) => Some((source.len(), ends_too_soon(compiler, source, open))),
+        Err(()) => None,
+    };
+    if let Some((at, problem)) = stop {
+        let structure = (compiler == Compiler::V8).then(|| super::script_grammar::structure_problem(root, source, at));
+        return Err(structure.flatten().unwrap_or(problem));
     }
     let at_end = node.end_byte() >= source.trim_end().len();
     let message = match (compiler, node.is_missing()) {
@@ -329,6 +334,16 @@ mod tests {
     fn ts(src: &str) -> Result<(), (u32, String)> {
         check(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(), Compiler::TypeScript, src)
             .map_err(|p| (p.line, p.message))
+    }
+
+    #[test]
+    fn a_broken_module_structure_is_told_where_v8_meets_it() {
+        // A closing brace lost: the export is inside the function (V8 stops there, not at the end).
+        let lost_brace = "import a from './a.js';\nfunction f() {\n  g();\nexport const x = 1;\n";
+        assert_eq!(js(lost_brace), Err((4, "Unexpected token 'export'".into())));
+        // An opening line lost: the return is at the module's top level, before the stray brace.
+        let lost_opening = "import a from './a.js';\nconst b = 1;\n  return 1;\n}\n";
+        assert_eq!(js(lost_opening), Err((3, "Illegal return statement".into())));
     }
 
     #[test]

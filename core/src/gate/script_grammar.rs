@@ -10,7 +10,12 @@
 //! - `await` inside a function that is not `async` (at the top level it is allowed, as in a module);
 //! - a private name (`#x`) used where no enclosing class declares it, or declared twice by one class (a getter
 //!   and a setter may share it);
-//! - a regular expression literal V8 finds invalid ([`super::regex_literal`]).
+//! - a regular expression literal V8 finds invalid ([`super::regex_literal`]);
+//! - an `export` anywhere but at the top level; a function with no name as a statement; `++` or `--` on what
+//!   cannot be assigned (`++f()`);
+//! - in a module (a source with a top-level `import` or `export`, so strict code that is not wrapped in a function
+//!   as CommonJS is): a `return` outside a function, a name exported twice, and a number written with a leading
+//!   zero (`010`, `08`).
 //!
 //! Each is measured against V8 by `core/tests/gate_node.rs` on mutants of real packages.
 
@@ -81,6 +86,8 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
     // Enclosing functions (node id, whether async) and class bodies (node id, private names declared).
     let mut functions: Vec<(usize, bool)> = Vec::new();
     let mut classes: Vec<(usize, HashMap<&str, PrivateKind>)> = Vec::new();
+    let module = is_module(root);
+    let mut exported: HashMap<&str, ()> = HashMap::new();
     walk(root, |step| {
         let node = match step {
             Step::Enter(node) => node,
@@ -136,8 +143,45 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
             "expression_statement" if node.named_child(0).is_some_and(|c| c.kind() == "class") => {
                 return fail(node, "Unexpected token '{'");
             }
+            "expression_statement"
+                if node.named_child(0).is_some_and(|c| {
+                    matches!(c.kind(), "function_expression" | "function" | "generator_function")
+                        && c.child_by_field_name("name").is_none()
+                }) =>
+            {
+                return fail(node, "Function statements require a function name");
+            }
+            "update_expression" if node.child_by_field_name("argument").is_some_and(|a| !assignable(a)) => {
+                let prefix = node.child(0).is_some_and(|c| !c.is_named());
+                let operation = if prefix { "prefix" } else { "postfix" };
+                return fail(node, &format!("Invalid left-hand side expression in {operation} operation"));
+            }
             "await_expression" if functions.last().is_some_and(|(_, is_async)| !is_async) => {
                 return fail(node, "await is only valid in async functions and the top level bodies of modules");
+            }
+            "export_statement" if node.parent().is_some_and(|p| p.kind() != "program") => {
+                return fail(node, "Unexpected token 'export'");
+            }
+            "export_statement" if module => {
+                for name in export_names(node) {
+                    let text = name.utf8_text(src).unwrap_or("");
+                    let text = if name.kind() == "default" { "default" } else { text.trim_matches(['"', '\'']) };
+                    if exported.insert(text, ()).is_some() {
+                        return fail(name, &format!("Duplicate export of '{text}'"));
+                    }
+                }
+            }
+            "return_statement" if module && functions.is_empty() => {
+                return fail(node, "Illegal return statement");
+            }
+            "number" if module => {
+                let text = node.utf8_text(src).unwrap_or("");
+                let digits = text.len() > 1 && text.starts_with('0') && text.bytes().all(|b| b.is_ascii_digit());
+                if digits && text.bytes().all(|b| b < b'8') {
+                    return fail(node, "Octal literals are not allowed in strict mode.");
+                } else if digits {
+                    return fail(node, "Decimals with leading zeros are not allowed in strict mode.");
+                }
             }
             "class_body" => classes.push((node.id(), private_names(node, source)?)),
             "private_property_identifier" if uses_private_name(node) => {
@@ -151,6 +195,87 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
         }
         Ok(())
     })
+}
+
+/// In a tree with errors, the first place before `before` (a byte) where V8 stops on a rule of the module's
+/// structure rather than on a token: an `export` that is not at the top level (a closing brace lost before it), or,
+/// in a module, a `return` outside any function (an opening line lost before it). Nodes inside tree-sitter's `ERROR`
+/// nodes are not read.
+pub(super) fn structure_problem(root: Node<'_>, source: &str, before: usize) -> Option<SyntaxProblem> {
+    let module = is_module(root);
+    let mut functions: Vec<usize> = Vec::new();
+    let mut found = None;
+    let _ = walk(root, |step| {
+        let node = match step {
+            Step::Enter(node) if node.start_byte() >= before => return Err(()),
+            Step::Enter(node) => node,
+            Step::Leave(node) => {
+                if functions.last() == Some(&node.id()) {
+                    functions.pop();
+                }
+                return Ok(());
+            }
+        };
+        if node.is_error() {
+            return Err(());
+        }
+        if FUNCTIONS.contains(&node.kind()) {
+            functions.push(node.id());
+        }
+        let message = match node.kind() {
+            "export_statement" if node.parent().is_some_and(|p| p.kind() != "program") => "Unexpected token 'export'",
+            "return_statement" if module && functions.is_empty() => "Illegal return statement",
+            _ => return Ok(()),
+        };
+        found = Some(problem_at(node, source, message));
+        Err(())
+    });
+    found
+}
+
+/// Whether `++` and `--` can assign to an expression: a name, a member or an element, in parentheses or not.
+fn assignable(mut node: Node<'_>) -> bool {
+    while node.kind() == "parenthesized_expression" {
+        let Some(inner) = node.named_child(0) else { return false };
+        node = inner;
+    }
+    matches!(node.kind(), "identifier" | "member_expression" | "subscript_expression")
+}
+
+/// Whether the source is a module: a top-level `import` or `export` statement.
+fn is_module(root: Node<'_>) -> bool {
+    let mut cursor = root.walk();
+    root.named_children(&mut cursor).any(|c| matches!(c.kind(), "import_statement" | "export_statement"))
+}
+
+/// The nodes naming what a top-level `export` exports: each name of its list (as exported), its declaration's
+/// names, `default`, or the namespace of `export * as ns`.
+fn export_names(export: Node<'_>) -> Vec<Node<'_>> {
+    let mut names = Vec::new();
+    let mut cursor = export.walk();
+    for part in export.children(&mut cursor) {
+        match part.kind() {
+            "default" => names.push(part),
+            "export_clause" => {
+                let mut inner = part.walk();
+                for specifier in part.named_children(&mut inner).filter(|s| s.kind() == "export_specifier") {
+                    names.extend(specifier.child_by_field_name("alias").or(specifier.child_by_field_name("name")));
+                }
+            }
+            "namespace_export" => names.extend(part.named_child(0)),
+            "lexical_declaration" | "variable_declaration" => {
+                let mut inner = part.walk();
+                names.extend(
+                    part.named_children(&mut inner)
+                        .filter_map(|d| d.child_by_field_name("name"))
+                        .filter(|n| n.kind() == "identifier"),
+                );
+            }
+            kind if kind.ends_with("declaration") => names.extend(part.child_by_field_name("name")),
+            _ => {}
+        }
+    }
+    names
 }
 
 /// Whether a node has an anonymous child token of `kind` (`async`, `get`, `set`).
@@ -252,6 +377,56 @@ mod tests {
         assert!(verdict("function r() {\n  return (await this.load()).name;\n}\n").is_err());
         assert!(verdict("class A {\n  m() { return this.#missing; }\n}\n").is_err());
         assert!(verdict("class A {\n  #x = 1;\n  #x() {}\n}\n").is_err());
+    }
+
+    #[test]
+    fn a_statement_function_has_a_name_and_increments_assign() {
+        assert_eq!(
+            verdict("function (a) {\n  return a;\n}\n").map_err(|e| e.1),
+            Err("Function statements require a function name".into())
+        );
+        assert_eq!(
+            verdict("x = 1;\n++f();\n"),
+            Err((2, "Invalid left-hand side expression in prefix operation".into()))
+        );
+        assert_eq!(
+            verdict("(a + b)--;\n").map_err(|e| e.1),
+            Err("Invalid left-hand side expression in postfix operation".into())
+        );
+        for src in
+            ["(function (a) { return a; })();\n", "i++;\n--o.n;\n(a)++;\nx[i]--;\n", "const f = function () {};\n"]
+        {
+            assert_eq!(verdict(src), Ok(()), "{src}");
+        }
+    }
+
+    #[test]
+    fn a_module_is_strict_and_exports_each_name_once_at_its_top_level() {
+        let module = |body: &str| verdict(&format!("import {{ a }} from './a.js';\n{body}"));
+        assert_eq!(module("function f() {\n  export const x = 1;\n}\n"), Err((3, "Unexpected token 'export'".into())));
+        assert_eq!(module("export { a };\nexport const b = 1, a = 2;\n"), Err((3, "Duplicate export of 'a'".into())));
+        assert_eq!(
+            module("export { x } from './x.js';\nexport { y as x } from './y.js';\n"),
+            Err((3, "Duplicate export of 'x'".into()))
+        );
+        assert_eq!(
+            module("export default 1;\nexport { b as default };\n").map_err(|e| e.1),
+            Err("Duplicate export of 'default'".into())
+        );
+        assert_eq!(module("if (a) {\n  return;\n}\n"), Err((3, "Illegal return statement".into())));
+        assert_eq!(module("const n = 010;\n"), Err((2, "Octal literals are not allowed in strict mode.".into())));
+        assert_eq!(
+            module("const n = 09;\n").map_err(|e| e.1),
+            Err("Decimals with leading zeros are not allowed in strict mode.".into())
+        );
+        // The same outside a module: CommonJS wraps the file in a function, and sloppy code takes old octals.
+        assert_eq!(verdict("if (a) {\n  return;\n}\nconst n = 010;\n"), Ok(()));
+        assert_eq!(
+            module(
+                "export { b };\nexport * from './c.js';\nexport * as d from './d.js';\nconst n = 0, m = 0.5, k = 0x10;\n"
+            ),
+            Ok(())
+        );
     }
 
     #[test]
