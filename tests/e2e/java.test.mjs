@@ -1,5 +1,5 @@
 // Java in the playground: the Java demo loads (counts per language), the explorer answers on Java as `acr search`
-// does, and the demo model repairs it with a note that execution in the tab runs Python and JavaScript only.
+// does, and the demo model repairs it with a note that execution in the tab runs Python, JavaScript and TypeScript only.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -51,7 +51,7 @@ test("the Java demo loads, is searched as on the command line and is repaired wi
   const diff = await page.textContent("#diff");
   assert.ok(diff.includes("if (loan.due().isBefore(today)) {"), diff);
   await page.click("#tab-transcript");
-  assert.match(await page.textContent("#transcript .ev.note >> nth=0"), /Java repository, and execution in this tab runs Python and JavaScript only/);
+  assert.match(await page.textContent("#transcript .ev.note >> nth=0"), /Java repository, and execution in this tab runs Python, JavaScript and TypeScript only/);
   await page.locator(".tabs-card").evaluate((e) => e.scrollIntoView({ block: "start" }));
   await page.screenshot({ path: join(OUT, "java-demo.png") });
 

@@ -331,10 +331,13 @@ impl Default for RunState {
     }
 }
 
-/// The names of the languages this tab runs (`Python`).
+/// The names of the languages this tab runs, as a sentence lists them (`Python, JavaScript and TypeScript`).
 fn tab_languages() -> String {
     let names: Vec<&str> = Language::ALL.iter().filter(|l| l.row().runs_in_tab).map(|l| l.name()).collect();
-    names.join(" and ")
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
 }
 
 /// The runner a run really uses: this tab runs only the languages whose rows say so
