@@ -23,6 +23,7 @@ pub mod selection;
 pub mod transcript;
 pub mod tree_search;
 pub mod trim;
+mod validation;
 
 use std::cell::Cell;
 use std::fmt;

@@ -21,16 +21,15 @@
 //! [`AgentConfig::execution_samples`]: super::AgentConfig::execution_samples
 
 use super::patch_writer::PatchWriter;
-use super::regression;
 use super::reproduce::{self, Check, Reproduction};
 use super::search_loop::Found;
+use super::validation::{Validation, validate};
 use super::{Agent, AgentError, Event, Judge, Phase, RunPurpose};
 use crate::answers::{self, ReviewVerdict};
-use crate::language::Language;
 use crate::llm::Llm;
 use crate::patch::Extraction;
 use crate::prompt::Prompt;
-use crate::runner::{RunOutcome, Runner};
+use crate::runner::Runner;
 
 /// How many times an unreadable review is asked again before the review is given up.
 pub const REVIEW_RETRIES: usize = 5;
@@ -44,12 +43,6 @@ pub struct Reviewed {
     pub validated: bool,
     /// Whether the reviewer judged this patch (and the test) right.
     pub approved: bool,
-}
-
-/// Why validation failed, in words for the patch writer.
-pub(super) enum Validation {
-    Passed,
-    Failed(String),
 }
 
 /// Runs the review rounds on an applicable patch.
@@ -196,58 +189,6 @@ async fn ask_reviewer<L: Llm, R: Runner>(
         }
     }
     Ok(None)
-}
-
-/// Validation of a patch the reviewer approved: the reproducer passes on it (`after`), and no test of the repository
-/// that touches the changed files regresses.
-pub(super) async fn validate<L: Llm, R: Runner>(
-    agent: &mut Agent<L, R>,
-    patch: &Extraction,
-    after: &RunOutcome,
-    written: bool,
-) -> Result<Validation, AgentError> {
-    if !after.passed() {
-        let exit = crate::prompt::text::exit_status(after);
-        return Ok(Validation::Failed(format!(
-            "The reproducer still fails on the patched program ({exit}):\n{}",
-            crate::prompt::text::tail(&after.stderr, 2000)
-        )));
-    }
-    // The repository's own tests already ran whole as the reproducer: nothing more to check.
-    if !written {
-        return Ok(Validation::Passed);
-    }
-    // Each language with a regression runner checks the changed files of its own.
-    for row in Language::ALL.iter().map(|l| l.row()) {
-        let Some(runner) = &row.regression else { continue };
-        let tests = regression::tests_touching(&agent.repo, row, patch.files.keys().map(String::as_str));
-        if tests.is_empty() {
-            continue;
-        }
-        let command = regression::command(runner, &tests);
-        let files: Vec<(&str, &str)> =
-            std::iter::once((runner.file, runner.source)).chain(runner.with.iter().copied()).collect();
-        let Some(original) = agent.execute(RunPurpose::TestsOnOriginal, "", &files, &command).await? else {
-            return Ok(Validation::Passed);
-        };
-        let Some(patched) = agent.execute(RunPurpose::TestsOnPatch, &patch.diff, &files, &command).await? else {
-            return Ok(Validation::Passed);
-        };
-        let broken = regression::regressions(&original, &patched);
-        if broken.is_empty() {
-            continue;
-        }
-        let failing: Vec<&str> = patched
-            .stdout
-            .lines()
-            .filter(|l| l.starts_with("FAIL") && broken.iter().any(|b| l.contains(b.as_str())))
-            .collect();
-        return Ok(Validation::Failed(format!(
-            "The reproducer passes, but tests of the repository that passed before now fail:\n{}",
-            failing.join("\n")
-        )));
-    }
-    Ok(Validation::Passed)
 }
 
 fn emit_review<L: Llm, R: Runner>(agent: &mut Agent<L, R>, round: usize, verdict: &ReviewVerdict) {

@@ -9,7 +9,7 @@
 //! [`MAX_RUNS`] runs is kept as it is.
 
 use super::reproduce::Check;
-use super::review::{Validation, validate};
+use super::validation::{Validation, validate};
 use super::{Agent, AgentError, RunPurpose};
 use crate::language::Language;
 use crate::llm::Llm;
