@@ -24,6 +24,8 @@ mod incremental;
 #[cfg(feature = "java")]
 pub mod java;
 mod memo;
+#[cfg(feature = "js")]
+mod newer_typescript;
 mod outline;
 mod params;
 mod parser;

@@ -32,7 +32,7 @@ pub fn check(language: tree_sitter::Language, compiler: Compiler, source: &str) 
     let mut parser = grammar::parser(language);
     // TypeScript newer than tree-sitter-typescript 0.23's grammar is read in the grammar's words, every position kept,
     // so a problem elsewhere is still found where it is.
-    let older = (compiler == Compiler::TypeScript).then(|| older_typescript(source)).flatten();
+    let older = (compiler == Compiler::TypeScript).then(|| super::newer_typescript::in_older_words(source)).flatten();
     let source = older.as_deref().unwrap_or(source);
     let Some(tree) = parser.parse(source, None) else {
         let problem = SyntaxProblem::new(super::ProblemKind::TooComplex, "the source could not be parsed", 1, 1);
@@ -41,18 +41,25 @@ pub fn check(language: tree_sitter::Language, compiler: Compiler, source: &str) 
     let root = tree.root_node();
     // Read again where the grammar goes astray and the compilers do not: with the semicolons they insert where a
     // statement or a type member ends at a line break and the grammar reads on, and, in TypeScript, with a function
-    // type's first parameter destructured by a simpler pattern. The first reading with no error is kept.
+    // type's first parameter destructured by a simpler pattern. The reading whose first error comes last is kept (one
+    // with none first): in a broken source, the rereading still finds the break, and not a misreading before it.
     let rereads = match root.has_error() {
         true => [
-            semicolons_at_line_breaks(root, source, compiler),
+            with_semicolons(&mut parser, root, source, compiler),
             (compiler == Compiler::TypeScript).then(|| simple_first_patterns(source)).flatten(),
         ],
         false => [None, None],
     };
-    let reread = rereads.iter().flatten().find_map(|text| {
-        let tree = parser.parse(text, None)?;
-        (!tree.root_node().has_error()).then_some((tree, text.as_str()))
-    });
+    let reach = |root: tree_sitter::Node<'_>| match root.has_error() {
+        false => usize::MAX,
+        true => first_problem(root).map_or(0, |n| n.start_byte()),
+    };
+    let reread = rereads
+        .iter()
+        .flatten()
+        .filter_map(|text| parser.parse(text, None).map(|tree| (tree, text.as_str())))
+        .max_by_key(|(tree, _)| reach(tree.root_node()))
+        .filter(|(tree, _)| reach(tree.root_node()) > reach(root));
     let (root, source) = match &reread {
         Some((tree, text)) => (tree.root_node(), *text),
         None => (root, source),
@@ -174,55 +181,25 @@ fn opens_arguments(open: tree_sitter::Node<'_>, source: &str) -> bool {
     }
 }
 
-/// The TypeScript source in words tree-sitter-typescript 0.23 knows, every position kept: `export type * from`
-/// (TypeScript 5.0) without its `type`, `keyof readonly T[]` without `readonly`, a mapped type's key named `type`
-/// renamed, `declare const;` as a declaration of one name, a property named `abstract` renamed, and each import type
-/// (`import("./t.js").Name<A>`, whose type arguments the grammar does not read after the import) as a name of the
-/// same length, unless a name follows its `)` with nothing between. `None` when there is none of these.
-fn older_typescript(source: &str) -> Option<String> {
-    let mut text = source.to_string();
-    let mut changed = false;
-    // Each rewrite keeps the length: the words the grammar lacks become blanks or names.
-    let rewrites: [(&str, std::ops::Range<usize>, &str); 6] = [
-        // `export type * from` (TypeScript 5.0): without its `type`.
-        ("export type *", 7..11, "    "),
-        // `keyof readonly T[]`: without `readonly`.
-        ("keyof readonly ", 6..14, "        "),
-        // A mapped type whose key is named `type`: another name.
-        ("[type in ", 1..5, "____"),
-        // `declare const;` (an empty list the parser leaves to the checker): a declaration of one name.
-        ("declare const;", 8..14, "let _;"),
-        // A property named `abstract`: another name.
-        ("abstract?:", 0..1, "_"),
-        ("abstract:", 0..1, "_"),
-    ];
-    for (words, range, instead) in rewrites {
-        for (at, _) in source.match_indices(words) {
-            text.replace_range(at + range.start..at + range.end, instead);
-            changed = true;
-        }
+/// How many times the semicolons are looked for again in the source read with those found so far: tree-sitter's
+/// recovery from the first misreading can hide the next place.
+const SEMICOLON_ROUNDS: usize = 8;
+
+/// The source with the semicolons of [`semicolons_at_line_breaks`], looked for again in each reading that still has
+/// an error, until one has none or no more are found. `None` when there is none.
+fn with_semicolons(
+    parser: &mut tree_sitter::Parser,
+    root: tree_sitter::Node<'_>,
+    source: &str,
+    compiler: Compiler,
+) -> Option<String> {
+    let mut text = semicolons_at_line_breaks(root, source, compiler)?;
+    for _ in 0..SEMICOLON_ROUNDS {
+        let Some(tree) = parser.parse(&text, None).filter(|t| t.root_node().has_error()) else { break };
+        let Some(more) = semicolons_at_line_breaks(tree.root_node(), &text, compiler) else { break };
+        text = more;
     }
-    let bytes = source.as_bytes();
-    for (at, _) in source.match_indices("import(") {
-        let before = at.checked_sub(1).map(|i| bytes[i]);
-        if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'.') {
-            continue;
-        }
-        let rest = &source[at + 7..];
-        let Some(quote) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') else { continue };
-        let Some(close) = rest[1..].find([quote, '\n']) else { continue };
-        if rest.as_bytes()[1 + close] != quote as u8 || rest.as_bytes().get(close + 2) != Some(&b')') {
-            continue;
-        }
-        let end = at + 7 + close + 3;
-        // `import('./t.js')Name` is broken: as one name it would read as whole.
-        if source[end..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
-            continue;
-        }
-        text.replace_range(at + 6..end, &"_".repeat(end - at - 6));
-        changed = true;
-    }
-    changed.then_some(text)
+    Some(text)
 }
 
 /// The source with a `;` at each line break where the compilers end a statement or a type member and tree-sitter's
@@ -243,12 +220,13 @@ fn semicolons_at_line_breaks(root: tree_sitter::Node<'_>, source: &str, compiler
                 ends.push(node.end_byte());
             }
         }
-        if node.child_count() == 0 && node.kind() != "comment" {
+        // A token the parser invented (a missing name after `=>`) is not in the source.
+        if node.child_count() == 0 && node.kind() != "comment" && !node.is_missing() {
             if compiler == Compiler::TypeScript
                 && node.kind() == "<"
                 && let Some(before) = previous
                 && before.end_position().row < node.start_position().row
-                && (matches!(before.kind(), ">" | ")" | "]" | "}") || before.kind().ends_with("identifier"))
+                && ends_type(before, source)
             {
                 ends.push(before.end_byte());
             }
@@ -266,6 +244,19 @@ fn semicolons_at_line_breaks(root: tree_sitter::Node<'_>, source: &str, compiler
         text.insert(end, ';');
     }
     Some(text)
+}
+
+/// Whether a type can end with this token: a closing bracket (not the `>` of an `=>` the parser split, as it can in
+/// a tree with errors), a name, `this`, a built-in type (`boolean`, `void`) or a literal type's last token.
+fn ends_type(token: tree_sitter::Node<'_>, source: &str) -> bool {
+    let parent = token.parent().map_or("", |p| p.kind());
+    match token.kind() {
+        ">" => token.start_byte().checked_sub(1).is_none_or(|before| source.as_bytes()[before] != b'='),
+        ")" | "]" | "}" | "\"" | "'" | "number" | "true" | "false" | "null" | "undefined" | "this" | "this_type" => {
+            true
+        }
+        kind => kind.ends_with("identifier") || parent == "predefined_type",
+    }
 }
 
 /// The source with each object pattern that opens a parameter list and has a type (`({ a: { b } }: T) =>`, which
@@ -373,7 +364,10 @@ mod tests {
                      type V = { [type in keyof A]?: (n: A[type]) => void };\n\
                      interface C {\n  abstract?: boolean;\n  abstract: number;\n}\n\
                      export declare const;\n\
-                     interface E {\n  <T = {}>(): Set<T>\n  /** the second */\n  <T, U>(a: T): Map<T, U>\n}\n";
+                     interface E {\n  <T = {}>(): Set<T>\n  /** the second */\n  <T, U>(a: T): Map<T, U>\n}\n\
+                     export const has: {\n  <K>(key: K): <V>(self: T<K, V>) => boolean\n  <K, V>(self: T<K, V>): void\n\
+                     \x20 <K>(key: K): 'a'\n  <K>(key: K): 1\n  <K>(key: K): null\n  <K>(key: K): K\n  m(): this\n  <K>(key: K): K\n\
+                     } = RBT.has;\nconst c = (a: number) =>\n  <A extends B>(self: S<A>): S<A> =>\n    self;\n";
         assert_eq!(ts(newer), Ok(()));
         // A function type whose first parameter is destructured with a renaming, which the grammar misreads.
         let destructured = "export declare const w: ({ val: { address } }: {\n    val: { address: any };\n}) => any;\n";
@@ -382,6 +376,14 @@ mod tests {
         assert!(ts("export type * as from './types.js';\n").is_err());
         assert!(ts("type T = import('./t.js').R<;\n").is_err());
         assert!(ts("type T = import('./t.js')Name;\n").is_err(), "a name right after the import is not one with it");
+        // Variance and `const` on type parameters (TypeScript 4.7, 5.0), after a generic call signature, and `any`
+        // as a name.
+        let variance = "export interface Cache<in Key, out Value, in out E = never> extends Base<Key> {\n\
+                        \x20 (n: number): <A>(a: A) => Set<A>\n  <A>(a: A, n: number): Set<A>\n\
+                        \x20 <const P extends ReadonlyArray<A>, I>(p: P): I\n}\n\
+                        type Channel<\n  out Elem,\n  in out extends string,\n  in out,\n> = (any) => void;\n";
+        assert_eq!(ts(variance), Ok(()));
+        assert_eq!(ts("interface I<in out K out> {}\n").map_err(|e| e.0), Err(1));
     }
 
     #[test]

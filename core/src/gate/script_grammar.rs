@@ -14,8 +14,9 @@
 //! - an `export` anywhere but at the top level; a function with no name as a statement; `++` or `--` on what
 //!   cannot be assigned (`++f()`);
 //! - in a module (a source with a top-level `import` or `export`, so strict code that is not wrapped in a function
-//!   as CommonJS is): a `return` outside a function, a name exported twice, and a number written with a leading
-//!   zero (`010`, `08`).
+//!   as CommonJS is): a `return` outside a function and a name exported twice;
+//! - in strict code (a module, a class, or a source or function whose first statements say `"use strict"`): a
+//!   number written with a leading zero (`010`, `08`).
 //!
 //! Each is measured against V8 by `core/tests/gate_node.rs` on mutants of real packages.
 
@@ -68,7 +69,7 @@ pub(super) const RESERVED: [&str; 36] = [
 ];
 
 /// Lists whose elements may not be empty.
-const NO_HOLES: &[&str] =
+pub(super) const NO_HOLES: &[&str] =
     &["object", "object_pattern", "arguments", "formal_parameters", "named_imports", "export_clause"];
 
 /// How a private name is declared in a class body.
@@ -174,12 +175,15 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
             "return_statement" if module && functions.is_empty() => {
                 return fail(node, "Illegal return statement");
             }
-            "number" if module => {
+            "number" => {
                 let text = node.utf8_text(src).unwrap_or("");
                 let digits = text.len() > 1 && text.starts_with('0') && text.bytes().all(|b| b.is_ascii_digit());
-                if digits && text.bytes().all(|b| b < b'8') {
+                if !digits || !(module || is_strict(node, src)) {
+                    return Ok(());
+                }
+                if text.bytes().all(|b| b < b'8') {
                     return fail(node, "Octal literals are not allowed in strict mode.");
-                } else if digits {
+                } else {
                     return fail(node, "Decimals with leading zeros are not allowed in strict mode.");
                 }
             }
@@ -242,6 +246,41 @@ fn assignable(mut node: Node<'_>) -> bool {
     matches!(node.kind(), "identifier" | "member_expression" | "subscript_expression")
 }
 
+/// Whether the code around a node is strict outside a module: inside a class, or inside a function body or a source
+/// whose directive prologue (its first statements, when they are string literals) holds `"use strict"`.
+fn is_strict(node: Node<'_>, src: &[u8]) -> bool {
+    let mut current = node.parent();
+    while let Some(scope) = current {
+        let says_strict = match scope.kind() {
+            "class_body" => return true,
+            "program" => true,
+            "statement_block" => scope.parent().is_some_and(|p| FUNCTIONS.contains(&p.kind())),
+            _ => false,
+        };
+        if says_strict && directs_strict(scope, src) {
+            return true;
+        }
+        current = scope.parent();
+    }
+    false
+}
+
+/// Whether a body's directive prologue holds `"use strict"` (written with no escapes, as the language requires).
+fn directs_strict(body: Node<'_>, src: &[u8]) -> bool {
+    let mut cursor = body.walk();
+    for statement in body.named_children(&mut cursor).filter(|c| c.kind() != "comment") {
+        let directive = (statement.kind() == "expression_statement")
+            .then(|| statement.named_child(0))
+            .flatten()
+            .filter(|e| e.kind() == "string");
+        let Some(directive) = directive else { return false };
+        if matches!(directive.utf8_text(src), Ok("'use strict'" | "\"use strict\"")) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Whether the source is a module: a top-level `import` or `export` statement.
 fn is_module(root: Node<'_>) -> bool {
     let mut cursor = root.walk();
@@ -285,7 +324,7 @@ fn has_token(node: Node<'_>, kind: &str) -> bool {
 }
 
 /// The comma that leaves an element empty in a list: one right after the opening bracket or another comma.
-fn empty_element(list: Node<'_>) -> Option<Node<'_>> {
+pub(super) fn empty_element(list: Node<'_>) -> Option<Node<'_>> {
     let mut cursor = list.walk();
     let mut previous: Option<&str> = None;
     for child in list.children(&mut cursor) {
@@ -421,6 +460,13 @@ mod tests {
         );
         // The same outside a module: CommonJS wraps the file in a function, and sloppy code takes old octals.
         assert_eq!(verdict("if (a) {\n  return;\n}\nconst n = 010;\n"), Ok(()));
+        // Unless the code says it is strict, or is in a class.
+        let old_octal = Err((3, "Octal literals are not allowed in strict mode.".into()));
+        assert_eq!(verdict("'use strict';\n// a comment\nconst n = 010;\n"), old_octal);
+        assert_eq!(verdict("function f() {\n  \"use strict\";\n  return 07;\n}\n"), old_octal);
+        assert_eq!(verdict("class A {\n  m() {\n    return 07;\n  }\n}\n"), old_octal);
+        assert_eq!(verdict("f();\n'use strict';\nconst n = 010;\n"), Ok(()));
+        assert_eq!(verdict("function f() {\n  return 'use strict';\n}\nconst n = 010;\n"), Ok(()));
         assert_eq!(
             module(
                 "export { b };\nexport * from './c.js';\nexport * as d from './d.js';\nconst n = 0, m = 0.5, k = 0x10;\n"

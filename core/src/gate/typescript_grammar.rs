@@ -6,14 +6,15 @@
 //! - a reserved word read as a name in an expression (`export == x`);
 //! - a numeric literal in the old octal form (`00`, `017`);
 //! - a block comment never closed;
-//! - a `/// <reference ... />` directive that does not read as one.
+//! - a `/// <reference ... />` directive that does not read as one;
+//! - an empty element in an object, a call's arguments, a parameter list or an import or export list (`f(a,, b)`).
 //!
 //! Each is measured against the `typescript` package by `core/tests/gate_typescript.rs` on mutants of real sources.
 
 use tree_sitter::Node;
 
 use super::SyntaxProblem;
-use super::script_grammar::RESERVED;
+use super::script_grammar::{NO_HOLES, RESERVED, empty_element};
 use super::tree_problems::{Step, problem_at, problem_at_end, walk};
 
 /// The first construct the `typescript` package's parser refuses that the grammar accepted, in its words.
@@ -23,6 +24,11 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
         let Step::Enter(node) = step else { return Ok(()) };
         let text = source.get(node.start_byte()..node.end_byte()).unwrap_or("");
         match node.kind() {
+            kind if NO_HOLES.contains(&kind) => {
+                if let Some(comma) = empty_element(node) {
+                    return fail(comma, hole_message(kind));
+                }
+            }
             "union_type" | "intersection_type" if opens_with_its_operator(node) => {
                 return fail(node, "Type expected.");
             }
@@ -42,6 +48,16 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
         }
         Ok(())
     })
+}
+
+/// What the `typescript` package says of an empty element in a list of this kind.
+fn hole_message(list: &str) -> &'static str {
+    match list {
+        "arguments" => "Argument expression expected.",
+        "formal_parameters" => "Parameter declaration expected.",
+        "named_imports" | "export_clause" => "Identifier expected.",
+        _ => "Property assignment expected.",
+    }
 }
 
 /// Whether a union (or intersection) that is another's right operand opens with its own operator: the grammar
@@ -103,7 +119,8 @@ mod tests {
         let valid = "/// <reference types=\"node\" />\n/// <reference lib='es2020' />\n/// a note\n\
                      type A = | 'a' | 'b';\ntype B = & { a: 1 } & { b: 2 };\ntype C = string | (| null);\n\
                      const n = 0, o = 0o17, x = 0.5, big = 10n;\n/** done */\nexport = n;\n\
-                     export { default } from './d.js';\nimport { default as d } from './d.js';\n";
+                     export { default } from './d.js';\nimport { default as d } from './d.js';\n\
+                     const r = f(a, b,);\nconst l = [a, , b];\n";
         assert_eq!(verdict(valid), Ok(()));
     }
 
@@ -116,5 +133,7 @@ mod tests {
         assert_eq!(verdict("export declare const K = 00 ;\n").map_err(|e| e.0), Err(1));
         assert_eq!(verdict("/// <reference lib\"es2025\" />\nexport {};\n").map_err(|e| e.0), Err(1));
         assert_eq!(verdict("/// <reference />\n").map_err(|e| e.0), Err(1));
+        assert_eq!(verdict("const r = f(a,\n  , b);\n"), Err((2, "Argument expression expected.".into())));
+        assert_eq!(verdict("const o = { a,, b };\n").map_err(|e| e.1), Err("Property assignment expected.".into()));
     }
 }
