@@ -23,6 +23,8 @@ mod expr;
 mod incremental;
 #[cfg(feature = "java")]
 pub mod java;
+#[cfg(feature = "js")]
+mod line_break_semicolons;
 mod memo;
 #[cfg(feature = "js")]
 mod newer_typescript;

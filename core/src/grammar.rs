@@ -253,3 +253,10 @@ pub fn parser(language: tree_sitter::Language) -> Parser {
     parser.set_language(&language).expect("the bundled grammar matches the runtime");
     parser
 }
+
+/// Whether a node has an anonymous child token of `kind` (`async`, `get`, `type`, `declare`).
+#[cfg(feature = "js")]
+pub(crate) fn has_token(node: tree_sitter::Node<'_>, kind: &str) -> bool {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).any(|c| !c.is_named() && c.kind() == kind)
+}

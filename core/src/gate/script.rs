@@ -13,7 +13,7 @@
 //! package).
 
 use super::SyntaxProblem;
-use super::tree_problems::{Step, first_problem, problem_at, problem_at_end, shorten, walk};
+use super::tree_problems::{first_problem, problem_at, problem_at_end, shorten};
 use super::viable_prefix::{self, Stop, Unexpected};
 use crate::grammar;
 
@@ -29,7 +29,22 @@ pub enum Compiler {
 /// `Ok` when the source parses in `language` (one of the JavaScript and TypeScript grammars) without an error or
 /// an invented token, otherwise the first problem, in `compiler`'s words.
 pub fn check(language: tree_sitter::Language, compiler: Compiler, source: &str) -> Result<(), SyntaxProblem> {
-    let mut parser = grammar::parser(language);
+    check_within(language, compiler, source, SIGNATURE_REREADS)
+}
+
+/// How many times a TypeScript source is read again with a `;` before a generic call signature its reading
+/// stopped at ([`super::line_break_semicolons::before_signature_at`]).
+const SIGNATURE_REREADS: usize = 16;
+
+/// [`check`], reading the source again at most `signature_rereads` times with a `;` before a generic call signature it stops
+/// at.
+fn check_within(
+    language: tree_sitter::Language,
+    compiler: Compiler,
+    source: &str,
+    signature_rereads: usize,
+) -> Result<(), SyntaxProblem> {
+    let mut parser = grammar::parser(language.clone());
     // TypeScript newer than tree-sitter-typescript 0.23's grammar is read in the grammar's words, every position kept,
     // so a problem elsewhere is still found where it is.
     let older = (compiler == Compiler::TypeScript).then(|| super::newer_typescript::in_older_words(source)).flatten();
@@ -45,7 +60,7 @@ pub fn check(language: tree_sitter::Language, compiler: Compiler, source: &str) 
     // with none first): in a broken source, the rereading still finds the break, and not a misreading before it.
     let rereads = match root.has_error() {
         true => [
-            with_semicolons(&mut parser, root, source, compiler),
+            super::line_break_semicolons::with_semicolons(&mut parser, root, source, compiler),
             (compiler == Compiler::TypeScript).then(|| simple_first_patterns(source)).flatten(),
         ],
         false => [None, None],
@@ -82,6 +97,13 @@ pub fn check(language: tree_sitter::Language, compiler: Compiler, source: &str) 
         Ok(Stop::End(open)) => Some((source.len(), ends_too_soon(compiler, source, open))),
         Err(()) => None,
     };
+    if let Some((at, _)) = stop
+        && compiler == Compiler::TypeScript
+        && signature_rereads > 0
+        && let Some(text) = super::line_break_semicolons::before_signature_at(source, at)
+    {
+        return check_within(language, compiler, &text, signature_rereads - 1);
+    }
     if let Some((at, problem)) = stop {
         let structure = (compiler == Compiler::V8).then(|| super::script_grammar::structure_problem(root, source, at));
         return Err(structure.flatten().unwrap_or(problem));
@@ -178,84 +200,6 @@ fn opens_arguments(open: tree_sitter::Node<'_>, source: &str) -> bool {
                     && !matches!(word, "if" | "while" | "for" | "switch" | "catch" | "function" | "return" | "with"))
         }
         _ => false,
-    }
-}
-
-/// How many times the semicolons are looked for again in the source read with those found so far: tree-sitter's
-/// recovery from the first misreading can hide the next place.
-const SEMICOLON_ROUNDS: usize = 8;
-
-/// The source with the semicolons of [`semicolons_at_line_breaks`], looked for again in each reading that still has
-/// an error, until one has none or no more are found. `None` when there is none.
-fn with_semicolons(
-    parser: &mut tree_sitter::Parser,
-    root: tree_sitter::Node<'_>,
-    source: &str,
-    compiler: Compiler,
-) -> Option<String> {
-    let mut text = semicolons_at_line_breaks(root, source, compiler)?;
-    for _ in 0..SEMICOLON_ROUNDS {
-        let Some(tree) = parser.parse(&text, None).filter(|t| t.root_node().has_error()) else { break };
-        let Some(more) = semicolons_at_line_breaks(tree.root_node(), &text, compiler) else { break };
-        text = more;
-    }
-    Some(text)
-}
-
-/// The source with a `;` at each line break where the compilers end a statement or a type member and tree-sitter's
-/// grammar reads on: after an arrow function's block body followed by a line that opens with `[` or `(` (an arrow
-/// function is never a callee or an object without parentheses), and in TypeScript before a line that opens with
-/// `<` after a type (a generic call signature: no type goes on with `<`). `None` when there is no such place.
-fn semicolons_at_line_breaks(root: tree_sitter::Node<'_>, source: &str, compiler: Compiler) -> Option<String> {
-    let mut ends = Vec::new();
-    let mut previous: Option<tree_sitter::Node<'_>> = None;
-    let _: Result<(), ()> = walk(root, |step| {
-        let Step::Enter(node) = step else { return Ok(()) };
-        if node.kind() == "arrow_function"
-            && node.child_by_field_name("body").is_some_and(|b| b.kind() == "statement_block")
-        {
-            let after = source.get(node.end_byte()..).unwrap_or("");
-            let gap = after.len() - after.trim_start().len();
-            if after[..gap].contains('\n') && after[gap..].starts_with(['[', '(']) {
-                ends.push(node.end_byte());
-            }
-        }
-        // A token the parser invented (a missing name after `=>`) is not in the source.
-        if node.child_count() == 0 && node.kind() != "comment" && !node.is_missing() {
-            if compiler == Compiler::TypeScript
-                && node.kind() == "<"
-                && let Some(before) = previous
-                && before.end_position().row < node.start_position().row
-                && ends_type(before, source)
-            {
-                ends.push(before.end_byte());
-            }
-            previous = Some(node);
-        }
-        Ok(())
-    });
-    if ends.is_empty() {
-        return None;
-    }
-    ends.sort_unstable();
-    ends.dedup();
-    let mut text = source.to_string();
-    for end in ends.into_iter().rev() {
-        text.insert(end, ';');
-    }
-    Some(text)
-}
-
-/// Whether a type can end with this token: a closing bracket (not the `>` of an `=>` the parser split, as it can in
-/// a tree with errors), a name, `this`, a built-in type (`boolean`, `void`) or a literal type's last token.
-fn ends_type(token: tree_sitter::Node<'_>, source: &str) -> bool {
-    let parent = token.parent().map_or("", |p| p.kind());
-    match token.kind() {
-        ">" => token.start_byte().checked_sub(1).is_none_or(|before| source.as_bytes()[before] != b'='),
-        ")" | "]" | "}" | "\"" | "'" | "number" | "true" | "false" | "null" | "undefined" | "this" | "this_type" => {
-            true
-        }
-        kind => kind.ends_with("identifier") || parent == "predefined_type",
     }
 }
 

@@ -26,7 +26,7 @@ use tree_sitter::Node;
 
 use super::SyntaxProblem;
 use super::tree_problems::{Step, problem_at, walk};
-use crate::grammar::SCRIPT_FUNCTIONS as FUNCTIONS;
+use crate::grammar::{SCRIPT_FUNCTIONS as FUNCTIONS, has_token};
 
 /// JavaScript's reserved words: never a name, and called tokens rather than identifiers in V8's messages.
 pub(super) const RESERVED: [&str; 36] = [
@@ -315,12 +315,6 @@ fn export_names(export: Node<'_>) -> Vec<Node<'_>> {
         }
     }
     names
-}
-
-/// Whether a node has an anonymous child token of `kind` (`async`, `get`, `set`).
-fn has_token(node: Node<'_>, kind: &str) -> bool {
-    let mut cursor = node.walk();
-    node.children(&mut cursor).any(|c| !c.is_named() && c.kind() == kind)
 }
 
 /// The comma that leaves an element empty in a list: one right after the opening bracket or another comma.

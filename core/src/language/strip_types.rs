@@ -15,6 +15,8 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Parser};
 
+use crate::grammar::has_token;
+
 /// Why a TypeScript source cannot be run by removing its types.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unrunnable {
@@ -535,11 +537,6 @@ impl Edits<'_> {
         out.push_str(&self.source[at..]);
         out
     }
-}
-
-fn has_token(node: Node, token: &str) -> bool {
-    let mut cursor = node.walk();
-    node.children(&mut cursor).any(|c| !c.is_named() && c.kind() == token)
 }
 
 /// Whether a declaration exists only for the type checker: an interface, a type alias, a `declare`d one, an
