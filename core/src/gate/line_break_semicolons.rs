@@ -3,7 +3,7 @@
 //! told where it breaks.
 
 use super::script::Compiler;
-use super::tree_problems::{Step, walk};
+use super::tree_problems::{Step, code_before, walk};
 
 /// How many times the semicolons are looked for again in the source read with those found so far: tree-sitter's
 /// recovery from the first misreading can hide the next place.
@@ -43,24 +43,13 @@ pub(super) fn before_signature_at(source: &str, stop: usize) -> Option<String> {
 
 /// Where the code before byte `at` ends, comments and blank lines passed over, when it ends as a type can (a name,
 /// a closing bracket, a quote; not `=>`, an operator or an opening bracket).
-fn code_end_before(source: &str, mut at: usize) -> Option<usize> {
-    loop {
-        let before = source[..at].trim_end();
-        if before.ends_with("*/") {
-            at = before.rfind("/*")?;
-            continue;
-        }
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        if before[line_start..].trim_start().starts_with("//") {
-            at = line_start;
-            continue;
-        }
-        let last = before.chars().next_back()?;
-        let ends_type = last.is_alphanumeric()
-            || matches!(last, '_' | '$' | ')' | ']' | '}' | '\'' | '"' | '`')
-            || (last == '>' && !before.ends_with("=>"));
-        return ends_type.then_some(before.len());
-    }
+fn code_end_before(source: &str, at: usize) -> Option<usize> {
+    let before = code_before(source, at);
+    let last = before.chars().next_back()?;
+    let ends_type = last.is_alphanumeric()
+        || matches!(last, '_' | '$' | ')' | ']' | '}' | '\'' | '"' | '`')
+        || (last == '>' && !before.ends_with("=>"));
+    ends_type.then_some(before.len())
 }
 
 /// The source with a `;` at each line break where the compilers end a statement or a type member and tree-sitter's

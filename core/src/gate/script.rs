@@ -123,7 +123,16 @@ fn check_within(
 }
 
 /// A source every prefix of which could still be completed: it ends too soon, leaving the bracket `open` open.
+/// In TypeScript, when the bracket left open is a body of type members, the `typescript` parser stops sooner, at the
+/// first line no member can open ([`super::typescript_grammar::first_non_member`]).
 fn ends_too_soon(compiler: Compiler, source: &str, open: Option<tree_sitter::Node<'_>>) -> SyntaxProblem {
+    let members = open.filter(|o| o.parent().is_some_and(|p| matches!(p.kind(), "interface_body" | "object_type")));
+    if compiler == Compiler::TypeScript
+        && let Some(body) = members
+        && let Some(problem) = super::typescript_grammar::first_non_member(source, body.end_byte())
+    {
+        return problem;
+    }
     let closer = open.map_or("}", viable_prefix::closer);
     match compiler {
         Compiler::V8 => problem_at_end(source, "Unexpected end of input"),
@@ -137,7 +146,8 @@ fn stopped_at(stop: &Unexpected<'_>, compiler: Compiler, source: &str) -> Syntax
     let token = stop.token;
     let text = source.get(token.start_byte()..token.end_byte()).unwrap_or("");
     if compiler == Compiler::TypeScript {
-        return problem_at(token, source, &unexpected(text));
+        let elsewhere = super::typescript_grammar::stops_elsewhere(source, token.start_byte());
+        return elsewhere.unwrap_or_else(|| problem_at(token, source, &unexpected(text)));
     }
     // Right after an argument, where the list could have ended.
     if let (Some(open), Some(previous)) = (stop.open, stop.previous)

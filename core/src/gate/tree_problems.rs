@@ -33,6 +33,37 @@ pub(super) fn problem_at(node: Node<'_>, source: &str, message: &str) -> SyntaxP
     SyntaxProblem::new(ProblemKind::Syntax, message, at.row as u32 + 1, column as u32 + 1)
 }
 
+/// A syntax problem at byte `at` of the source (a char boundary), its column counted in characters.
+#[cfg(feature = "js")]
+pub(super) fn problem_at_byte(source: &str, at: usize, message: &str) -> SyntaxProblem {
+    let before = &source[..at];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.matches('\n').count() as u32 + 1;
+    let column = before[line_start..].chars().count() as u32 + 1;
+    SyntaxProblem::new(ProblemKind::Syntax, message, line, column)
+}
+
+/// The source before byte `at` with the comments and white space that end it passed over (a line comment is known
+/// by its line opening with `//`).
+#[cfg(feature = "js")]
+pub(super) fn code_before(source: &str, mut at: usize) -> &str {
+    loop {
+        let before = source[..at].trim_end();
+        if before.ends_with("*/")
+            && let Some(open) = before.rfind("/*")
+        {
+            at = open;
+            continue;
+        }
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        if before[line_start..].trim_start().starts_with("//") {
+            at = line_start;
+            continue;
+        }
+        return before;
+    }
+}
+
 /// A syntax problem at the end of the source, where compilers put a source that ends too soon: after its last line
 /// break.
 #[cfg(feature = "js")]

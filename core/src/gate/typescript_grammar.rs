@@ -9,13 +9,16 @@
 //! - a `/// <reference ... />` directive that does not read as one;
 //! - an empty element in an object, a call's arguments, a parameter list or an import or export list (`f(a,, b)`).
 //!
+//! In a tree with an error, it also tells where the `typescript` parser stops when that is not where a reading left
+//! to right in tree-sitter's grammar does ([`stops_elsewhere`], [`first_non_member`]).
+//!
 //! Each is measured against the `typescript` package by `core/tests/gate_typescript.rs` on mutants of real sources.
 
 use tree_sitter::Node;
 
 use super::SyntaxProblem;
 use super::script_grammar::{NO_HOLES, RESERVED, empty_element};
-use super::tree_problems::{Step, problem_at, problem_at_end, walk};
+use super::tree_problems::{Step, code_before, problem_at, problem_at_byte, problem_at_end, walk};
 
 /// The first construct the `typescript` package's parser refuses that the grammar accepted, in its words.
 pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
@@ -48,6 +51,149 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
         }
         Ok(())
     })
+}
+
+/// Where the `typescript` parser puts a name missing after a `.` that ends a line: when the next line opens with two
+/// names (`internal.` and then `export const x`), it ends the member access there and says so right after the dot,
+/// where tree-sitter reads the first name as the member and stops at the second. Comments between are passed over.
+/// `stop` is the byte of that second name.
+fn name_missing_after_dot(source: &str, stop: usize) -> Option<SyntaxProblem> {
+    let is_name = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let line_start = source[..stop].rfind('\n').map_or(0, |i| i + 1);
+    let first = source[line_start..stop].trim();
+    let two_names = !first.is_empty()
+        && first.chars().all(is_name)
+        && source[stop..].starts_with(is_name)
+        && source[line_start..stop].ends_with(char::is_whitespace);
+    let before = code_before(source, line_start);
+    let dot = two_names && before.ends_with('.') && !before.ends_with("...");
+    dot.then(|| problem_at_byte(source, before.len(), "Identifier expected."))
+}
+
+/// Where the `typescript` parser stops when the token a reading stopped at (byte `stop`) is not where it does:
+/// - in a block comment never closed (the last `/*` before it is not closed after it): `'*/' expected.` at the end;
+/// - on a line that opens a generic call signature whose type parameters close the line (`<A, B>` with its `(`
+///   lost): `'(' expected.` at the next token;
+/// - a name missing after a `.` that ends a line ([`name_missing_after_dot`]).
+pub(super) fn stops_elsewhere(source: &str, stop: usize) -> Option<SyntaxProblem> {
+    let upto = (stop + 2).min(source.len());
+    if let Some(open) = source.get(..upto).and_then(|s| s.rfind("/*"))
+        && !source[open + 2..].contains("*/")
+    {
+        return Some(problem_at_end(source, "'*/' expected."));
+    }
+    let line_start = source[..stop].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = source[stop..].find('\n').map_or(source.len(), |i| stop + i);
+    let line = source[line_start..line_end].trim();
+    let signature = line.strip_prefix('<').is_some_and(|r| r.starts_with(|c: char| c.is_alphabetic() || c == '_'));
+    if signature && type_parameters_alone(line) {
+        let next = source[line_end..].len() - source[line_end..].trim_start().len();
+        if line_end + next < source.len() {
+            return Some(problem_at_byte(source, line_end + next, "'(' expected."));
+        }
+    }
+    name_missing_after_dot(source, stop)
+}
+
+/// Whether a line opening with `<` is its type parameter list and nothing more: the `<` is closed by the line's last
+/// character (an `=>` is not a closing `>`).
+fn type_parameters_alone(line: &str) -> bool {
+    let mut depth = 0usize;
+    let bytes = line.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'<' => depth += 1,
+            b'>' if i > 0 && bytes[i - 1] == b'=' => {}
+            b'>' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i == bytes.len() - 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Words that open a declaration and never a type member's continuation: a line of members that opens with one of
+/// them and a name, and goes on as no member does, is where the `typescript` parser stops.
+const DECLARATION_WORDS: [&str; 14] = [
+    "export",
+    "import",
+    "const",
+    "let",
+    "var",
+    "function",
+    "class",
+    "interface",
+    "type",
+    "enum",
+    "namespace",
+    "declare",
+    "module",
+    "abstract",
+];
+
+/// In a body of type members never closed (an interface's or an object type's `{` left open to the end), the first
+/// line the `typescript` parser cannot read as a member, which it refuses at once ("Property or signature
+/// expected.") where tree-sitter reads on to the end: at the body's own level, a declaration word and a name followed
+/// by what follows no member's name (`export interface Right {`, `const f = ...`). `body` is the byte after the
+/// `{`. Block comments are passed over; brackets are counted to know the level.
+pub(super) fn first_non_member(source: &str, body: usize) -> Option<SyntaxProblem> {
+    let mut depth = 0i32;
+    let mut in_comment = false;
+    let mut line_start = source[..body].rfind('\n').map_or(0, |i| i + 1);
+    let mut from = body - line_start;
+    for (row, line) in source[line_start..].split('\n').enumerate() {
+        let text = line.get(from..).unwrap_or("");
+        from = 0;
+        let opened = text.trim_start();
+        let at_level = depth == 0 && !in_comment && row > 0;
+        if at_level && declaration_opening(opened).is_some() {
+            let at = line_start + line.len() - opened.len();
+            return Some(problem_at_byte(source, at, "Property or signature expected."));
+        }
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            let next = text[i + c.len_utf8()..].chars().next();
+            match (in_comment, c, next) {
+                (true, '*', Some('/')) => {
+                    in_comment = false;
+                    chars.next();
+                }
+                (true, ..) => {}
+                (false, '/', Some('*')) => {
+                    in_comment = true;
+                    chars.next();
+                }
+                (false, '/', Some('/')) => break,
+                (false, '=', Some('>')) => {
+                    chars.next();
+                }
+                (false, '(' | '[' | '{' | '<', _) => depth += 1,
+                (false, ')' | ']' | '}' | '>', _) => depth -= 1,
+                _ => {}
+            }
+        }
+        if depth < 0 {
+            return None;
+        }
+        line_start += line.len() + 1;
+    }
+    None
+}
+
+/// Whether a line opens with a declaration word, a name and then what follows no member's name (not `(`, `<`, `?`,
+/// `!`, `:`, `,`, `;`, `}` or the line's end).
+fn declaration_opening(line: &str) -> Option<()> {
+    let word = |s: &str| s.len() - s.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_' || c == '$').len();
+    let first = &line[..word(line)];
+    let rest = line[first.len()..].strip_prefix([' ', '\t'])?.trim_start();
+    let name = &rest[..word(rest)];
+    let after = rest[name.len()..].trim_start();
+    let goes_on = !after.is_empty() && !after.starts_with(['(', '<', '?', '!', ':', ',', ';', '}']);
+    (DECLARATION_WORDS.contains(&first) && !name.is_empty() && goes_on).then_some(())
 }
 
 /// What the `typescript` package says of an empty element in a list of this kind.
@@ -135,5 +281,42 @@ mod tests {
         assert_eq!(verdict("/// <reference />\n").map_err(|e| e.0), Err(1));
         assert_eq!(verdict("const r = f(a,\n  , b);\n"), Err((2, "Argument expression expected.".into())));
         assert_eq!(verdict("const o = { a,, b };\n").map_err(|e| e.1), Err("Property assignment expected.".into()));
+    }
+
+    #[test]
+    fn a_members_body_left_open_stops_where_no_member_can_open() {
+        let source = "export interface Left {\n  readonly _tag: \"Left\"\n  /** a note\n   export const x = 1 */\n\n\
+                      export interface Right {\n  readonly a: A\n}\n";
+        let problem = first_non_member(source, source.find('{').unwrap() + 1).expect("a declaration among members");
+        assert_eq!((problem.line, problem.column, problem.message.as_str()), (6, 1, "Property or signature expected."));
+        let members = "interface A {\n  get x(): number\n  readonly y?: string\n  type: string\n  new (a: A): B\n\
+                       \x20 m<T>(a: T): T\n  a: {\n    export const: 1\n  }\n  b: X extends Y ? Z : W\n  declare\n";
+        assert!(first_non_member(members, members.find('{').unwrap() + 1).is_none());
+    }
+
+    #[test]
+    fn a_name_missing_after_a_dot_is_told_after_the_dot() {
+        let source = "export const a = internal.\n/** the next */\nexport const b = 1;\n";
+        let problem = name_missing_after_dot(source, source.rfind("const").unwrap()).expect("two names after a dot");
+        assert_eq!((problem.line, problem.column, problem.message.as_str()), (1, 27, "Identifier expected."));
+        let one_name = "const a = o.\n  b + c;\n";
+        assert!(name_missing_after_dot(one_name, one_name.find('+').unwrap()).is_none());
+        let spread = "f(...\n  a b);\n";
+        assert!(name_missing_after_dot(spread, spread.find(" b").unwrap() + 1).is_none());
+    }
+
+    #[test]
+    fn where_the_typescript_parser_stops_instead() {
+        let open_comment = "const a = 1;\n/** never closed\n * more\n";
+        let stop = open_comment.find("more").unwrap();
+        let problem = stops_elsewhere(open_comment, stop).expect("a comment left open");
+        assert_eq!((problem.line, problem.message.as_str()), (4, "'*/' expected."));
+        let lost_paren = "type F = {\n  (a: A): B\n  <X, E>\n    self: X,\n  ): E\n}\n";
+        let problem = stops_elsewhere(lost_paren, lost_paren.find("<X").unwrap()).expect("a signature's ( lost");
+        assert_eq!((problem.line, problem.column, problem.message.as_str()), (4, 5, "'(' expected."));
+        let whole = "type F = {\n  <A, E>(effect: E<A>: (self: D<A>) => E<boolean>\n}\n";
+        assert!(stops_elsewhere(whole, whole.find("<A").unwrap()).is_none(), "a signature with more than its types");
+        let closed = "/** closed */\nconst a = b c;\n";
+        assert!(stops_elsewhere(closed, closed.find(" c").unwrap() + 1).is_none());
     }
 }
