@@ -2,7 +2,6 @@
 //! ([`super::script`]) reads a source again with them, so that a valid source is not refused and a broken one is
 //! told where it breaks.
 
-use super::script::Compiler;
 use super::tree_problems::{Step, code_before, walk};
 
 /// How many times the semicolons are looked for again in the source read with those found so far: tree-sitter's
@@ -10,17 +9,18 @@ use super::tree_problems::{Step, code_before, walk};
 const SEMICOLON_ROUNDS: usize = 8;
 
 /// The source with the semicolons of [`semicolons_at_line_breaks`], looked for again in each reading that still has
-/// an error, until one has none or no more are found. `None` when there is none.
+/// an error, until one has none or no more are found; `typescript` for TypeScript's places as well. `None` when
+/// there is none.
 pub(super) fn with_semicolons(
     parser: &mut tree_sitter::Parser,
     root: tree_sitter::Node<'_>,
     source: &str,
-    compiler: Compiler,
+    typescript: bool,
 ) -> Option<String> {
-    let mut text = semicolons_at_line_breaks(root, source, compiler)?;
+    let mut text = semicolons_at_line_breaks(root, source, typescript)?;
     for _ in 0..SEMICOLON_ROUNDS {
         let Some(tree) = parser.parse(&text, None).filter(|t| t.root_node().has_error()) else { break };
-        let Some(more) = semicolons_at_line_breaks(tree.root_node(), &text, compiler) else { break };
+        let Some(more) = semicolons_at_line_breaks(tree.root_node(), &text, typescript) else { break };
         text = more;
     }
     Some(text)
@@ -56,7 +56,7 @@ fn code_end_before(source: &str, at: usize) -> Option<usize> {
 /// grammar reads on: after an arrow function's block body followed by a line that opens with `[` or `(` (an arrow
 /// function is never a callee or an object without parentheses), and in TypeScript before a line that opens with
 /// `<` after a type (a generic call signature: no type goes on with `<`). `None` when there is no such place.
-fn semicolons_at_line_breaks(root: tree_sitter::Node<'_>, source: &str, compiler: Compiler) -> Option<String> {
+fn semicolons_at_line_breaks(root: tree_sitter::Node<'_>, source: &str, typescript: bool) -> Option<String> {
     let mut ends = Vec::new();
     let mut previous: Option<tree_sitter::Node<'_>> = None;
     let _: Result<(), ()> = walk(root, |step| {
@@ -72,7 +72,7 @@ fn semicolons_at_line_breaks(root: tree_sitter::Node<'_>, source: &str, compiler
         }
         // A token the parser invented (a missing name after `=>`) is not in the source.
         if node.child_count() == 0 && node.kind() != "comment" && !node.is_missing() {
-            if compiler == Compiler::TypeScript
+            if typescript
                 && node.kind() == "<"
                 && let Some(before) = previous
                 && before.end_position().row < node.start_position().row

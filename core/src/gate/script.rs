@@ -60,7 +60,7 @@ fn check_within(
     // with none first): in a broken source, the rereading still finds the break, and not a misreading before it.
     let rereads = match root.has_error() {
         true => [
-            super::line_break_semicolons::with_semicolons(&mut parser, root, source, compiler),
+            super::line_break_semicolons::with_semicolons(&mut parser, root, source, compiler == Compiler::TypeScript),
             (compiler == Compiler::TypeScript).then(|| simple_first_patterns(source)).flatten(),
         ],
         false => [None, None],
