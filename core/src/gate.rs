@@ -19,6 +19,8 @@
 mod ast;
 mod compile;
 mod expr;
+#[cfg(feature = "js")]
+mod generic_arrows;
 #[cfg(feature = "incremental")]
 mod incremental;
 #[cfg(feature = "java")]

@@ -92,8 +92,14 @@ fn check_within(
     };
     // Where a compiler reading left to right stops, at or after where tree-sitter's recovery starts; for V8, before
     // that where the module's structure is broken (an `export` inside a block, a `return` outside a function).
-    let stop = match viable_prefix::first_unexpected(&mut parser, root, source, node.start_byte()) {
-        Ok(Stop::At(stop)) => Some((stop.token.start_byte(), stopped_at(&stop, compiler, source))),
+    let arrow_heads = compiler == Compiler::TypeScript;
+    let stop = match viable_prefix::first_unexpected(&mut parser, root, source, node.start_byte(), arrow_heads) {
+        Ok(Stop::At(stop)) => {
+            let reread =
+                (compiler == Compiler::TypeScript).then(|| generic_arrow_taken_back(&mut parser, root, source, &stop));
+            let problem = reread.flatten().unwrap_or_else(|| stopped_at(&stop, compiler, source));
+            Some((stop.token.start_byte(), problem))
+        }
         Ok(Stop::End(open)) => Some((source.len(), ends_too_soon(compiler, source, open))),
         Err(()) => None,
     };
@@ -120,6 +126,19 @@ fn check_within(
         return Err(problem_at_end(source, &message));
     }
     Err(problem_at(node, source, &message))
+}
+
+/// Where the `typescript` parser stops when the token a reading stopped at breaks a generic arrow function's head
+/// after its parameters: it reads the arrow again as a type assertion ([`super::generic_arrows`]).
+fn generic_arrow_taken_back(
+    parser: &mut tree_sitter::Parser,
+    root: tree_sitter::Node<'_>,
+    source: &str,
+    stop: &Unexpected<'_>,
+) -> Option<SyntaxProblem> {
+    let tokens = viable_prefix::tokens(root).ok()?;
+    let at = tokens.iter().position(|t| t.start_byte() == stop.token.start_byte())?;
+    super::generic_arrows::reread_as_assertion(parser, source, &tokens, at)
 }
 
 /// A source every prefix of which could still be completed: it ends too soon, leaving the bracket `open` open.

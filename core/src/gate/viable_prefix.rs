@@ -32,13 +32,15 @@ pub(super) enum Stop<'t> {
 }
 
 /// The first token at or after byte `from` after which the source parsed as `root` can no longer be completed, or
-/// the end; `Err(())` when the search does not apply (a source too long, or one holding JSX, whose open elements the
+/// the end (with `arrow_heads`, a prefix an arrow can complete is viable: [`ARROW`]); `Err(())` when the search does
+/// not apply (a source too long, or one holding JSX, whose open elements the
 /// closing brackets do not close).
 pub(super) fn first_unexpected<'t>(
     parser: &mut Parser,
     root: Node<'t>,
     source: &str,
     from: usize,
+    arrow_heads: bool,
 ) -> Result<Stop<'t>, ()> {
     if source.len() > MAX_BYTES {
         return Err(());
@@ -46,7 +48,7 @@ pub(super) fn first_unexpected<'t>(
     let tokens = tokens(root)?;
     let first = tokens.partition_point(|t| t.end_byte() <= from);
     let rest = &tokens[first..];
-    let viable = |parser: &mut Parser, last: usize| viable(parser, source, &tokens[..=first + last]);
+    let viable = |parser: &mut Parser, last: usize| viable(parser, source, &tokens[..=first + last], arrow_heads);
     // The ends of lines first: the last token of each line.
     let line_ends: Vec<usize> = (0..rest.len())
         .filter(|&i| rest.get(i + 1).is_none_or(|next| next.start_position().row > rest[i].end_position().row))
@@ -76,7 +78,7 @@ fn first_failing(n: usize, mut fails: impl FnMut(usize) -> bool) -> Option<usize
 
 /// The tokens of the tree in the source's order: its leaves of nonzero width, comments left out. `Err` when the
 /// tree holds JSX.
-fn tokens(root: Node<'_>) -> Result<Vec<Node<'_>>, ()> {
+pub(super) fn tokens(root: Node<'_>) -> Result<Vec<Node<'_>>, ()> {
     let mut out = Vec::new();
     walk(root, |step| {
         let Step::Enter(node) = step else { return Ok(()) };
@@ -93,7 +95,7 @@ fn tokens(root: Node<'_>) -> Result<Vec<Node<'_>>, ()> {
 
 /// The brackets `tokens` leave open, innermost last (a template's backquote and its `${` among them); `Err` at a
 /// closing bracket that does not close the innermost one.
-fn open_brackets<'t>(tokens: &[Node<'t>]) -> Result<Vec<Node<'t>>, ()> {
+pub(super) fn open_brackets<'t>(tokens: &[Node<'t>]) -> Result<Vec<Node<'t>>, ()> {
     let mut open: Vec<Node<'t>> = Vec::new();
     for token in tokens {
         let kind = token.kind();
@@ -130,18 +132,89 @@ pub(super) fn closer(open: Node<'_>) -> &'static str {
 /// class's head, an `if`'s condition, an arrow), or an expression (after an operator).
 const COMPLETIONS: [&str; 3] = ["", "{}", "_"];
 
+/// An arrow and its body, which may follow a parameter list. A TypeScript prefix is also tried followed by it, with
+/// the parameter list it leaves open closed first or not: the `typescript` parser reads `(a: T` and `<T>(a: T` in an
+/// expression as an arrow function's head, and so stops only after its `)`, where the `=>` is missing.
+const ARROW: &str = "=> _";
+
 /// Whether the source up to the end of the last of `tokens` (all the tokens from the first) can still be completed:
-/// followed by one of the [`COMPLETIONS`] and closed by the brackets it leaves open, it parses with no problem inside
-/// it.
-fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>]) -> bool {
+/// followed by one of the [`COMPLETIONS`] (or, with `arrow_heads`, by an [`ARROW`]) and closed by the brackets it
+/// leaves open, it parses with no problem inside it.
+fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>], arrow_heads: bool) -> bool {
     let Some(last) = tokens.last() else { return true };
     let Ok(open) = open_brackets(tokens) else { return false };
     let end = last.end_byte();
+    let prefix = &source[..end];
     let closers: String = open.iter().rev().map(|bracket| closer(*bracket)).collect();
-    COMPLETIONS.iter().any(|completion| {
-        let text = format!("{}\n{completion}{closers}", &source[..end]);
-        parser.parse(&text, None).is_some_and(|tree| clean_before(tree.root_node(), end))
-    })
+    let mut texts: Vec<String> =
+        COMPLETIONS.iter().map(|completion| format!("{prefix}\n{completion}{closers}")).collect();
+    if arrow_heads {
+        let text = |token: &Node<'_>| token.utf8_text(source.as_bytes()).unwrap_or("");
+        if text(last) == ")"
+            && opening(tokens, tokens.len() - 1).is_some_and(|paren| may_open_arrow(source, tokens, paren))
+        {
+            texts.push(format!("{prefix}\n{ARROW}{closers}"));
+        }
+        // The innermost parameter list left open, closed and followed by the arrow.
+        if let Some(inner) = open.iter().rposition(|bracket| bracket.kind() == "(")
+            && may_open_arrow(source, tokens, tokens.partition_point(|t| t.start_byte() < open[inner].start_byte()))
+        {
+            let (within, without) = closers.split_at(open.len() - inner);
+            texts.extend(COMPLETIONS.iter().map(|c| format!("{prefix}\n{c}{within}{ARROW}{without}")));
+        }
+    }
+    texts.iter().any(|text| parser.parse(text, None).is_some_and(|tree| clean_before(tree.root_node(), end)))
+}
+
+/// The index of the bracket the closing bracket at `tokens[close]` closes (a `)`, `]`, `}` or `>`), counting the
+/// brackets of its kind between.
+fn opening(tokens: &[Node<'_>], close: usize) -> Option<usize> {
+    let closer = tokens[close].kind();
+    let opener = match closer {
+        ")" => "(",
+        "]" => "[",
+        "}" => "{",
+        ">" => "<",
+        _ => return None,
+    };
+    let mut depth = 0usize;
+    for i in (0..=close).rev() {
+        match tokens[i].kind() {
+            kind if kind == closer => depth += 1,
+            kind if kind == opener => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether the `(` at `tokens[paren]` may open an arrow function's parameters: it, or the `<` of type parameters
+/// right before it, starts the source or follows a token after which an expression may start
+/// ([`starts_an_expression_after`]), and not an operand (`a > (b: T`), where a parenthesized expression is read.
+fn may_open_arrow(source: &str, tokens: &[Node<'_>], paren: usize) -> bool {
+    let mut first = paren;
+    if first > 0 && tokens[first - 1].kind() == ">" {
+        match opening(tokens, first - 1) {
+            Some(angle) => first = angle,
+            None => return false,
+        }
+    }
+    first == 0 || starts_an_expression_after(tokens[first - 1].utf8_text(source.as_bytes()).unwrap_or(""))
+}
+
+/// Whether an expression (an arrow function among them) may start right after this token: an assignment, an
+/// opening bracket, a separator, an arrow, a `?` or `:`, the end of a statement, or a keyword that takes an
+/// expression.
+pub(super) fn starts_an_expression_after(previous: &str) -> bool {
+    matches!(
+        previous,
+        "=" | "(" | "," | "=>" | "?" | ":" | "[" | "{" | "}" | ";" | "return" | "||" | "&&" | "??" | "yield" | "async"
+    )
 }
 
 /// Whether no `ERROR` or `MISSING` node under `root` starts before byte `end`.
@@ -190,21 +263,45 @@ mod tests {
     fn the_stop_is_the_first_token_no_completion_can_follow() {
         let src = "function f(a) {\n  if (a) {\n    g(a,\n      b\n  return 1\n}\n";
         let (mut parser, tree) = parse(src);
-        let Ok(Stop::At(stop)) = first_unexpected(&mut parser, tree.root_node(), src, 0) else { panic!("no stop") };
+        let Ok(Stop::At(stop)) = first_unexpected(&mut parser, tree.root_node(), src, 0, false) else {
+            panic!("no stop")
+        };
         // Inside tree-sitter's ERROR node the keyword is read as a name: the text says what it is.
         assert_eq!((stop.token.utf8_text(src.as_bytes()).unwrap(), stop.token.start_position().row), ("return", 4));
         assert_eq!(stop.previous.map(|p| p.kind()), Some("identifier"));
         assert_eq!(stop.open.map(|o| o.kind()), Some("("));
         let short = "function f(a) {\n  return [a,\n";
         let (mut parser, tree) = parse(short);
-        let Ok(Stop::End(open)) = first_unexpected(&mut parser, tree.root_node(), short, 0) else { panic!("a stop") };
+        let Ok(Stop::End(open)) = first_unexpected(&mut parser, tree.root_node(), short, 0, false) else {
+            panic!("a stop")
+        };
         assert_eq!(open.map(|o| o.kind()), Some("["));
+    }
+
+    #[test]
+    fn a_typescript_parameter_list_can_be_completed_by_an_arrow() {
+        let src = "const f = (a: number, b: string\nconst g = 1\n";
+        let mut parser = crate::grammar::parser(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into());
+        let tree = parser.parse(src, None).unwrap();
+        let stop_at = |parser: &mut Parser, arrow_heads: bool| match first_unexpected(
+            parser,
+            tree.root_node(),
+            src,
+            0,
+            arrow_heads,
+        ) {
+            Ok(Stop::At(stop)) => stop.token.utf8_text(src.as_bytes()).unwrap().to_string(),
+            _ => panic!("no stop"),
+        };
+        // Without an arrow to follow, the list cannot be completed within it; as an arrow's head it ends at `const`.
+        assert_ne!(stop_at(&mut parser, false), "const");
+        assert_eq!(stop_at(&mut parser, true), "const");
     }
 
     #[test]
     fn jsx_is_not_searched() {
         let src = "const e = <div>{a</div>;\n";
         let (mut parser, tree) = parse(src);
-        assert!(first_unexpected(&mut parser, tree.root_node(), src, 0).is_err());
+        assert!(first_unexpected(&mut parser, tree.root_node(), src, 0, false).is_err());
     }
 }
