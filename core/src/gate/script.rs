@@ -100,7 +100,7 @@ fn check_within(
             let problem = reread.flatten().unwrap_or_else(|| stopped_at(&stop, compiler, source));
             Some((stop.token.start_byte(), problem))
         }
-        Ok(Stop::End(open)) => Some((source.len(), ends_too_soon(compiler, source, open))),
+        Ok(Stop::End(open)) => Some((source.len(), ends_too_soon(&mut parser, root, compiler, source, open))),
         Err(()) => None,
     };
     if let Some((at, _)) = stop
@@ -143,9 +143,23 @@ fn generic_arrow_taken_back(
 
 /// A source every prefix of which could still be completed: it ends too soon, leaving the bracket `open` open.
 /// In TypeScript, when the bracket left open is a body of type members, the `typescript` parser stops sooner, at the
-/// first line no member can open ([`super::typescript_grammar::first_non_member`]).
-fn ends_too_soon(compiler: Compiler, source: &str, open: Option<tree_sitter::Node<'_>>) -> SyntaxProblem {
-    let members = open.filter(|o| o.parent().is_some_and(|p| matches!(p.kind(), "interface_body" | "object_type")));
+/// first line no member can open ([`super::typescript_grammar::first_non_member`]). Whether it is one is read from
+/// the tree, or where the tree's recovery left it in an `ERROR`, from the prefix up to it read alone.
+fn ends_too_soon(
+    parser: &mut tree_sitter::Parser,
+    root: tree_sitter::Node<'_>,
+    compiler: Compiler,
+    source: &str,
+    open: Option<tree_sitter::Node<'_>>,
+) -> SyntaxProblem {
+    let holds_members = |kind: &str| matches!(kind, "interface_body" | "object_type");
+    let members = open.filter(|o| match o.parent() {
+        Some(p) if p.is_error() => {
+            viable_prefix::read_alone(parser, root, source, *o).is_some_and(|k| holds_members(&k))
+        }
+        Some(p) => holds_members(p.kind()),
+        None => false,
+    });
     if compiler == Compiler::TypeScript
         && let Some(body) = members
         && let Some(problem) = super::typescript_grammar::first_non_member(source, body.end_byte())
@@ -308,6 +322,17 @@ mod tests {
         // An opening line lost: the return is at the module's top level, before the stray brace.
         let lost_opening = "import a from './a.js';\nconst b = 1;\n  return 1;\n}\n";
         assert_eq!(js(lost_opening), Err((3, "Illegal return statement".into())));
+    }
+
+    #[test]
+    fn typescript_members_left_open_are_read_whatever_the_recovery_made_of_them() {
+        // A comment never closed where it should be swallows the object type's `}`: the tree's recovery leaves the
+        // `{` in an ERROR, and the `typescript` parser reads the next declaration as a member named `const`.
+        let source = "export const or: {\n  /**\n   * a note\n  (self: boolean): boolean\n} = dual(2, f)\n\n\
+                      /**\n * b\n */\nexport const nor: {\n  (self: boolean): boolean\n} = dual(2, g)\n";
+        assert_eq!(ts(source), Err((10, "';' expected.".into())));
+        // Imports and tries left open are completed as such: the stop is where the source breaks, not at the opening.
+        assert_eq!(ts("import {\n  a,\n  b\n} fromfrom \"./x\"\n"), Err((4, "Unexpected token 'fromfrom'".into())));
     }
 
     #[test]

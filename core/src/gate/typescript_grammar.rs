@@ -150,11 +150,11 @@ pub(super) fn first_non_member(source: &str, body: usize) -> Option<SyntaxProble
         from = 0;
         let opened = text.trim_start();
         let at_level = depth == 0 && !in_comment && row > 0;
-        if at_level && declaration_opening(opened).is_some() {
-            let at = line_start + line.len() - opened.len();
-            return Some(problem_at_byte(source, at, "Property or signature expected."));
+        if at_level && let Some((offset, message)) = member_reading(opened) {
+            let at = line_start + line.len() - opened.len() + offset;
+            return Some(problem_at_byte(source, at, message));
         }
-        let mut chars = text.char_indices().peekable();
+        let mut chars = text.char_indices();
         while let Some((i, c)) = chars.next() {
             let next = text[i + c.len_utf8()..].chars().next();
             match (in_comment, c, next) {
@@ -184,16 +184,76 @@ pub(super) fn first_non_member(source: &str, body: usize) -> Option<SyntaxProble
     None
 }
 
-/// Whether a line opens with a declaration word, a name and then what follows no member's name (not `(`, `<`, `?`,
-/// `!`, `:`, `,`, `;`, `}` or the line's end).
-fn declaration_opening(line: &str) -> Option<()> {
-    let word = |s: &str| s.len() - s.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_' || c == '$').len();
-    let first = &line[..word(line)];
-    let rest = line[first.len()..].strip_prefix([' ', '\t'])?.trim_start();
-    let name = &rest[..word(rest)];
-    let after = rest[name.len()..].trim_start();
-    let goes_on = !after.is_empty() && !after.starts_with(['(', '<', '?', '!', ':', ',', ';', '}']);
-    (DECLARATION_WORDS.contains(&first) && !name.is_empty() && goes_on).then_some(())
+/// Words the `typescript` parser may take as modifiers of a member.
+const MODIFIERS: [&str; 15] = [
+    "export",
+    "declare",
+    "const",
+    "public",
+    "private",
+    "protected",
+    "static",
+    "readonly",
+    "abstract",
+    "async",
+    "override",
+    "accessor",
+    "default",
+    "in",
+    "out",
+];
+
+/// Where the `typescript` parser stops in a line among type members that opens with a declaration word, as the byte
+/// offset in the line and its message; `None` when it reads a member there. It first asks whether a member can open
+/// there (the modifiers passed over, a name followed by what follows a member's name: `(`, `<`, `?`, `:`, `,`, `;`,
+/// `}` or the line's end): when none can (`export interface Right {`, `const f = 1`, `let x: T`), it stops at once,
+/// "Property or signature expected.". When one can, it reads the modifiers again, keeping only those a name follows
+/// (`const` only before `enum`, `export default` only before a declaration): `export const x: T` is the member
+/// `const` modified by `export`, and the `x` after it is where a `;` was expected.
+fn member_reading(line: &str) -> Option<(usize, &'static str)> {
+    let is_name = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    // The line's first tokens: names, and single characters otherwise, with their offsets.
+    let mut tokens: Vec<(usize, &str)> = Vec::new();
+    let mut rest = line;
+    while tokens.len() < 8 {
+        let trimmed = rest.trim_start();
+        let Some(first) = trimmed.chars().next() else { break };
+        let at = line.len() - trimmed.len();
+        let length = match first {
+            _ if is_name(first) => trimmed.len() - trimmed.trim_start_matches(is_name).len(),
+            _ => first.len_utf8(),
+        };
+        tokens.push((at, &trimmed[..length]));
+        rest = &trimmed[length..];
+    }
+    let word = |i: usize| tokens.get(i).map_or("", |t| t.1);
+    let named = |i: usize| word(i).starts_with(is_name);
+    let follows_a_name = |i: usize| matches!(word(i), "" | "(" | "<" | "?" | ":" | "," | ";" | "}");
+    if !DECLARATION_WORDS.contains(&word(0)) {
+        return None;
+    }
+    let mut at = 0;
+    while MODIFIERS.contains(&word(at)) {
+        at += 1;
+    }
+    let opens = match word(at) {
+        "[" => true,
+        _ if named(at) => follows_a_name(at + 1),
+        _ => at > 0 && follows_a_name(at),
+    };
+    if !opens {
+        return Some((0, "Property or signature expected."));
+    }
+    let mut name = 0;
+    let modifies = |i: usize| match (word(i), word(i + 1)) {
+        ("const", next) => next == "enum",
+        ("export", "default") => matches!(word(i + 2), "class" | "function" | "interface" | "abstract" | "async"),
+        (modifier, _) => MODIFIERS.contains(&modifier) && named(i + 1),
+    };
+    while modifies(name) {
+        name += 1;
+    }
+    (!follows_a_name(name + 1) && named(name)).then(|| (tokens[name + 1].0, "';' expected."))
 }
 
 /// What the `typescript` package says of an empty element in a list of this kind.
@@ -292,6 +352,20 @@ mod tests {
         let members = "interface A {\n  get x(): number\n  readonly y?: string\n  type: string\n  new (a: A): B\n\
                        \x20 m<T>(a: T): T\n  a: {\n    export const: 1\n  }\n  b: X extends Y ? Z : W\n  declare\n";
         assert!(first_non_member(members, members.find('{').unwrap() + 1).is_none());
+    }
+
+    #[test]
+    fn a_line_among_members_is_read_as_the_typescript_parser_reads_it() {
+        // Each checked against the `typescript` package: no member opens; a member named by a declaration word.
+        assert_eq!(member_reading("export interface Right {"), Some((0, "Property or signature expected.")));
+        assert_eq!(member_reading("const f = 1"), Some((0, "Property or signature expected.")));
+        assert_eq!(member_reading("let x: T"), Some((0, "Property or signature expected.")));
+        assert_eq!(member_reading("export const nor: {"), Some((13, "';' expected.")));
+        assert_eq!(member_reading("export declare const x: number"), Some((21, "';' expected.")));
+        assert_eq!(member_reading("export default X"), Some((7, "';' expected.")));
+        for member in ["type: string", "declare", "readonly a: A", "const?: number"] {
+            assert_eq!(member_reading(member), None, "{member}");
+        }
     }
 
     #[test]

@@ -132,6 +132,28 @@ pub(super) fn closer(open: Node<'_>) -> &'static str {
 /// class's head, an `if`'s condition, an arrow), or an expression (after an operator).
 const COMPLETIONS: [&str; 3] = ["", "{}", "_"];
 
+/// What may also follow a prefix in an import or an export: its source, or the names and the source.
+const MODULE_COMPLETIONS: [&str; 3] = ["from \"\"", "\"\"", "{} from \"\""];
+
+/// Whether `tokens` may end in an import or an export: going back from the last over whole bracketed groups, an
+/// `import` or `export` comes within eight steps, before any `;`.
+fn in_an_import_or_export(source: &str, tokens: &[Node<'_>]) -> bool {
+    let mut at = tokens.len();
+    for _ in 0..8 {
+        let Some(last) = at.checked_sub(1) else { return false };
+        at = match tokens[last].kind() {
+            ")" | "]" | "}" => opening(tokens, last).unwrap_or(last),
+            _ => last,
+        };
+        match tokens[at].utf8_text(source.as_bytes()).unwrap_or("") {
+            "import" | "export" => return true,
+            ";" => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// An arrow and its body, which may follow a parameter list. A TypeScript prefix is also tried followed by it, with
 /// the parameter list it leaves open closed first or not: the `typescript` parser reads `(a: T` and `<T>(a: T` in an
 /// expression as an arrow function's head, and so stops only after its `)`, where the `=>` is missing.
@@ -145,9 +167,14 @@ fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>], arrow_heads: b
     let Ok(open) = open_brackets(tokens) else { return false };
     let end = last.end_byte();
     let prefix = &source[..end];
-    let closers: String = open.iter().rev().map(|bracket| closer(*bracket)).collect();
+    // What closes each bracket left open, innermost first.
+    let closings: Vec<String> = open.iter().rev().map(|bracket| closing(source, tokens, *bracket)).collect();
+    let closers = closings.concat();
     let mut texts: Vec<String> =
         COMPLETIONS.iter().map(|completion| format!("{prefix}\n{completion}{closers}")).collect();
+    if in_an_import_or_export(source, tokens) {
+        texts.extend(MODULE_COMPLETIONS.iter().map(|completion| format!("{prefix}\n{completion}{closers}")));
+    }
     if arrow_heads {
         let text = |token: &Node<'_>| token.utf8_text(source.as_bytes()).unwrap_or("");
         if text(last) == ")"
@@ -159,11 +186,39 @@ fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>], arrow_heads: b
         if let Some(inner) = open.iter().rposition(|bracket| bracket.kind() == "(")
             && may_open_arrow(source, tokens, tokens.partition_point(|t| t.start_byte() < open[inner].start_byte()))
         {
-            let (within, without) = closers.split_at(open.len() - inner);
+            let (within, without) = closings.split_at(open.len() - inner);
+            let (within, without) = (within.concat(), without.concat());
             texts.extend(COMPLETIONS.iter().map(|c| format!("{prefix}\n{c}{within}{ARROW}{without}")));
         }
     }
     texts.iter().any(|text| parser.parse(text, None).is_some_and(|tree| clean_before(tree.root_node(), end)))
+}
+
+/// What closes a bracket left open: its closer, and after a block that is not complete alone, what completes it
+/// (`import {` and `export {` take ` from ""`, `try {` takes ` finally {}`, `do {` takes ` while (_)`), so a prefix
+/// inside one is still viable.
+fn closing(source: &str, tokens: &[Node<'_>], bracket: Node<'_>) -> String {
+    let at = tokens.partition_point(|t| t.start_byte() < bracket.start_byte());
+    let word = |back: usize| at.checked_sub(back).and_then(|i| tokens[i].utf8_text(source.as_bytes()).ok());
+    let rest = match (bracket.kind(), word(1), word(2)) {
+        ("{", Some("import" | "export"), _) | ("{", Some("type"), Some("import" | "export")) => " from \"\"",
+        ("{", Some("try"), _) => " finally {}",
+        ("{", Some("do"), _) => " while (_)",
+        _ => "",
+    };
+    format!("{}{rest}", closer(bracket))
+}
+
+/// The kind of the node a bracket opens (its parent) when the source up to the bracket is read alone, closed: the
+/// grammar's reading of the bracket before what follows it led the tree's recovery elsewhere.
+pub(super) fn read_alone(parser: &mut Parser, root: Node<'_>, source: &str, bracket: Node<'_>) -> Option<String> {
+    let tokens = tokens(root).ok()?;
+    let upto = tokens.partition_point(|t| t.start_byte() <= bracket.start_byte());
+    let open = open_brackets(&tokens[..upto]).ok()?;
+    let closers: String = open.iter().rev().map(|bracket| closing(source, &tokens, *bracket)).collect();
+    let tree = parser.parse(format!("{}{closers}", &source[..bracket.end_byte()]), None)?;
+    let node = tree.root_node().descendant_for_byte_range(bracket.start_byte(), bracket.end_byte())?;
+    Some(node.parent()?.kind().to_string())
 }
 
 /// The index of the bracket the closing bracket at `tokens[close]` closes (a `)`, `]`, `}` or `>`), counting the
