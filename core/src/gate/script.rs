@@ -95,9 +95,13 @@ fn check_within(
     let arrow_heads = compiler == Compiler::TypeScript;
     let stop = match viable_prefix::first_unexpected(&mut parser, root, source, node.start_byte(), arrow_heads) {
         Ok(Stop::At(stop)) => {
-            let reread =
-                (compiler == Compiler::TypeScript).then(|| generic_arrow_taken_back(&mut parser, root, source, &stop));
-            let problem = reread.flatten().unwrap_or_else(|| stopped_at(&stop, compiler, source));
+            let sooner = (compiler == Compiler::TypeScript).then(|| {
+                generic_arrow_taken_back(&mut parser, root, source, &stop).or_else(|| {
+                    let before = |p: &SyntaxProblem| (p.line as usize) <= stop.token.start_position().row;
+                    non_member(&mut parser, root, source, stop.open).filter(before)
+                })
+            });
+            let problem = sooner.flatten().unwrap_or_else(|| stopped_at(&stop, compiler, source));
             Some((stop.token.start_byte(), problem))
         }
         Ok(Stop::End(open)) => Some((source.len(), ends_too_soon(&mut parser, root, compiler, source, open))),
@@ -142,9 +146,8 @@ fn generic_arrow_taken_back(
 }
 
 /// A source every prefix of which could still be completed: it ends too soon, leaving the bracket `open` open.
-/// In TypeScript, when the bracket left open is a body of type members, the `typescript` parser stops sooner, at the
-/// first line no member can open ([`super::typescript_grammar::first_non_member`]). Whether it is one is read from
-/// the tree, or where the tree's recovery left it in an `ERROR`, from the prefix up to it read alone.
+/// In TypeScript, when the bracket left open is a body of type members, the `typescript` parser stops sooner
+/// ([`non_member`]).
 fn ends_too_soon(
     parser: &mut tree_sitter::Parser,
     root: tree_sitter::Node<'_>,
@@ -152,17 +155,8 @@ fn ends_too_soon(
     source: &str,
     open: Option<tree_sitter::Node<'_>>,
 ) -> SyntaxProblem {
-    let holds_members = |kind: &str| matches!(kind, "interface_body" | "object_type");
-    let members = open.filter(|o| match o.parent() {
-        Some(p) if p.is_error() => {
-            viable_prefix::read_alone(parser, root, source, *o).is_some_and(|k| holds_members(&k))
-        }
-        Some(p) => holds_members(p.kind()),
-        None => false,
-    });
     if compiler == Compiler::TypeScript
-        && let Some(body) = members
-        && let Some(problem) = super::typescript_grammar::first_non_member(source, body.end_byte())
+        && let Some(problem) = non_member(parser, root, source, open)
     {
         return problem;
     }
@@ -171,6 +165,27 @@ fn ends_too_soon(
         Compiler::V8 => problem_at_end(source, "Unexpected end of input"),
         Compiler::TypeScript => problem_at_end(source, &format!("'{closer}' expected")),
     }
+}
+
+/// When the bracket `open` (left open where a reading stops) is a body of type members, the first line in it no
+/// member can open, where the `typescript` parser stops ([`super::typescript_grammar::first_non_member`]). Whether
+/// it is one is read from the tree, or where the tree's recovery left it in an `ERROR`, from the prefix up to it
+/// read alone.
+fn non_member(
+    parser: &mut tree_sitter::Parser,
+    root: tree_sitter::Node<'_>,
+    source: &str,
+    open: Option<tree_sitter::Node<'_>>,
+) -> Option<SyntaxProblem> {
+    let holds_members = |kind: &str| matches!(kind, "interface_body" | "object_type");
+    let body = open.filter(|o| match o.parent() {
+        Some(p) if p.is_error() => {
+            viable_prefix::read_alone(parser, root, source, *o).is_some_and(|k| holds_members(&k))
+        }
+        Some(p) => holds_members(p.kind()),
+        None => false,
+    })?;
+    super::typescript_grammar::first_non_member(source, body.end_byte())
 }
 
 /// The problem at the token a compiler reading left to right stops at, in its words and where it puts it: V8 names
