@@ -74,6 +74,7 @@ fn name_missing_after_dot(source: &str, stop: usize) -> Option<SyntaxProblem> {
 /// - in a block comment never closed (the last `/*` before it is not closed after it): `'*/' expected.` at the end;
 /// - on a line that opens a generic call signature whose type parameters close the line (`<A, B>` with its `(`
 ///   lost): `'(' expected.` at the next token;
+/// - a namespace's `{` lost ([`body_lost_after_namespace`]);
 /// - a name missing after a `.` that ends a line ([`name_missing_after_dot`]).
 pub(super) fn stops_elsewhere(source: &str, stop: usize) -> Option<SyntaxProblem> {
     let upto = (stop + 2).min(source.len());
@@ -92,7 +93,50 @@ pub(super) fn stops_elsewhere(source: &str, stop: usize) -> Option<SyntaxProblem
             return Some(problem_at_byte(source, line_end + next, "'(' expected."));
         }
     }
-    name_missing_after_dot(source, stop)
+    body_lost_after_namespace(source, stop).or_else(|| name_missing_after_dot(source, stop))
+}
+
+/// A namespace or a module declared on a line of its own with its `{` lost before the stop (`export declare
+/// namespace X` and then a member on the next line): the `typescript` parser expects the `{` at the next token,
+/// where tree-sitter reads on.
+fn body_lost_after_namespace(source: &str, stop: usize) -> Option<SyntaxProblem> {
+    let is_part = |part: &str| {
+        part.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
+            && part.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    };
+    let is_name = |w: &str| w.split('.').all(is_part);
+    let mut line_start = 0;
+    for line in source[..stop].split_inclusive('\n') {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let modifiers = words.iter().take_while(|w| matches!(**w, "export" | "declare")).count();
+        let declares = words.len() == modifiers + 2
+            && matches!(words[modifiers], "namespace" | "module")
+            && is_name(words[modifiers + 1]);
+        line_start += line.len();
+        if declares && line.ends_with('\n') {
+            let next = code_after(source, line_start);
+            if next < stop && !source[next..].starts_with('{') {
+                return Some(problem_at_byte(source, next, "'{' expected."));
+            }
+        }
+    }
+    None
+}
+
+/// The byte of the first code at or after `at`: white space and comments passed over.
+fn code_after(source: &str, mut at: usize) -> usize {
+    loop {
+        let rest = &source[at..];
+        let trimmed = rest.trim_start();
+        at += rest.len() - trimmed.len();
+        if trimmed.starts_with("//") {
+            at += trimmed.find('\n').unwrap_or(trimmed.len());
+        } else if trimmed.starts_with("/*") {
+            at += trimmed.find("*/").map_or(trimmed.len(), |i| i + 2);
+        } else {
+            return at;
+        }
+    }
 }
 
 /// Whether a line opening with `<` is its type parameter list and nothing more: the `<` is closed by the line's last
@@ -366,6 +410,15 @@ mod tests {
         for member in ["type: string", "declare", "readonly a: A", "const?: number"] {
             assert_eq!(member_reading(member), None, "{member}");
         }
+    }
+
+    #[test]
+    fn a_namespace_without_its_brace_is_told_at_the_next_token() {
+        let source = "export declare namespace Outer.Inner\n  /** a note */\n  export interface A {}\n}\n";
+        let problem = body_lost_after_namespace(source, source.rfind('}').unwrap()).expect("a lost brace");
+        assert_eq!((problem.line, problem.column, problem.message.as_str()), (3, 3, "'{' expected."));
+        let kept = "declare namespace N{\n  export type A = 1\n}\n = N\n";
+        assert!(body_lost_after_namespace(kept, kept.find(" =").unwrap()).is_none());
     }
 
     #[test]
