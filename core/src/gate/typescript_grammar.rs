@@ -7,7 +7,9 @@
 //! - a numeric literal in the old octal form (`00`, `017`);
 //! - a block comment never closed;
 //! - a `/// <reference ... />` directive that does not read as one;
-//! - an empty element in an object, a call's arguments, a parameter list or an import or export list (`f(a,, b)`).
+//! - an empty element in an object, a call's arguments, a parameter list or an import or export list (`f(a,, b)`);
+//! - `??` where a conditional type's `?` goes (`A extends B ?? C : D`), read by the grammar as a Flow maybe type;
+//! - a type parameter modifier before `extends` (`<out extends X>`), which leaves the parameter without a name.
 //!
 //! In a tree with an error, it also tells where the `typescript` parser stops when that is not where a reading left
 //! to right in tree-sitter's grammar does ([`stops_elsewhere`], [`first_non_member`]).
@@ -46,6 +48,22 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
             }
             "comment" if text.starts_with("///") && !is_reference_directive(text) => {
                 return fail(node, "Invalid 'reference' directive syntax.");
+            }
+            // `A extends B ?? C : D`: the grammar reads `?C` as a Flow maybe type; the parser meets `??` where
+            // the `?` goes.
+            "flow_maybe_type" if source[..node.start_byte()].ends_with('?') => {
+                return Err(problem_at_byte(source, node.start_byte() - 1, "'?' expected."));
+            }
+            // `<out extends X>`: a modifier before `extends` is one, and `extends` is no name.
+            "type_parameter" => {
+                let name = node.child_by_field_name("name").and_then(|n| n.utf8_text(source.as_bytes()).ok());
+                if let (Some("in" | "out" | "const"), Some(constraint)) = (name, node.child_by_field_name("constraint"))
+                {
+                    return fail(
+                        constraint,
+                        "Identifier expected. 'extends' is a reserved word that cannot be used here.",
+                    );
+                }
             }
             _ => {}
         }
@@ -370,7 +388,7 @@ mod tests {
                      type A = | 'a' | 'b';\ntype B = & { a: 1 } & { b: 2 };\ntype C = string | (| null);\n\
                      const n = 0, o = 0o17, x = 0.5, big = 10n;\n/** done */\nexport = n;\n\
                      export { default } from './d.js';\nimport { default as d } from './d.js';\n\
-                     const r = f(a, b,);\nconst l = [a, , b];\n";
+                     const r = f(a, b,);\nconst l = [a, , b];\nlet m: ?string = null;\n";
         assert_eq!(verdict(valid), Ok(()));
     }
 
@@ -385,6 +403,9 @@ mod tests {
         assert_eq!(verdict("/// <reference />\n").map_err(|e| e.0), Err(1));
         assert_eq!(verdict("const r = f(a,\n  , b);\n"), Err((2, "Argument expression expected.".into())));
         assert_eq!(verdict("const o = { a,, b };\n").map_err(|e| e.1), Err("Property assignment expected.".into()));
+        assert_eq!(verdict("type A<T> = T extends object\n  ?? X<T>\n  : Y\n"), Err((2, "'?' expected.".into())));
+        let reserved = "Identifier expected. 'extends' is a reserved word that cannot be used here.";
+        assert_eq!(verdict("type F<out extends X> = 1\n"), Err((1, reserved.into())));
     }
 
     #[test]

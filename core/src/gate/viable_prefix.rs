@@ -129,8 +129,9 @@ pub(super) fn closer(open: Node<'_>) -> &'static str {
 }
 
 /// What may follow a prefix before the brackets it leaves open are closed: nothing, a body (after a function's or a
-/// class's head, an `if`'s condition, an arrow), or an expression (after an operator).
-const COMPLETIONS: [&str; 3] = ["", "{}", "_"];
+/// class's head, an `if`'s condition, an arrow), an expression (after an operator), or the rest of a conditional
+/// (after its `?` or its first branch).
+const COMPLETIONS: [&str; 5] = ["", "{}", "_", ": _", "_ : _"];
 
 /// What may also follow a prefix in an import or an export: its source, or the names and the source.
 const MODULE_COMPLETIONS: [&str; 3] = ["from \"\"", "\"\"", "{} from \"\""];
