@@ -130,8 +130,8 @@ pub(super) fn closer(open: Node<'_>) -> &'static str {
 
 /// What may follow a prefix before the brackets it leaves open are closed: nothing, a body (after a function's or a
 /// class's head, an `if`'s condition, an arrow), an expression (after an operator), or the rest of a conditional
-/// (after its `?` or its first branch).
-const COMPLETIONS: [&str; 5] = ["", "{}", "_", ": _", "_ : _"];
+/// (after its condition, its `?` or its first branch: a conditional type's `extends` clause among them).
+const COMPLETIONS: [&str; 6] = ["", "{}", "_", ": _", "_ : _", "? _ : _"];
 
 /// What may also follow a prefix in an import or an export: its source, or the names and the source.
 const MODULE_COMPLETIONS: [&str; 3] = ["from \"\"", "\"\"", "{} from \"\""];
