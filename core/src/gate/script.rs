@@ -394,8 +394,10 @@ mod tests {
         let variance = "export interface Cache<in Key, out Value, in out E = never> extends Base<Key> {\n\
                         \x20 (n: number): <A>(a: A) => Set<A>\n  <A>(a: A, n: number): Set<A>\n\
                         \x20 <const P extends ReadonlyArray<A>, I>(p: P): I\n}\n\
-                        type Channel<\n  out Elem,\n  in out extends string,\n  in out,\n> = (any) => void;\n";
+                        type Channel<\n  out Elem,\n  in out,\n> = (any) => void;\n";
         assert_eq!(ts(variance), Ok(()));
+        // A modifier before `extends` is one, and leaves the parameter without a name.
+        assert_eq!(ts("type Channel<\n  out Elem,\n  in out extends string,\n> = 1;\n").map_err(|e| e.0), Err(3));
         assert_eq!(ts("interface I<in out K out> {}\n").map_err(|e| e.0), Err(1));
     }
 

@@ -192,7 +192,37 @@ fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>], arrow_heads: b
             texts.extend(COMPLETIONS.iter().map(|c| format!("{prefix}\n{c}{within}{ARROW}{without}")));
         }
     }
-    texts.iter().any(|text| parser.parse(text, None).is_some_and(|tree| clean_before(tree.root_node(), end)))
+    // The texts share the prefix: each after the first is parsed as an edit of the one before, which reuses the
+    // prefix's parse.
+    let at = end_point(prefix);
+    let mut previous: Option<(tree_sitter::Tree, &str)> = None;
+    for text in &texts {
+        let old = previous.take().map(|(mut tree, before)| {
+            tree.edit(&tree_sitter::InputEdit {
+                start_byte: end,
+                old_end_byte: before.len(),
+                new_end_byte: text.len(),
+                start_position: at,
+                old_end_position: end_point(before),
+                new_end_position: end_point(text),
+            });
+            tree
+        });
+        let Some(tree) = parser.parse(text, old.as_ref()) else { continue };
+        if clean_before(tree.root_node(), end) {
+            return true;
+        }
+        previous = Some((tree, text));
+    }
+    false
+}
+
+/// The row and column (in bytes) where a text ends.
+fn end_point(text: &str) -> tree_sitter::Point {
+    match text.rfind('\n') {
+        Some(newline) => tree_sitter::Point::new(text.matches('\n').count(), text.len() - newline - 1),
+        None => tree_sitter::Point::new(0, text.len()),
+    }
 }
 
 /// What closes a bracket left open: its closer, and after a block that is not complete alone, what completes it
