@@ -98,7 +98,9 @@ fn check_within(
             let sooner = (compiler == Compiler::TypeScript).then(|| {
                 generic_arrow_taken_back(&mut parser, root, source, &stop).or_else(|| {
                     let before = |p: &SyntaxProblem| (p.line as usize) <= stop.token.start_position().row;
-                    non_member(&mut parser, root, source, stop.open).filter(before)
+                    non_member(&mut parser, root, source, stop.open)
+                        .filter(before)
+                        .or_else(|| super::typescript_grammar::bare_try_before(root, source, stop.token.start_byte()))
                 })
             });
             let problem = sooner.flatten().unwrap_or_else(|| stopped_at(&stop, compiler, source));
@@ -346,6 +348,9 @@ mod tests {
         let source = "export const or: {\n  /**\n   * a note\n  (self: boolean): boolean\n} = dual(2, f)\n\n\
                       /**\n * b\n */\nexport const nor: {\n  (self: boolean): boolean\n} = dual(2, g)\n";
         assert_eq!(ts(source), Err((10, "';' expected.".into())));
+        // A `try` with neither `catch` nor `finally` before the break.
+        let bare = "function f() {\n  try {\n    a()\n  }\n  b()\n} finally {\n  c()\n}\n";
+        assert_eq!(ts(bare), Err((5, "'catch' or 'finally' expected.".into())));
         // Imports and tries left open are completed as such: the stop is where the source breaks, not at the opening.
         assert_eq!(ts("import {\n  a,\n  b\n} fromfrom \"./x\"\n"), Err((4, "Unexpected token 'fromfrom'".into())));
     }

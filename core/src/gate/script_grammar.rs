@@ -112,9 +112,7 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
                     return fail(comma, "Unexpected token ','");
                 }
             }
-            "try_statement"
-                if node.child_by_field_name("handler").is_none() && node.child_by_field_name("finalizer").is_none() =>
-            {
+            "try_statement" if lacks_catch_and_finally(node) => {
                 return fail(node.next_sibling().unwrap_or(node), "Missing catch or finally after try");
             }
             "regex" => {
@@ -315,6 +313,13 @@ fn export_names(export: Node<'_>) -> Vec<Node<'_>> {
         }
     }
     names
+}
+
+/// Whether a `try` statement has neither a `catch` nor a `finally` (the grammar lets both go).
+pub(super) fn lacks_catch_and_finally(node: Node<'_>) -> bool {
+    node.kind() == "try_statement"
+        && node.child_by_field_name("handler").is_none()
+        && node.child_by_field_name("finalizer").is_none()
 }
 
 /// The comma that leaves an element empty in a list: one right after the opening bracket or another comma.

@@ -9,7 +9,8 @@
 //! - a `/// <reference ... />` directive that does not read as one;
 //! - an empty element in an object, a call's arguments, a parameter list or an import or export list (`f(a,, b)`);
 //! - `??` where a conditional type's `?` goes (`A extends B ?? C : D`), read by the grammar as a Flow maybe type;
-//! - a type parameter modifier before `extends` (`<out extends X>`), which leaves the parameter without a name.
+//! - a type parameter modifier before `extends` (`<out extends X>`), which leaves the parameter without a name;
+//! - a `try` with neither `catch` nor `finally`.
 //!
 //! In a tree with an error, it also tells where the `typescript` parser stops when that is not where a reading left
 //! to right in tree-sitter's grammar does ([`stops_elsewhere`], [`first_non_member`]).
@@ -19,7 +20,7 @@
 use tree_sitter::Node;
 
 use super::SyntaxProblem;
-use super::script_grammar::{NO_HOLES, RESERVED, empty_element};
+use super::script_grammar::{NO_HOLES, RESERVED, empty_element, lacks_catch_and_finally};
 use super::tree_problems::{Step, code_before, problem_at, problem_at_byte, problem_at_end, walk};
 
 /// The first construct the `typescript` package's parser refuses that the grammar accepted, in its words.
@@ -53,6 +54,9 @@ pub(super) fn check(root: Node<'_>, source: &str) -> Result<(), SyntaxProblem> {
             // the `?` goes.
             "flow_maybe_type" if source[..node.start_byte()].ends_with('?') => {
                 return Err(problem_at_byte(source, node.start_byte() - 1, "'?' expected."));
+            }
+            "try_statement" if lacks_catch_and_finally(node) => {
+                return Err(problem_at_byte(source, code_after(source, node.end_byte()), CATCH_OR_FINALLY));
             }
             // `<out extends X>`: a modifier before `extends` is one, and `extends` is no name.
             "type_parameter" => {
@@ -112,6 +116,30 @@ pub(super) fn stops_elsewhere(source: &str, stop: usize) -> Option<SyntaxProblem
         }
     }
     body_lost_after_namespace(source, stop).or_else(|| name_missing_after_dot(source, stop))
+}
+
+/// What the `typescript` parser says of a `try` with neither `catch` nor `finally`, at the token after its block.
+const CATCH_OR_FINALLY: &str = "'catch' or 'finally' expected.";
+
+/// In a tree with an error, a `try` before byte `stop` with neither `catch` nor `finally`: the `typescript` parser
+/// stops at the token after its block, where tree-sitter's grammar, which lets both go, reads on.
+pub(super) fn bare_try_before(root: Node<'_>, source: &str, stop: usize) -> Option<SyntaxProblem> {
+    let mut found = None;
+    let _ = walk(root, |step| {
+        let Step::Enter(node) = step else { return Ok(()) };
+        if node.start_byte() >= stop {
+            return Err(());
+        }
+        if lacks_catch_and_finally(node) {
+            let next = code_after(source, node.end_byte());
+            if next < stop {
+                found = Some(problem_at_byte(source, next, CATCH_OR_FINALLY));
+                return Err(());
+            }
+        }
+        Ok(())
+    });
+    found
 }
 
 /// A namespace or a module declared on a line of its own with its `{` lost before the stop (`export declare
@@ -406,6 +434,7 @@ mod tests {
         assert_eq!(verdict("type A<T> = T extends object\n  ?? X<T>\n  : Y\n"), Err((2, "'?' expected.".into())));
         let reserved = "Identifier expected. 'extends' is a reserved word that cannot be used here.";
         assert_eq!(verdict("type F<out extends X> = 1\n"), Err((1, reserved.into())));
+        assert_eq!(verdict("try {\n  a()\n}\nb()\n"), Err((4, CATCH_OR_FINALLY.into())));
     }
 
     #[test]
