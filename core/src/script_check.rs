@@ -18,7 +18,8 @@
 //! a standard-library module it never imported (`sys.exit(1)`) gets the import, and one that imports the module of
 //! the issue's function whole and calls the module (`import rpn_eval`, then `rpn_eval(tokens)`) imports the function,
 //! and one that imports the helper from the issue's module (`from lis import lis, print_stacktrace`) imports only the
-//! rest and gets the helper's definition. Qwen2.5-Coder-1.5B left both out
+//! rest and gets the helper's definition, and one that defines pytest-style test functions and never calls them
+//! gets the calls. Qwen2.5-Coder-1.5B left both out
 //! more often than not; the `NameError` they raise in the handler of the `AssertionError` put a second trace after
 //! the first, and the search then blamed the script (QuixBugs' lis: "`print_stacktrace` is not defined").
 
@@ -137,7 +138,8 @@ pub fn mended(language: Language, script: &str, places: &[Place]) -> Option<Mend
     // The script's own lines first, each rewrite read from a fresh parse; then what the script never binds.
     let module_called = |tree: &Tree, text: &str| module_called(tree, text, places);
     let helper_imported = |tree: &Tree, text: &str| helper.and_then(|name| helper_imported(tree, text, places, name));
-    let rewrites: [&Rewrite<'_>; 3] = [&module_called, &helper_imported, &failure_after_its_assertion];
+    let rewrites: [&Rewrite<'_>; 4] =
+        [&module_called, &helper_imported, &failure_after_its_assertion, &tests_never_called];
     for rewrite in rewrites {
         let tree = language.parse(&mut parser, &script)?;
         if let Some((text, said)) = rewrite(&tree, &script) {
@@ -182,6 +184,58 @@ fn failure_after_its_assertion(tree: &Tree, script: &str) -> Option<(String, Str
         stack.extend(children);
     }
     None
+}
+
+/// A Python script that defines test functions at its top level (`def test_...():`, taking nothing), as for pytest,
+/// and calls none of them, nor runs unittest or pytest: run as a script it checks nothing and exits 0. The script
+/// with calls to them, in their order, added at its end under `if __name__ == "__main__":`, and the change in words.
+/// Qwen2.5-Coder-1.5B wrote its find_in_sorted reproducers so, twice in a row, each told only that it exited 0.
+fn tests_never_called(tree: &Tree, script: &str) -> Option<(String, String)> {
+    if script.contains("unittest") || script.contains("pytest.main") {
+        return None;
+    }
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let definitions = root.named_children(&mut cursor).filter_map(|node| match node.kind() {
+        "function_definition" => Some(node),
+        "decorated_definition" => node.child_by_field_name("definition"),
+        _ => None,
+    });
+    let mut tests = Vec::new();
+    for definition in definitions {
+        let name = definition.child_by_field_name("name").and_then(|n| n.utf8_text(script.as_bytes()).ok());
+        let takes_nothing = definition.child_by_field_name("parameters").is_some_and(|p| p.named_child_count() == 0);
+        if let Some(name) = name.filter(|n| n.starts_with("test")) {
+            if !takes_nothing {
+                return None;
+            }
+            tests.push(name);
+        }
+    }
+    let called = |name: &str| {
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            let function = node.child_by_field_name("function").and_then(|f| f.utf8_text(script.as_bytes()).ok());
+            if node.kind() == "call" && function == Some(name) {
+                return true;
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+        false
+    };
+    if tests.is_empty() || tests.iter().any(|name| called(name)) {
+        return None;
+    }
+    let calls: String = tests.iter().map(|name| format!("    {name}()\n")).collect();
+    let end = if script.ends_with('\n') { "" } else { "\n" };
+    let text = format!("{script}{end}\nif __name__ == \"__main__\":\n{calls}");
+    let named: Vec<String> = tests.iter().map(|name| format!("`{name}()`")).collect();
+    let said = format!(
+        "calls to its test functions added at its end ({}: it defined them and never called them)",
+        named.join(", ")
+    );
+    Some((text, said))
 }
 
 /// A rewrite of a script's own lines, read from its tree: the new text and the change in words, or `None`.
@@ -405,6 +459,32 @@ mod tests {
             (cart_file, "class Cart:\n    def total(self):\n        return 0\n"),
         ]);
         places("`powerset([1])` and `Cart().total()` are wrong", &idx)
+    }
+
+    #[test]
+    fn test_functions_never_called_are_called_at_the_end() {
+        let pytest_style = "from find_in_sorted import find_in_sorted\n\ndef test_find_in_sorted():\n    \
+                            assert find_in_sorted([1, 2, 3, 4, 6, 7, 8], 5) == -1\n\ndef test_example():\n    \
+                            assert find_in_sorted([3, 4, 5], 5) == 2\n";
+        let mended = mended(Language::Python, pytest_style, &[]).expect("tests to call");
+        assert!(
+            mended.script.ends_with("\nif __name__ == \"__main__\":\n    test_find_in_sorted()\n    test_example()\n")
+        );
+        assert_eq!(mended.added.len(), 1);
+        assert!(mended.added[0].contains("`test_find_in_sorted()`, `test_example()`"), "{:?}", mended.added);
+        // Called already, run by unittest, or taking a fixture: left as it is.
+        for kept in [
+            format!("{pytest_style}\ntest_find_in_sorted()\n"),
+            format!("import unittest\n{pytest_style}"),
+            pytest_style.replace("def test_example()", "def test_example(tmp_path)"),
+        ] {
+            assert!(tests_never_called(&parse(&kept), &kept).is_none(), "{kept}");
+        }
+    }
+
+    fn parse(script: &str) -> Tree {
+        let mut parser = Language::Python.parser();
+        Language::Python.parse(&mut parser, script).expect("a parse")
     }
 
     #[test]
