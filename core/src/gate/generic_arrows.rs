@@ -13,7 +13,7 @@ use tree_sitter::{Node, Parser};
 
 use super::SyntaxProblem;
 use super::tree_problems::problem_at;
-use super::viable_prefix::{closer, open_brackets, starts_an_expression_after};
+use super::viable_prefix::{clean_before, closer, open_brackets, starts_an_expression_after};
 
 /// How far back from the stop a generic arrow's `<` is looked for, in tokens.
 const REACH: usize = 2_000;
@@ -145,19 +145,7 @@ fn is_arrow_function(parser: &mut Parser, source: &str, tokens: &[Node<'_>], lt:
     let Some(angle) = tree.root_node().descendant_for_byte_range(at, at + 1) else { return false };
     let parameters = angle.parent().filter(|p| p.kind() == "type_parameters");
     let arrow = parameters.and_then(|p| p.parent()).is_some_and(|f| f.kind() == "arrow_function");
-    arrow && !has_problem_before(tree.root_node(), end)
-}
-
-/// Whether an `ERROR` or `MISSING` node starts under `node` before byte `end`.
-fn has_problem_before(node: Node<'_>, end: usize) -> bool {
-    if node.start_byte() >= end {
-        return false;
-    }
-    if node.is_error() || node.is_missing() {
-        return true;
-    }
-    let mut cursor = node.walk();
-    node.children(&mut cursor).any(|child| has_problem_before(child, end))
+    arrow && clean_before(tree.root_node(), end)
 }
 
 /// The first error of `<...>(...)` read as a type assertion: the type parameters (from `lt` to `gt`) as a type,

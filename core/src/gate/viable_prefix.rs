@@ -304,7 +304,7 @@ pub(super) fn starts_an_expression_after(previous: &str) -> bool {
 }
 
 /// Whether no `ERROR` or `MISSING` node under `root` starts before byte `end`.
-fn clean_before(root: Node<'_>, end: usize) -> bool {
+pub(super) fn clean_before(root: Node<'_>, end: usize) -> bool {
     walk(root, |step| match step {
         Step::Enter(node) if node.start_byte() < end && (node.is_error() || node.is_missing()) => Err(()),
         _ => Ok(()),
