@@ -13,7 +13,7 @@ use tree_sitter::{Node, Parser};
 
 use super::SyntaxProblem;
 use super::tree_problems::problem_at;
-use super::viable_prefix::{clean_before, closer, open_brackets, starts_an_expression_after};
+use super::viable_prefix::{clean_before, closing_all, starts_an_expression_after};
 
 /// How far back from the stop a generic arrow's `<` is looked for, in tokens.
 const REACH: usize = 2_000;
@@ -42,7 +42,7 @@ pub(super) fn reread_as_assertion(
 /// where the return type ends without the `=>`.
 fn broken_head(source: &str, tokens: &[Node<'_>], lt: usize, stop: usize) -> Option<usize> {
     let text = |i: usize| tokens[i].utf8_text(source.as_bytes()).unwrap_or("");
-    let gt = closing(source, tokens, lt, stop)?;
+    let gt = closed_at(source, tokens, lt, stop)?;
     let open = gt + 1;
     if open > stop {
         return None;
@@ -51,7 +51,7 @@ fn broken_head(source: &str, tokens: &[Node<'_>], lt: usize, stop: usize) -> Opt
         // The parameters' `(` lost: the arrow is given up right there.
         return Some(gt);
     }
-    let Some(close) = closing(source, tokens, open, stop) else {
+    let Some(close) = closed_at(source, tokens, open, stop) else {
         // The stop is among the parameters.
         let mut depth = Vec::new();
         let nested = (open..stop).all(|i| nest(text(i), &mut depth));
@@ -99,7 +99,7 @@ fn opens_a_declaration(word: &str) -> bool {
 }
 
 /// The index of the bracket that closes the one at `from` (`<`, `(`, `[` or `{`), found before `stop`.
-fn closing(source: &str, tokens: &[Node<'_>], from: usize, stop: usize) -> Option<usize> {
+fn closed_at(source: &str, tokens: &[Node<'_>], from: usize, stop: usize) -> Option<usize> {
     let mut depth = Vec::new();
     for (i, token) in tokens.iter().enumerate().take(stop).skip(from) {
         if !nest(token.utf8_text(source.as_bytes()).unwrap_or(""), &mut depth) {
@@ -136,9 +136,8 @@ fn nest(token: &str, depth: &mut Vec<char>) -> bool {
 /// Whether the `<` at `lt` opens an arrow function's type parameters (and not a function type's): the source up to
 /// the `>` at `gt`, followed by `() => 0` and closed, parses clean with it under an `arrow_function`.
 fn is_arrow_function(parser: &mut Parser, source: &str, tokens: &[Node<'_>], lt: usize, gt: usize) -> bool {
-    let Ok(open) = open_brackets(&tokens[..=gt]) else { return false };
+    let Some(closers) = closing_all(source, &tokens[..=gt]) else { return false };
     let end = tokens[gt].end_byte();
-    let closers: String = open.iter().rev().map(|bracket| closer(*bracket)).collect();
     let text = format!("{}() => 0{closers}\n", &source[..end]);
     let Some(tree) = parser.parse(&text, None) else { return false };
     let at = tokens[lt].start_byte();

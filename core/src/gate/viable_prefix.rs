@@ -143,7 +143,7 @@ fn in_an_import_or_export(source: &str, tokens: &[Node<'_>]) -> bool {
     for _ in 0..8 {
         let Some(last) = at.checked_sub(1) else { return false };
         at = match tokens[last].kind() {
-            ")" | "]" | "}" => opening(tokens, last).unwrap_or(last),
+            ")" | "]" | "}" => opened_at(tokens, last).unwrap_or(last),
             _ => last,
         };
         match tokens[at].utf8_text(source.as_bytes()).unwrap_or("") {
@@ -179,7 +179,7 @@ fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>], arrow_heads: b
     if arrow_heads {
         let text = |token: &Node<'_>| token.utf8_text(source.as_bytes()).unwrap_or("");
         if text(last) == ")"
-            && opening(tokens, tokens.len() - 1).is_some_and(|paren| may_open_arrow(source, tokens, paren))
+            && opened_at(tokens, tokens.len() - 1).is_some_and(|paren| may_open_arrow(source, tokens, paren))
         {
             texts.push(format!("{prefix}\n{ARROW}{closers}"));
         }
@@ -240,13 +240,19 @@ fn closing(source: &str, tokens: &[Node<'_>], bracket: Node<'_>) -> String {
     format!("{}{rest}", closer(bracket))
 }
 
+/// What closes every bracket `tokens` (all the tokens from the first) leave open, innermost first, each by its
+/// [`closing`]; `None` at a closing bracket that closes none of them.
+pub(super) fn closing_all(source: &str, tokens: &[Node<'_>]) -> Option<String> {
+    let open = open_brackets(tokens).ok()?;
+    Some(open.iter().rev().map(|bracket| closing(source, tokens, *bracket)).collect())
+}
+
 /// The kind of the node a bracket opens (its parent) when the source up to the bracket is read alone, closed: the
 /// grammar's reading of the bracket before what follows it led the tree's recovery elsewhere.
 pub(super) fn read_alone(parser: &mut Parser, root: Node<'_>, source: &str, bracket: Node<'_>) -> Option<String> {
     let tokens = tokens(root).ok()?;
     let upto = tokens.partition_point(|t| t.start_byte() <= bracket.start_byte());
-    let open = open_brackets(&tokens[..upto]).ok()?;
-    let closers: String = open.iter().rev().map(|bracket| closing(source, &tokens, *bracket)).collect();
+    let closers = closing_all(source, &tokens[..upto])?;
     let tree = parser.parse(format!("{}{closers}", &source[..bracket.end_byte()]), None)?;
     let node = tree.root_node().descendant_for_byte_range(bracket.start_byte(), bracket.end_byte())?;
     Some(node.parent()?.kind().to_string())
@@ -254,7 +260,7 @@ pub(super) fn read_alone(parser: &mut Parser, root: Node<'_>, source: &str, brac
 
 /// The index of the bracket the closing bracket at `tokens[close]` closes (a `)`, `]`, `}` or `>`), counting the
 /// brackets of its kind between.
-fn opening(tokens: &[Node<'_>], close: usize) -> Option<usize> {
+fn opened_at(tokens: &[Node<'_>], close: usize) -> Option<usize> {
     let closer = tokens[close].kind();
     let opener = match closer {
         ")" => "(",
@@ -285,7 +291,7 @@ fn opening(tokens: &[Node<'_>], close: usize) -> Option<usize> {
 fn may_open_arrow(source: &str, tokens: &[Node<'_>], paren: usize) -> bool {
     let mut first = paren;
     if first > 0 && tokens[first - 1].kind() == ">" {
-        match opening(tokens, first - 1) {
+        match opened_at(tokens, first - 1) {
             Some(angle) => first = angle,
             None => return false,
         }
