@@ -90,6 +90,12 @@ fn methods_named<'i>(index: &'i Index, names: &[String]) -> HashMap<&'i str, Vec
     out
 }
 
+/// Every class, function and method the index defines as `name`, by file and line.
+pub fn defined(name: &str, index: &Index) -> Vec<Place> {
+    let methods = methods_named(index, &[name.to_string()]);
+    definitions(index, name, methods.get(name).map_or(&[], Vec::as_slice))
+}
+
 /// Every class, function and method (`methods`: its class and span) called `name`, by file and line.
 fn definitions(index: &Index, name: &str, methods: &[(&str, Span)]) -> Vec<Place> {
     let place = |kind: DefKind, name: String, span: &Span| Place {

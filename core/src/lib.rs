@@ -30,6 +30,7 @@ pub mod call;
 pub mod gate;
 pub mod grammar;
 pub mod index;
+pub mod issue_example;
 pub mod issue_names;
 pub mod language;
 pub mod llm;

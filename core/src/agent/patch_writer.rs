@@ -40,7 +40,7 @@ pub struct PatchWriter {
     written: Vec<String>,
     /// The patches the reproducer ran on, with what it gave, oldest first.
     tried: Vec<Tried>,
-    /// The patches sent back because they change only comments, docstrings or blank lines.
+    /// The patches sent back because they change only comments, docstrings or blank lines, or nothing at all.
     no_code: Vec<String>,
 }
 
@@ -245,6 +245,18 @@ impl PatchWriter {
                 agent.note(note);
                 self.pending = Some(Pending::Retry(reason.to_string(), String::new()));
                 continue;
+            }
+            if extraction.status == ExtractStatus::MatchedButEmptyDiff {
+                // The code given back unchanged: told once, a small model gives it back again and again
+                // (Qwen2.5-Coder-1.5B, all nine answers over three tries on QuixBugs' powerset), so from the second
+                // time on a new conversation asks afresh, as for a patch that changes only comments.
+                if self.no_code.contains(&extraction.diff) && !found.locations.is_empty() {
+                    agent.note("the code was given back unchanged again; a new conversation asks for the fix");
+                    self.start_afresh();
+                    last = Some(extraction);
+                    continue;
+                }
+                self.no_code.push(extraction.diff.clone());
             }
             let answer_start = if extraction.status == ExtractStatus::RawPatchButUnparsed {
                 answer.chars().take(ANSWER_START_CHARS).collect()

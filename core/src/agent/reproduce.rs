@@ -50,7 +50,9 @@
 //!
 //! ACR has a rule for every way a written reproducer fails to reproduce, so there is no case here of asking once
 //! more beyond its attempts. Its rules are Python's; the JUnit test a Java repository's model writes goes through
-//! the same ones.
+//! the same ones. One departure, after the attempts: where the issue shows a call of the repository's code and the
+//! value it should give, a script of that example ([`crate::issue_example`]) is run, and kept when it shows the bug
+//! ([`Origin::IssueExample`]: the reviewer cannot have it rewritten, since it asserts what the issue states).
 //!
 //! [`AgentConfig::reproducer_attempts`]: super::AgentConfig::reproducer_attempts
 
@@ -107,9 +109,37 @@ pub struct Reproduction {
     pub conversation: Vec<Message>,
     /// How it runs.
     pub check: Check,
-    /// Whether the model wrote it (and may rewrite it on a reviewer's advice) rather than it being the repository's
-    /// own tests.
-    pub written: bool,
+    /// Where it came from.
+    pub origin: Origin,
+    /// The issue's own example as a second check ([`crate::issue_example`]), when the issue states one, its script
+    /// shows the bug on the original program, and the reproducer is not that script already: a patch the reproducer
+    /// passes on must pass it too.
+    pub example: Option<Check>,
+}
+
+/// Where a reproducer came from: what may rewrite it, and what else checks a patch it passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The repository's own tests: never rewritten, and, run whole, the regression check as well.
+    ProjectTests,
+    /// A script the model wrote: a reviewer who judges it wrong has it rewritten, and the repository's tests that
+    /// touch the changed files check for regressions.
+    Model,
+    /// A script written from the issue's own example ([`crate::issue_example`]): never rewritten, since it asserts
+    /// what the issue states, and the regression check as for the model's.
+    IssueExample,
+}
+
+impl Origin {
+    /// Whether a reviewer's advice may have the reproducer rewritten.
+    pub fn rewritable(self) -> bool {
+        self == Origin::Model
+    }
+
+    /// Whether a patch it passes still needs the repository's tests run for regressions.
+    pub fn needs_regression_check(self) -> bool {
+        self != Origin::ProjectTests
+    }
 }
 
 impl Reproduction {
@@ -178,20 +208,82 @@ pub async fn run<L: Llm, R: Runner>(
         }
     }
     let mut conversation = Vec::new();
-    match write(agent, issue, &mut conversation, None).await? {
-        Some((test, before)) => Ok(Some(Reproduction {
-            check: Check::written(language, &test),
-            test,
-            language,
-            before,
-            conversation,
-            written: true,
-        })),
-        None => {
+    let written = write(agent, issue, &mut conversation, None).await?;
+    let example = issue_example(agent, issue, language).await?;
+    match (written, example) {
+        (Some((test, before)), example) => {
+            let example = example.map(|e| {
+                agent.note(format!(
+                    "the issue's own example ({}) shows the bug too: a patch must also pass it",
+                    e.shown
+                ));
+                e.check
+            });
+            Ok(Some(Reproduction {
+                check: Check::written(language, &test),
+                test,
+                language,
+                before,
+                conversation,
+                origin: Origin::Model,
+                example,
+            }))
+        }
+        (None, Some(e)) => {
+            agent.note(format!(
+                "no reproducer the model wrote showed the bug; a script of the issue's own example ({}) does, and \
+                 validates patches",
+                e.shown
+            ));
+            Ok(Some(Reproduction {
+                test: e.script,
+                language,
+                before: e.before,
+                conversation: Vec::new(),
+                check: e.check,
+                origin: Origin::IssueExample,
+                example: None,
+            }))
+        }
+        (None, None) => {
             agent.note("no reproducer showed the bug; the patch will not be validated by execution");
             Ok(None)
         }
     }
+}
+
+/// The issue's own example as a script, with its run on the original program.
+struct IssueExample {
+    script: String,
+    check: Check,
+    before: RunOutcome,
+    /// The example in words, for the transcript.
+    shown: String,
+}
+
+/// A script of the call the issue shows and the value it says the call should give ([`crate::issue_example`]), when
+/// it shows the bug on the original program. AutoCodeRover has no such rule: it asks the model alone.
+async fn issue_example<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    issue: &str,
+    language: Language,
+) -> Result<Option<IssueExample>, AgentError> {
+    let Some(example) = crate::issue_example::stated(issue, &agent.index) else { return Ok(None) };
+    let Some(script) = example.script(language) else { return Ok(None) };
+    let check = Check::written(language, &script);
+    let Some(before) = agent.execute(RunPurpose::ExampleOnOriginal, "", &check.file_refs(), &check.command).await?
+    else {
+        return Ok(None);
+    };
+    let shown = format!("`{}` should give `{}`", example.call, example.expected);
+    if !before.reproduces_bug() && raises_the_named_error(&before, issue, language).is_none() {
+        agent.note(format!(
+            "a script of the issue's own example ({shown}) does not show the bug: {}",
+            before.error_line()
+        ));
+        return Ok(None);
+    }
+    Ok(Some(IssueExample { script, check, before, shown }))
 }
 
 /// What the repository's own tests say on the original program.
@@ -231,7 +323,8 @@ async fn project_tests<L: Llm, R: Runner>(
             before,
             conversation: Vec::new(),
             check,
-            written: false,
+            origin: Origin::ProjectTests,
+            example: None,
         })));
     }
     if before.passed() {

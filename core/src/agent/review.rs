@@ -21,7 +21,7 @@
 //! [`AgentConfig::execution_samples`]: super::AgentConfig::execution_samples
 
 use super::patch_writer::PatchWriter;
-use super::reproduce::{self, Check, Reproduction};
+use super::reproduce::{self, Check, Origin, Reproduction};
 use super::search_loop::Found;
 use super::validation::{Validation, validate};
 use super::{Agent, AgentError, Event, Judge, Phase, RunPurpose};
@@ -104,10 +104,16 @@ pub async fn run<L: Llm, R: Runner>(
             }
         };
         if let Some(verdict) = &verdict {
-            // The repository's own tests are not rewritten: a reviewer who doubts them is noted, and the patch judged.
-            let test_correct = verdict.test_correct || !reproduction.written;
-            if !verdict.test_correct && !reproduction.written {
-                agent.note("the reviewer judged the repository's own tests wrong; they are kept as they are");
+            // The repository's own tests and the issue's example are not rewritten: a reviewer who doubts them is
+            // noted, and the patch judged.
+            let test_correct = verdict.test_correct || !reproduction.origin.rewritable();
+            if !verdict.test_correct && !reproduction.origin.rewritable() {
+                agent.note(match reproduction.origin {
+                    Origin::IssueExample => {
+                        "the reviewer judged the reproducer wrong; it asserts the issue's own example, and is kept"
+                    }
+                    _ => "the reviewer judged the repository's own tests wrong; they are kept as they are",
+                });
             }
             approved = verdict.patch_correct && test_correct;
             if !test_correct {
@@ -137,9 +143,9 @@ pub async fn run<L: Llm, R: Runner>(
         }
         let reviewed = verdict.is_some();
         if approved || !reviewed {
-            match validate(agent, &patch, &after, reproduction.written).await? {
+            match validate(agent, &patch, &after, reproduction).await? {
                 Validation::Passed if agent.config.judge == Judge::Execution => {
-                    let trimmed = super::trim::trim(agent, patch, &after, &check, reproduction.written).await?;
+                    let trimmed = super::trim::trim(agent, patch, &after, &check, reproduction).await?;
                     return Ok(Reviewed { extraction: trimmed, validated: true, approved });
                 }
                 Validation::Passed => return Ok(Reviewed { extraction: patch, validated: true, approved }),

@@ -217,8 +217,27 @@ fn a_definition_patch_that_changes_no_code_is_sent_back() {
 fn a_comments_only_patch_written_again_starts_a_new_conversation() {
     let unchanged = "shop/cart.py\n```python\n    def total(self):\n        \"\"\"The cart's total.\"\"\"\n        total = 0\n        for item, units in self.lines.items():\n            total += item.price  # each item\n        return total\n```\n";
     let fixed = unchanged.replace("item.price  # each item", "item.price * units");
-    let script =
-        search_script().answer(Stage::Patch, unchanged).answer(Stage::Patch, unchanged).answer(Stage::Patch, fixed);
+    answered_twice_then_fixed(
+        unchanged,
+        &fixed,
+        crate::prompt::text::NO_CODE_CHANGED,
+        "a new conversation asks for the fix",
+    );
+}
+
+/// The code given back unchanged is told so once; given back unchanged again, a new conversation opens with the
+/// opening request alone, whose answer is the patch.
+#[test]
+fn code_given_back_unchanged_twice_starts_a_new_conversation() {
+    let unchanged = "shop/cart.py\n```python\n    def total(self):\n        total = 0\n        for item, units in self.lines.items():\n            total += item.price\n        return total\n```\n";
+    let fixed = unchanged.replace("item.price\n", "item.price * units\n");
+    answered_twice_then_fixed(unchanged, &fixed, "do not change the program", "given back unchanged again");
+}
+
+/// Runs a definition-edit patch writer on `answer`, `answer` again and `fixed`: the second request says `told`, the
+/// third is the opening request alone in a new conversation, a note says `noted`, and the fix is the patch.
+fn answered_twice_then_fixed(answer: &str, fixed: &str, told: &str, noted: &str) {
+    let script = search_script().answer(Stage::Patch, answer).answer(Stage::Patch, answer).answer(Stage::Patch, fixed);
     let config = AgentConfig {
         edit_format: crate::patch::EditFormatChoice::fixed(crate::patch::EditFormat::Definition),
         ..AgentConfig::default()
@@ -227,11 +246,11 @@ fn a_comments_only_patch_written_again_starts_a_new_conversation() {
     assert!(outcome.diff.contains("+            total += item.price * units"), "{}", outcome.diff);
     let patches: Vec<&ChatRequest> = requests.iter().filter(|r| r.stage == Stage::Patch).collect();
     assert_eq!(patches.len(), 3);
-    assert!(patches[1].messages.iter().any(|m| m.content.contains(crate::prompt::text::NO_CODE_CHANGED)));
+    assert!(patches[1].messages.iter().any(|m| m.content.contains(told)), "{:#?}", patches[1].messages);
     let afresh = &patches[2].messages;
     assert_eq!(afresh.len(), 2, "a new conversation: the system message and the opening request: {afresh:#?}");
     assert_eq!(afresh[1].content, patches[0].messages.last().unwrap().content, "the opening request again");
-    assert!(notes_of(&outcome).iter().any(|n| n.contains("a new conversation asks for the fix")));
+    assert!(notes_of(&outcome).iter().any(|n| n.contains(noted)), "{:?}", notes_of(&outcome));
 }
 
 #[test]
@@ -1403,6 +1422,66 @@ fn a_reproducer_that_raises_the_error_the_issue_names_shows_the_bug() {
     );
     assert_eq!(reproducer_requests(&requests).len(), 3, "no script showed the bug the issue tells");
     assert!(!outcome.validated);
+}
+
+/// When none of the model's reproducers shows the bug, a script of the issue's own example (the call it shows and
+/// the value it says the call should give) does: it validates the patch, and is what the reviewer reads.
+#[test]
+fn the_issues_own_example_reproduces_when_no_script_of_the_models_does() {
+    let issue = "`Cart().total()` returns `50`, but it should return `150`.";
+    let script = reproduced_then_approved(&[PRINTS, PRINTS_AGAIN, PRINTS]);
+    let (outcome, requests) = Recorder::run_on(issue, script, Some(Asserting), AgentConfig::default());
+    assert!(outcome.validated, "{}", outcome.reason);
+    assert_eq!(reproducer_requests(&requests).len(), 3, "the model's three attempts came first");
+    let notes = notes_of(&outcome);
+    let kept = "a script of the issue's own example (`Cart().total()` should give `150`) does";
+    assert!(notes.iter().any(|n| n.contains(kept)), "{notes:?}");
+    let review = requests.iter().find(|r| r.stage == Stage::Review).expect("a review");
+    let shown: String = review.messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(shown.contains("from shop.cart import Cart\n") && shown.contains("expected = 150\n"), "{shown}");
+}
+
+/// A runner on which the model's reproducer passes on any patch that brings in the units, and the issue's own
+/// example (its script) only on the one that multiplies by them.
+struct LaxReproducer;
+
+impl Runner for LaxReproducer {
+    async fn run(&self, request: &crate::runner::RunRequest) -> Result<RunOutcome, crate::runner::RunError> {
+        let script = request.files.get("reproducer.py").map(String::as_str).unwrap_or_default();
+        let passes = if script.contains("the issue's own example") {
+            request.patch.contains("* units")
+        } else {
+            request.patch.contains("units")
+        };
+        Ok(if passes {
+            RunOutcome { exit_code: Some(0), ..RunOutcome::default() }
+        } else {
+            RunOutcome { exit_code: Some(1), stderr: "AssertionError: 50 != 150".into(), ..RunOutcome::default() }
+        })
+    }
+}
+
+/// Where the issue states its own example, a patch the model's reproducer passes on must pass the example too: one
+/// that does not is sent back with what the example printed, and the fix that passes both is validated.
+#[test]
+fn a_patch_must_also_pass_the_issues_own_example() {
+    let issue = "`Cart().total()` returns `50`, but it should return `150`.";
+    let wrong = GOOD_PATCH.replace("item.price * units", "item.price + units");
+    let script = search_script()
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, ASSERTS)
+        .answer(Stage::Patch, wrong)
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#)
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
+    let (outcome, requests) = Recorder::run_on(issue, script, Some(LaxReproducer), AgentConfig::default());
+    assert!(outcome.validated, "{}", outcome.reason);
+    assert!(outcome.diff.contains("item.price * units"), "{}", outcome.diff);
+    let notes = notes_of(&outcome);
+    assert!(notes.iter().any(|n| n.contains("shows the bug too: a patch must also pass it")), "{notes:?}");
+    let patches: Vec<&ChatRequest> = requests.iter().filter(|r| r.stage == Stage::Patch).collect();
+    let told: String = patches[1].messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(told.contains("but the issue's own example still fails on it"), "{told}");
 }
 
 /// A run that finds the bug, writes the good patch, says the issue is reproducible and answers the reproducer

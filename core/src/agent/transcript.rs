@@ -95,6 +95,12 @@ pub enum RunPurpose {
     /// A candidate's validation.
     #[serde(rename = "validation")]
     Validation,
+    /// The issue's own example, as a script, on the original program ([`crate::issue_example`]).
+    #[serde(rename = "issue example on original")]
+    ExampleOnOriginal,
+    /// The issue's own example on a patch the reproducer passes on.
+    #[serde(rename = "issue example on patch")]
+    ExampleOnPatch,
     /// The repository's tests that touch the changed files, on the original program.
     #[serde(rename = "tests on original")]
     TestsOnOriginal,
@@ -111,6 +117,8 @@ impl RunPurpose {
             RunPurpose::ReproducerOnPatch => "reproducer on patch",
             RunPurpose::ReproducerOnTrimmed => "reproducer on a trimmed patch",
             RunPurpose::Validation => "validation",
+            RunPurpose::ExampleOnOriginal => "issue example on original",
+            RunPurpose::ExampleOnPatch => "issue example on patch",
             RunPurpose::TestsOnOriginal => "tests on original",
             RunPurpose::TestsOnPatch => "tests on patch",
         }

@@ -8,7 +8,7 @@
 //! that ended a runaway recursion, undone, would otherwise run to the full time limit. A patch of more than
 //! [`MAX_RUNS`] runs is kept as it is.
 
-use super::reproduce::Check;
+use super::reproduce::{Check, Reproduction};
 use super::validation::{Validation, validate};
 use super::{Agent, AgentError, RunPurpose};
 use crate::language::Language;
@@ -35,7 +35,7 @@ pub async fn trim<L: Llm, R: Runner>(
     patch: Extraction,
     validated: &RunOutcome,
     check: &Check,
-    written: bool,
+    reproduction: &Reproduction,
 ) -> Result<Extraction, AgentError> {
     let runs = change_runs(&patch.changes);
     if runs.len() < 2 || runs.len() > MAX_RUNS {
@@ -61,7 +61,7 @@ pub async fn trim<L: Llm, R: Runner>(
         else {
             return Ok(best);
         };
-        if matches!(validate(agent, &candidate, &after, written).await?, Validation::Passed) {
+        if matches!(validate(agent, &candidate, &after, reproduction).await?, Validation::Passed) {
             undone = trying;
             best = candidate;
         }

@@ -3,6 +3,7 @@
 //! ([`super::trim`]) each patch with some of its changes undone.
 
 use super::regression;
+use super::reproduce::Reproduction;
 use super::{Agent, AgentError, RunPurpose};
 use crate::language::Language;
 use crate::llm::Llm;
@@ -15,13 +16,13 @@ pub(super) enum Validation {
     Failed(String),
 }
 
-/// Validation of a patch: the reproducer passes on it (`after`), and no test of the repository
-/// that touches the changed files regresses.
+/// Validation of a patch: the reproducer passes on it (`after`), so does the issue's own example when the
+/// reproduction has it as a second check, and no test of the repository that touches the changed files regresses.
 pub(super) async fn validate<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
     patch: &Extraction,
     after: &RunOutcome,
-    written: bool,
+    reproduction: &Reproduction,
 ) -> Result<Validation, AgentError> {
     if !after.passed() {
         let exit = crate::prompt::text::exit_status(after);
@@ -30,8 +31,22 @@ pub(super) async fn validate<L: Llm, R: Runner>(
             crate::prompt::text::tail(&after.stderr, 2000)
         )));
     }
+    if let Some(example) = &reproduction.example {
+        let files = example.file_refs();
+        let Some(run) = agent.execute(RunPurpose::ExampleOnPatch, &patch.diff, &files, &example.command).await? else {
+            return Ok(Validation::Passed);
+        };
+        if !run.passed() {
+            let exit = crate::prompt::text::exit_status(&run);
+            return Ok(Validation::Failed(format!(
+                "The reproducer passes on the patched program, but the issue's own example still fails on it \
+                 ({exit}):\n{}",
+                crate::prompt::text::tail(&run.stderr, 2000)
+            )));
+        }
+    }
     // The repository's own tests already ran whole as the reproducer: nothing more to check.
-    if !written {
+    if !reproduction.origin.needs_regression_check() {
         return Ok(Validation::Passed);
     }
     // Each language with a regression runner checks the changed files of its own.
