@@ -68,14 +68,26 @@ pub(super) fn in_older_words(source: &str) -> Option<String> {
 }
 
 /// Where a type parameter's modifiers are written (`const`, `in`, `out` before its name, after the `<` or `,` that
-/// opens it, and before a `,`, `>`, `=` or `extends`): the byte ranges of the modifiers.
+/// opens it, and before a `,`, `>`, `=` or `extends`; blanks and comments between): the byte ranges of the
+/// modifiers.
 fn type_parameter_modifiers(source: &str) -> Vec<std::ops::Range<usize>> {
     let bytes = source.as_bytes();
     let word_at = |at: usize| {
         let len = bytes[at..].iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$')).count();
         &source[at..at + len]
     };
-    let skip_space = |at: usize| at + bytes[at..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+    // Blanks and comments (`</** why */ out T>`).
+    let skip_space = |mut at: usize| loop {
+        at += bytes[at..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let rest = &source[at..];
+        at += if rest.starts_with("/*") {
+            rest.find("*/").map_or(rest.len(), |end| end + 2)
+        } else if rest.starts_with("//") {
+            rest.find('\n').unwrap_or(rest.len())
+        } else {
+            return at;
+        };
+    };
     let mut found = Vec::new();
     for (opener, _) in source.match_indices(['<', ',']) {
         let mut at = skip_space(opener + 1);
@@ -199,8 +211,9 @@ const t = `x ${ { a: `\$` }.a } \\`;
     #[test]
     fn type_parameter_modifiers_are_found_before_a_name_alone() {
         let source =
-            "interface I<in K, out V, in out W = K, const C extends K, out> {}\nf(a, in b);\nfor (k in o) {}\n";
+            "interface I<in K, out V, in out W = K, const C extends K, out> {}\nf(a, in b);\nfor (k in o) {}\n\
+             interface J<\n  /** why */\n  out S extends K = K, // and\n  in /* x */ T,\n> {}\n";
         let words: Vec<&str> = type_parameter_modifiers(source).into_iter().map(|r| &source[r]).collect();
-        assert_eq!(words, ["in", "out", "in", "out", "const"]);
+        assert_eq!(words, ["in", "out", "in", "out", "const", "out", "in"]);
     }
 }
