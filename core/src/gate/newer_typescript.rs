@@ -210,8 +210,7 @@ const t = `x ${ { a: `\$` }.a } \\`;
 
     #[test]
     fn type_parameter_modifiers_are_found_before_a_name_alone() {
-        let source =
-            "interface I<in K, out V, in out W = K, const C extends K, out> {}\nf(a, in b);\nfor (k in o) {}\n\
+        let source = "interface I<in K, out V, in out W = K, const C extends K, out> {}\nf(a, in b);\nfor (k in o) {}\n\
              interface J<\n  /** why */\n  out S extends K = K, // and\n  in /* x */ T,\n> {}\n";
         let words: Vec<&str> = type_parameter_modifiers(source).into_iter().map(|r| &source[r]).collect();
         assert_eq!(words, ["in", "out", "in", "out", "const", "out", "in"]);

@@ -76,15 +76,12 @@ fn first_failing(n: usize, mut fails: impl FnMut(usize) -> bool) -> Option<usize
     (lo < n).then_some(lo)
 }
 
-/// The tokens of the tree in the source's order: its leaves of nonzero width, comments left out. `Err` when the
-/// tree holds JSX.
+/// The tokens of the tree in the source's order: its leaves of nonzero width (a JSX text among them), comments left
+/// out.
 pub(super) fn tokens(root: Node<'_>) -> Result<Vec<Node<'_>>, ()> {
     let mut out = Vec::new();
     walk(root, |step| {
         let Step::Enter(node) = step else { return Ok(()) };
-        if node.kind().starts_with("jsx_") {
-            return Err(());
-        }
         if node.child_count() == 0 && node.end_byte() > node.start_byte() && node.kind() != "comment" {
             out.push(node);
         }
@@ -96,9 +93,54 @@ pub(super) fn tokens(root: Node<'_>) -> Result<Vec<Node<'_>>, ()> {
 /// The brackets `tokens` leave open, innermost last (a template's backquote and its `${` among them); `Err` at a
 /// closing bracket that does not close the innermost one.
 pub(super) fn open_brackets<'t>(tokens: &[Node<'t>]) -> Result<Vec<Node<'t>>, ()> {
+    open_brackets_in(tokens, false)
+}
+
+/// [`open_brackets`], with `angles` the `<` and `>` (`>>`, `>>>`) of type parameters and type arguments among them
+/// (a `<` the tree reads so, one right after the name a `function`, `class`, `interface` or `type` declares, where
+/// the tree's recovery may have lost the list, and any inside such a list, which holds types alone), and JSX:
+/// a tag's `<` while the tag is open, then its element (as the opening tag's `>`) until its closing tag, and a
+/// closing tag's `</` until its `>`.
+fn open_brackets_in<'t>(tokens: &[Node<'t>], angles: bool) -> Result<Vec<Node<'t>>, ()> {
     let mut open: Vec<Node<'t>> = Vec::new();
-    for token in tokens {
+    for (i, token) in tokens.iter().enumerate() {
         let kind = token.kind();
+        if angles && let Some(tag) = jsx_tag_part(*token) {
+            let top = open.last().map(|o| (o.kind(), jsx_tag_part(*o)));
+            match (kind, tag) {
+                ("<" | "</", _) => open.push(*token),
+                (">", JsxTag::Opening) if top == Some(("<", Some(JsxTag::Opening))) => {
+                    open.pop();
+                    open.push(*token);
+                }
+                ("/>", JsxTag::SelfClosing) if top == Some(("<", Some(JsxTag::SelfClosing))) => {
+                    open.pop();
+                }
+                (">", JsxTag::Closing) if top == Some(("</", Some(JsxTag::Closing))) => {
+                    open.pop();
+                    // The element the closing tag ends.
+                    if open.pop_if(|o| jsx_tag_part(*o) == Some(JsxTag::Opening) && o.kind() == ">").is_none() {
+                        return Err(());
+                    }
+                }
+                (">" | "/>", _) => return Err(()),
+                _ => {}
+            }
+            continue;
+        }
+        let in_angles = open.last().is_some_and(|o| o.kind() == "<");
+        if angles && kind == "<" && (in_angles || is_type_angle(*token) || follows_a_declared_name(tokens, i)) {
+            open.push(*token);
+            continue;
+        }
+        if angles && in_angles && !kind.is_empty() && kind.chars().all(|c| c == '>') {
+            for _ in 0..kind.len() {
+                if open.pop_if(|o| o.kind() == "<").is_none() {
+                    return Err(());
+                }
+            }
+            continue;
+        }
         let closes = match kind {
             ")" => Some("("),
             "]" => Some("["),
@@ -116,6 +158,39 @@ pub(super) fn open_brackets<'t>(tokens: &[Node<'t>]) -> Result<Vec<Node<'t>>, ()
         }
     }
     Ok(open)
+}
+
+/// The part of a JSX tag a token delimits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JsxTag {
+    Opening,
+    SelfClosing,
+    Closing,
+}
+
+/// Which JSX tag a `<`, `</`, `>` or `/>` token delimits, if any.
+fn jsx_tag_part(token: Node<'_>) -> Option<JsxTag> {
+    if !matches!(token.kind(), "<" | "</" | ">" | "/>") {
+        return None;
+    }
+    match token.parent()?.kind() {
+        "jsx_opening_element" => Some(JsxTag::Opening),
+        "jsx_self_closing_element" => Some(JsxTag::SelfClosing),
+        "jsx_closing_element" => Some(JsxTag::Closing),
+        _ => None,
+    }
+}
+
+/// Whether a `<` token delimits type parameters or type arguments in the tree.
+fn is_type_angle(token: Node<'_>) -> bool {
+    token.parent().is_some_and(|p| matches!(p.kind(), "type_parameters" | "type_arguments"))
+}
+
+/// Whether the token at `at` comes right after a name that `function`, `class`, `interface` or `type` declares.
+fn follows_a_declared_name(tokens: &[Node<'_>], at: usize) -> bool {
+    let kind = |back: usize| at.checked_sub(back).map_or("", |i| tokens[i].kind());
+    matches!(kind(1), "identifier" | "type_identifier")
+        && matches!(kind(2), "function" | "class" | "interface" | "type")
 }
 
 /// The token that closes an open bracket: `)`, `]`, a backquote, or `}` (for `{` and a template's `${`).
@@ -165,7 +240,9 @@ const ARROW: &str = "=> _";
 /// leaves open, it parses with no problem inside it.
 fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>], arrow_heads: bool) -> bool {
     let Some(last) = tokens.last() else { return true };
-    let Ok(open) = open_brackets(tokens) else { return false };
+    // Type parameters left open too: a line that ends inside them (`export type Store<` and a parameter a line)
+    // is completed through them.
+    let Ok(open) = open_brackets_in(tokens, true) else { return false };
     let end = last.end_byte();
     let prefix = &source[..end];
     // What closes each bracket left open, innermost first.
@@ -227,10 +304,22 @@ fn end_point(text: &str) -> tree_sitter::Point {
 
 /// What closes a bracket left open: its closer, and after a block that is not complete alone, what completes it
 /// (`import {` and `export {` take ` from ""`, `try {` takes ` finally {}`, `do {` takes ` while (_)`), so a prefix
-/// inside one is still viable.
+/// inside one is still viable; type parameters and arguments are closed by [`angle_closing`].
 fn closing(source: &str, tokens: &[Node<'_>], bracket: Node<'_>) -> String {
     let at = tokens.partition_point(|t| t.start_byte() < bracket.start_byte());
     let word = |back: usize| at.checked_sub(back).and_then(|i| tokens[i].utf8_text(source.as_bytes()).ok());
+    match (bracket.kind(), jsx_tag_part(bracket)) {
+        // A tag still open closes itself; an element takes its closing tag.
+        ("<", Some(_)) => return "/>".to_string(),
+        ("</", _) => return ">".to_string(),
+        (">", Some(JsxTag::Opening)) => {
+            let name = bracket.parent().and_then(|tag| tag.child_by_field_name("name"));
+            let name = name.and_then(|n| n.utf8_text(source.as_bytes()).ok()).unwrap_or("");
+            return format!("</{name}>");
+        }
+        ("<", None) => return angle_closing(tokens, bracket).to_string(),
+        _ => {}
+    }
     let rest = match (bracket.kind(), word(1), word(2)) {
         ("{", Some("import" | "export"), _) | ("{", Some("type"), Some("import" | "export")) => " from \"\"",
         ("{", Some("try"), _) => " finally {}",
@@ -245,6 +334,38 @@ fn closing(source: &str, tokens: &[Node<'_>], bracket: Node<'_>) -> String {
 pub(super) fn closing_all(source: &str, tokens: &[Node<'_>]) -> Option<String> {
     let open = open_brackets(tokens).ok()?;
     Some(open.iter().rev().map(|bracket| closing(source, tokens, *bracket)).collect())
+}
+
+/// What closes type parameters or type arguments left open, by what they belong to: the `>`, and what must follow
+/// it there (a type alias's `= _`, a function's or a method's parameters, a class's or an interface's body, a call's
+/// arguments).
+fn angle_closing(tokens: &[Node<'_>], angle: Node<'_>) -> &'static str {
+    let at = tokens.partition_point(|t| t.start_byte() < angle.start_byte());
+    let owner = if follows_a_declared_name(tokens, at) {
+        match tokens[at - 2].kind() {
+            "type" => "type_alias_declaration",
+            "function" => "function_declaration",
+            _ => "class",
+        }
+    } else {
+        angle.parent().and_then(|list| list.parent()).map_or("", |n| n.kind())
+    };
+    match owner {
+        "type_alias_declaration" => "> = _",
+        "class_declaration" | "abstract_class_declaration" | "interface_declaration" | "class" => "> {}",
+        "arrow_function" => ">() => _",
+        "function_declaration"
+        | "generator_function_declaration"
+        | "function_expression"
+        | "generator_function"
+        | "function_signature"
+        | "method_definition"
+        | "method_signature"
+        | "abstract_method_signature"
+        | "call_expression"
+        | "new_expression" => ">()",
+        _ => ">",
+    }
 }
 
 /// The kind of the node a bracket opens (its parent) when the source up to the bracket is read alone, closed: the
@@ -391,9 +512,19 @@ mod tests {
     }
 
     #[test]
-    fn jsx_is_not_searched() {
-        let src = "const e = <div>{a</div>;\n";
-        let (mut parser, tree) = parse(src);
-        assert!(first_unexpected(&mut parser, tree.root_node(), src, 0, false).is_err());
+    fn jsx_elements_are_closed_by_their_closing_tags() {
+        let src = "const e = (\n  <A.B x=\"1\" y={f(2)}>\n    hi <b/> {c}<>t</>\n  </A.B>\n);\n";
+        let mut parser = crate::grammar::parser(tree_sitter_typescript::LANGUAGE_TSX.into());
+        let tree = parser.parse(src, None).unwrap();
+        let all = tokens(tree.root_node()).unwrap();
+        let upto = all.iter().position(|t| t.kind() == "jsx_text" && t.utf8_text(src.as_bytes()) == Ok("t")).unwrap();
+        let open = open_brackets_in(&all[..=upto], true).unwrap();
+        let closers: Vec<String> = open.iter().map(|o| closing(src, &all, *o)).collect();
+        assert_eq!(closers, [")", "</A.B>", "</>"]);
+        // Inside an element, a prefix is completed by its closing tag: the stop is the name after the element.
+        let src = "const e = (\n  <A>\n    <b/> {c}\n  </A>\n  x\n);\n";
+        let tree = parser.parse(src, None).unwrap();
+        let Ok(Stop::At(stop)) = first_unexpected(&mut parser, tree.root_node(), src, 0, false) else { panic!() };
+        assert_eq!((stop.token.utf8_text(src.as_bytes()), stop.token.start_position().row), (Ok("x"), 4));
     }
 }
