@@ -126,6 +126,16 @@ impl PatchWriter {
         self.pending = Some(Pending::Validation(message.to_string()));
     }
 
+    /// Whether a patch that changes no code (`diff`, its diff) was sent back once already, so that a new
+    /// conversation is due (with bug locations to show it); else it is remembered as sent back now.
+    fn sent_back_before(&mut self, diff: &str, found: &Found) -> bool {
+        if self.no_code.iter().any(|d| d == diff) && !found.locations.is_empty() {
+            return true;
+        }
+        self.no_code.push(diff.to_string());
+        false
+    }
+
     /// Drops the conversation: the next request opens a new one, showing the fixes tried when there are any.
     fn start_afresh(&mut self) {
         self.messages.clear();
@@ -205,7 +215,7 @@ impl PatchWriter {
                 // has not written the fix: it hears so, while attempts remain.
                 let (note, reason) = if format.format == EditFormat::Definition && !extraction.changes_code(&agent.repo)
                 {
-                    if self.no_code.contains(&extraction.diff) && !found.locations.is_empty() {
+                    if self.sent_back_before(&extraction.diff, found) {
                         // Told once, a small model writes the same answer again and again (Qwen2.5-Coder-1.5B, 12
                         // times in a row on QuixBugs' powerset): a new conversation asks afresh.
                         agent.note(
@@ -215,7 +225,6 @@ impl PatchWriter {
                         last = Some(extraction);
                         continue;
                     }
-                    self.no_code.push(extraction.diff.clone());
                     (
                         "the patch changes only comments, docstrings or blank lines; asking for the fix in the code",
                         NO_CODE_CHANGED,
@@ -250,13 +259,12 @@ impl PatchWriter {
                 // The code given back unchanged: told once, a small model gives it back again and again
                 // (Qwen2.5-Coder-1.5B, all nine answers over three tries on QuixBugs' powerset), so from the second
                 // time on a new conversation asks afresh, as for a patch that changes only comments.
-                if self.no_code.contains(&extraction.diff) && !found.locations.is_empty() {
+                if self.sent_back_before(&extraction.diff, found) {
                     agent.note("the code was given back unchanged again; a new conversation asks for the fix");
                     self.start_afresh();
                     last = Some(extraction);
                     continue;
                 }
-                self.no_code.push(extraction.diff.clone());
             }
             let answer_start = if extraction.status == ExtractStatus::RawPatchButUnparsed {
                 answer.chars().take(ANSWER_START_CHARS).collect()
