@@ -129,7 +129,7 @@ fn open_brackets_in<'t>(tokens: &[Node<'t>], angles: bool) -> Result<Vec<Node<'t
             continue;
         }
         let in_angles = open.last().is_some_and(|o| o.kind() == "<");
-        if angles && kind == "<" && (in_angles || is_type_angle(*token) || follows_a_declared_name(tokens, i)) {
+        if angles && kind == "<" && (in_angles || is_type_angle(*token) || declaring_keyword(tokens, i).is_some()) {
             open.push(*token);
             continue;
         }
@@ -186,11 +186,13 @@ fn is_type_angle(token: Node<'_>) -> bool {
     token.parent().is_some_and(|p| matches!(p.kind(), "type_parameters" | "type_arguments"))
 }
 
-/// Whether the token at `at` comes right after a name that `function`, `class`, `interface` or `type` declares.
-fn follows_a_declared_name(tokens: &[Node<'_>], at: usize) -> bool {
+/// The keyword (`function`, `class`, `interface` or `type`) that declares the name right before the token at `at`.
+fn declaring_keyword<'t>(tokens: &[Node<'t>], at: usize) -> Option<&'t str> {
     let kind = |back: usize| at.checked_sub(back).map_or("", |i| tokens[i].kind());
-    matches!(kind(1), "identifier" | "type_identifier")
-        && matches!(kind(2), "function" | "class" | "interface" | "type")
+    let keyword = kind(2);
+    (matches!(kind(1), "identifier" | "type_identifier")
+        && matches!(keyword, "function" | "class" | "interface" | "type"))
+    .then_some(keyword)
 }
 
 /// The token that closes an open bracket: `)`, `]`, a backquote, or `}` (for `{` and a template's `${`).
@@ -317,7 +319,7 @@ fn closing(source: &str, tokens: &[Node<'_>], bracket: Node<'_>) -> String {
             let name = name.and_then(|n| n.utf8_text(source.as_bytes()).ok()).unwrap_or("");
             return format!("</{name}>");
         }
-        ("<", None) => return angle_closing(tokens, bracket).to_string(),
+        ("<", None) => return angle_closing(tokens, at, bracket).to_string(),
         _ => {}
     }
     let rest = match (bracket.kind(), word(1), word(2)) {
@@ -336,19 +338,15 @@ pub(super) fn closing_all(source: &str, tokens: &[Node<'_>]) -> Option<String> {
     Some(open.iter().rev().map(|bracket| closing(source, tokens, *bracket)).collect())
 }
 
-/// What closes type parameters or type arguments left open, by what they belong to: the `>`, and what must follow
-/// it there (a type alias's `= _`, a function's or a method's parameters, a class's or an interface's body, a call's
-/// arguments).
-fn angle_closing(tokens: &[Node<'_>], angle: Node<'_>) -> &'static str {
-    let at = tokens.partition_point(|t| t.start_byte() < angle.start_byte());
-    let owner = if follows_a_declared_name(tokens, at) {
-        match tokens[at - 2].kind() {
-            "type" => "type_alias_declaration",
-            "function" => "function_declaration",
-            _ => "class",
-        }
-    } else {
-        angle.parent().and_then(|list| list.parent()).map_or("", |n| n.kind())
+/// What closes type parameters or type arguments left open (the `<` at `tokens[at]`), by what they belong to: the
+/// `>`, and what must follow it there (a type alias's `= _`, a function's or a method's parameters, a class's or an
+/// interface's body, a call's arguments).
+fn angle_closing(tokens: &[Node<'_>], at: usize, angle: Node<'_>) -> &'static str {
+    let owner = match declaring_keyword(tokens, at) {
+        Some("type") => "type_alias_declaration",
+        Some("function") => "function_declaration",
+        Some(_) => "class",
+        None => angle.parent().and_then(|list| list.parent()).map_or("", |n| n.kind()),
     };
     match owner {
         "type_alias_declaration" => "> = _",
