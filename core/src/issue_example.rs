@@ -42,15 +42,19 @@ pub struct StatedExample {
 /// the index defines exactly once.
 pub fn stated(issue: &str, index: &Index) -> Option<StatedExample> {
     let spans = code_spans(issue);
+    // Where each blank line starts, so that whether one stands between two places is a search, not a scan: an issue
+    // of many spans in one paragraph costs no more than its length.
+    let breaks: Vec<usize> =
+        issue.as_bytes().windows(2).enumerate().filter(|(_, w)| w == b"\n\n").map(|(at, _)| at).collect();
+    let broken =
+        |from: usize, to: usize| breaks.get(breaks.partition_point(|&at| at < from)).is_some_and(|&at| at + 2 <= to);
     spans.iter().enumerate().find_map(|(i, call)| {
         let name = leading_call_name(call.text)?;
         // The value is looked for up to the paragraph's end or the next call, whose value it would be.
         let expected = spans[i + 1..]
             .iter()
             .enumerate()
-            .take_while(|(_, value)| {
-                !issue[call.end..value.start].contains("\n\n") && leading_call_name(value.text).is_none()
-            })
+            .take_while(|(_, value)| !broken(call.end, value.start) && leading_call_name(value.text).is_none())
             .find_map(|(k, value)| introduces_a_value(&issue[spans[i + k].end..value.start]).then_some(value.text))?;
         let mut defined = issue_names::defined(name, index)
             .into_iter()
@@ -199,6 +203,16 @@ mod tests {
         assert_eq!(stated("```\nlis([1])\n```\nshould return `1`", &idx), None, "a fenced block is no span");
         let two = stated("`lis([1])` returns `0`; `Square(2).area()` should be `4`.", &idx).unwrap();
         assert_eq!((two.call.as_str(), two.expected.as_str()), ("Square(2).area()", "4"), "the value of the next call");
+    }
+
+    /// A call followed by tens of thousands of spans in one paragraph is read in time proportional to the issue.
+    #[test]
+    fn many_spans_in_one_paragraph_are_read_once() {
+        let issue = format!("`lis([1])` {}should return `1`", "then `x` and ".repeat(40_000));
+        let example = stated(&issue, &repo()).unwrap();
+        assert_eq!(example.expected, "1");
+        let parted = format!("`lis([1])` {}\n\nshould return `1`", "then `x` and ".repeat(40_000));
+        assert_eq!(stated(&parted, &repo()), None, "the value is in another paragraph");
     }
 
     #[test]
