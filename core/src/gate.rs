@@ -17,6 +17,8 @@
 //! differ is listed in the README. Its agreement with CPython is measured by `core/tests/gate_cpython.rs`.
 
 mod ast;
+#[cfg(feature = "js")]
+mod block_braces;
 mod compile;
 mod expr;
 #[cfg(feature = "js")]

@@ -9,8 +9,9 @@ use std::ops::Range;
 /// (`import("./t.js").Name<A>`, whose type arguments the grammar does not read after the import) as a name of the
 /// same length, unless a name follows its `)` with nothing between; a type parameter's modifiers (`<in K, out V>`,
 /// TypeScript 4.7; `<const T>`, 5.0) as blanks, a function type's parameter named `any` renamed, and each escape in
-/// a template (`\``, which the grammar does not read in a template literal type) as `__`. `None` when there is none
-/// of these.
+/// a template (`\``, which the grammar does not read in a template literal type) as `__`; a tagged template's type
+/// arguments (`` sql<Row>`...` ``, TypeScript 2.9) as blanks, and a variable or a type member named `as` or `in`
+/// renamed. `None` when there is none of these.
 pub(super) fn in_older_words(source: &str) -> Option<String> {
     let mut text = source.to_string();
     let mut changed = false;
@@ -18,12 +19,23 @@ pub(super) fn in_older_words(source: &str) -> Option<String> {
         text.replace_range(modifier.clone(), &" ".repeat(modifier.len()));
         changed = true;
     }
-    for escape in template_escapes(source) {
+    let templates = templates(source);
+    for escape in templates.escapes {
         text.replace_range(escape, "__");
         changed = true;
     }
+    // A tagged template's type arguments (`` sql<Row>`SELECT ...` ``, TypeScript 2.9): blanks, line breaks kept.
+    for arguments in templates.opened.iter().filter_map(|&tick| tag_type_arguments(source, tick)) {
+        let blank: String = source[arguments.clone()].chars().map(|c| if c == '\n' { c } else { ' ' }).collect();
+        text.replace_range(arguments, &blank);
+        changed = true;
+    }
+    for name in keyword_member_names(source) {
+        text.replace_range(name, "i_");
+        changed = true;
+    }
     // Each rewrite keeps the length: the words the grammar lacks become blanks or names.
-    let rewrites: [(&str, std::ops::Range<usize>, &str); 7] = [
+    let rewrites: [(&str, std::ops::Range<usize>, &str); 10] = [
         // `export type * from` (TypeScript 5.0): without its `type`.
         ("export type *", 7..11, "    "),
         // `keyof readonly T[]`: without `readonly`.
@@ -37,6 +49,10 @@ pub(super) fn in_older_words(source: &str) -> Option<String> {
         ("abstract:", 0..1, "_"),
         // A function type's parameter named `any` (`(any) => void`): another name.
         ("(any) =>", 1..2, "_"),
+        // A variable named `as`: another name.
+        ("let as ", 5..6, "_"),
+        ("const as ", 7..8, "_"),
+        ("var as ", 5..6, "_"),
     ];
     for (words, range, instead) in rewrites {
         for (at, _) in source.match_indices(words) {
@@ -65,6 +81,52 @@ pub(super) fn in_older_words(source: &str) -> Option<String> {
         changed = true;
     }
     changed.then_some(text)
+}
+
+/// The type arguments of the tag of the template opened at byte `tick` (`` sql<{ id: string }>`...` ``): from its
+/// `<` to its `>`, which ends the code before the backquote and closes a `<` right after a name, brackets balanced
+/// and no `;` between outside an object type.
+fn tag_type_arguments(source: &str, tick: usize) -> Option<Range<usize>> {
+    let before = source[..tick].trim_end();
+    if !before.ends_with('>') || before.ends_with("=>") {
+        return None;
+    }
+    let bytes = before.as_bytes();
+    let (mut depth, mut braces) = (0usize, 0usize);
+    for at in (0..bytes.len()).rev() {
+        match bytes[at] {
+            // An object type's members may end in `;`; a `{` never closed between is a block the tag is not in.
+            b'}' => braces += 1,
+            b'{' if braces == 0 => return None,
+            b'{' => braces -= 1,
+            b';' if braces == 0 => return None,
+            b'>' if at == 0 || bytes[at - 1] != b'=' => depth += 1,
+            b'<' => {
+                depth -= 1;
+                if depth == 0 {
+                    let tag = bytes[..at].last().is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$'));
+                    return tag.then_some(at..before.len());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Where a type member is named `in` (`in: "query"`, `in?: string`), which the grammar does not read as a name there:
+/// the byte range of each such `in`, at a line's start or after a `{`, `;` or `,`, and before a `:` or `?:`.
+fn keyword_member_names(source: &str) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    for (at, _) in source.match_indices("in") {
+        let opens_member = source[..at].trim_end_matches([' ', '\t']);
+        let opens_member = opens_member.is_empty() || opens_member.ends_with(['\n', '{', ';', ',']);
+        let rest = source[at + 2..].trim_start_matches([' ', '\t']);
+        if opens_member && (rest.starts_with(':') || rest.starts_with("?:")) {
+            found.push(at..at + 2);
+        }
+    }
+    found
 }
 
 /// Where a type parameter's modifiers are written (`const`, `in`, `out` before its name, after the `<` or `,` that
@@ -113,10 +175,19 @@ fn type_parameter_modifiers(source: &str) -> Vec<std::ops::Range<usize>> {
     found
 }
 
-/// Where, in a template (`` `...${x}...` ``, in code or in a type), an escape of one ASCII character is written
-/// (`\``, `\n`, `\$`; not `\u`, `\x`, a digit or a line break, whose forms are longer or checked): the two bytes
-/// of each. Strings, comments and regular expression literals are passed over.
-fn template_escapes(source: &str) -> Vec<Range<usize>> {
+/// What a reading of the templates in a source finds (strings, comments and regular expression literals passed
+/// over).
+#[derive(Default)]
+struct Templates {
+    /// In a template (`` `...${x}...` ``, in code or in a type), each escape of one ASCII character (`\``, `\n`,
+    /// `\$`; not `\u`, `\x`, a digit or a line break, whose forms are longer or checked): its two bytes.
+    escapes: Vec<Range<usize>>,
+    /// The byte of each template's opening backquote.
+    opened: Vec<usize>,
+}
+
+/// The [`Templates`] of a source.
+fn templates(source: &str) -> Templates {
     #[derive(Clone, Copy, PartialEq)]
     enum Mode {
         Code,
@@ -126,10 +197,10 @@ fn template_escapes(source: &str) -> Vec<Range<usize>> {
         BlockComment,
     }
     let bytes = source.as_bytes();
-    if !bytes.contains(&b'`') || !bytes.contains(&b'\\') {
-        return Vec::new();
+    let mut found = Templates::default();
+    if !bytes.contains(&b'`') {
+        return found;
     }
-    let mut found = Vec::new();
     // The code's brace depth, and the depth at which each open `${` closes.
     let (mut depth, mut substitutions) = (0usize, Vec::new());
     let (mut mode, mut last_code_byte, mut at) = (Mode::Code, b';', 0);
@@ -142,7 +213,10 @@ fn template_escapes(source: &str) -> Vec<Range<usize>> {
                 b'/' if next == b'*' => (mode, step) = (Mode::BlockComment, 2),
                 b'/' if b"(,=:[!&|?{};+-*%<>~^".contains(&last_code_byte) => step = regex_length(&bytes[at..]),
                 b'\'' | b'"' => mode = Mode::Quote(byte),
-                b'`' => mode = Mode::Template,
+                b'`' => {
+                    mode = Mode::Template;
+                    found.opened.push(at);
+                }
                 b'{' => depth += 1,
                 b'}' if substitutions.last() == Some(&depth) => {
                     substitutions.pop();
@@ -156,7 +230,7 @@ fn template_escapes(source: &str) -> Vec<Range<usize>> {
             Mode::Template if byte == b'\\' => {
                 step = 2;
                 if next.is_ascii() && !matches!(next, b'u' | b'x' | b'0'..=b'9' | b'\n' | b'\r') {
-                    found.push(at..at + 2);
+                    found.escapes.push(at..at + 2);
                 }
             }
             Mode::Template if byte == b'`' => mode = Mode::Code,
@@ -204,8 +278,21 @@ mod tests {
 const s = "\`" + '`' + /`\//.source; // `\`
 const t = `x ${ { a: `\$` }.a } \\`;
 "#;
-        let escapes: Vec<&str> = template_escapes(source).into_iter().map(|r| &source[r]).collect();
+        let escapes: Vec<&str> = templates(source).escapes.into_iter().map(|r| &source[r]).collect();
         assert_eq!(escapes, ["\\`", "\\`", "\\n", "\\$", "\\\\"]);
+    }
+
+    #[test]
+    fn a_tags_type_arguments_and_names_the_grammar_takes_for_keywords_are_rewritten_in_place() {
+        let source = "const r = sql<{ id: string; n: number }>`SELECT ${x}`\nlet as = f(a < b, c > `t`)\n\
+                      interface P {\n  in: \"query\"\n  in?: string\n}\nfor (k in o) {}\n";
+        let older = in_older_words(source).unwrap();
+        assert_eq!(older.len(), source.len());
+        assert_eq!(
+            older,
+            "const r = sql                           `SELECT ${x}`\nlet a_ = f(a < b, c > `t`)\n\
+             interface P {\n  i_: \"query\"\n  i_?: string\n}\nfor (k in o) {}\n"
+        );
     }
 
     #[test]

@@ -54,6 +54,11 @@ fn check_within(
         return Err(problem);
     };
     let root = tree.root_node();
+    // An arrow's body or a statement the grammar read as opening with an object literal is a block to the compilers:
+    // read again so that it can only be one.
+    if let Some(blocks) = super::block_braces::as_blocks(root, source) {
+        return check_within(language, compiler, &blocks.text, signature_rereads);
+    }
     // Read again where the grammar goes astray and the compilers do not: with the semicolons they insert where a
     // statement or a type member ends at a line break and the grammar reads on, and, in TypeScript, with a function
     // type's first parameter destructured by a simpler pattern. The reading whose first error comes last is kept (one
@@ -90,6 +95,14 @@ fn check_within(
     let Some(node) = first_problem(root) else {
         return Err(problem_at(root, source, "Invalid or unexpected token"));
     };
+    // An empty element the grammar let through before where its recovery starts: the compilers stop at its comma.
+    if let Some((list, comma)) = super::script_grammar::first_hole_before(root, node.start_byte()) {
+        let message = match compiler {
+            Compiler::V8 => "Unexpected token ','",
+            Compiler::TypeScript => super::typescript_grammar::hole_message(list.kind()),
+        };
+        return Err(problem_at(comma, source, message));
+    }
     // Where a compiler reading left to right stops, at or after where tree-sitter's recovery starts; for V8, before
     // that where the module's structure is broken (an `export` inside a block, a `return` outside a function).
     let arrow_heads = compiler == Compiler::TypeScript;
@@ -441,5 +454,36 @@ mod tests {
         assert_eq!(ts(params).map_err(|e| e.0), Err(1));
         let unclosed = "interface A {\n  a: string;\ninterface B {\n  b: string;\n}\n";
         assert_eq!(ts(unclosed).map_err(|e| e.0), Err(3));
+        // A function's parameters lost after its type parameters: the next line, where the `(` should be.
+        let no_params = "export function f<T, U extends T>\n  a: T,\n): U {\n  return a\n}\n";
+        assert_eq!(ts(no_params).map_err(|e| e.0), Err(2));
+        // An empty element in an object in a file broken further on: its comma.
+        let hole = "f({\n  ...a,\n  ,\n})\n\nfunction g( {\n";
+        assert_eq!(ts(hole).map_err(|e| e.0), Err(3));
+        assert_eq!(js(hole).map_err(|e| e.0), Err(3));
+    }
+
+    #[test]
+    fn typescript_the_grammar_is_older_than_passes() {
+        let tagged = "const rows = yield* sql<{ id: string; at: Date }>`SELECT id, at FROM ${table}`.pipe(f)\n";
+        assert_eq!(ts(tagged), Ok(()));
+        assert_eq!(ts("let as = xs.length === 0 ? [] : xs\nreturn as\n"), Ok(()));
+        assert_eq!(ts("export interface Parameter {\n  name: string\n  in: \"query\" | \"header\"\n}\n"), Ok(()));
+    }
+
+    #[test]
+    fn a_brace_the_compilers_read_as_a_block_is_read_as_one() {
+        // An arrow's body and a statement open a block, not an object literal: both compilers refuse these, where
+        // tree-sitter's grammar reads an object and accepts them.
+        assert_eq!(ts("const f = () => { a: 1, b: 2 }\n").map_err(|e| e.0), Err(1));
+        assert_eq!(js("const f = () => { a: 1, b: 2 }\n").map_err(|e| e.0), Err(1));
+        assert_eq!(ts("{\n  reducer: { [a.b]: a.c }\n}\n").map_err(|e| e.0), Err(2));
+        // A call's `({` lost: the stop is inside the body read as a block, not where the file's brackets give out.
+        let lost = "test('x', () => {\n  reducer: { [a.b]: a.c },\n})\n\nfunction g() {\n  return 1\n}\n";
+        assert_eq!(ts(lost).map_err(|e| e.0), Err(2));
+        // What the compilers do read so passes.
+        let read_so = "const f = () => ({ a: 1 });\nconst g = () => { a: 1 };\n({ a } = b);\n{ c: 2 }\n";
+        assert_eq!(ts(read_so), Ok(()));
+        assert_eq!(js(read_so), Ok(()));
     }
 }

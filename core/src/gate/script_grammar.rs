@@ -322,6 +322,25 @@ pub(super) fn lacks_catch_and_finally(node: Node<'_>) -> bool {
         && node.child_by_field_name("finalizer").is_none()
 }
 
+/// The first empty element under `root` whose comma comes before byte `end`: the list that holds it (one of
+/// [`NO_HOLES`]) and the comma.
+pub(super) fn first_hole_before<'t>(root: Node<'t>, end: usize) -> Option<(Node<'t>, Node<'t>)> {
+    let mut hole: Option<(Node<'t>, Node<'t>)> = None;
+    let _ = walk(root, |step| {
+        if let Step::Enter(node) = step
+            && node.start_byte() < end
+            && NO_HOLES.contains(&node.kind())
+            && let Some(comma) = empty_element(node).filter(|comma| comma.start_byte() < end)
+            // A list inside another's element can hold a hole before the outer one's.
+            && hole.is_none_or(|(_, first)| comma.start_byte() < first.start_byte())
+        {
+            hole = Some((node, comma));
+        }
+        Ok::<(), ()>(())
+    });
+    hole
+}
+
 /// The comma that leaves an element empty in a list: one right after the opening bracket or another comma.
 pub(super) fn empty_element(list: Node<'_>) -> Option<Node<'_>> {
     let mut cursor = list.walk();

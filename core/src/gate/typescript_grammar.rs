@@ -347,7 +347,7 @@ fn member_reading(line: &str) -> Option<(usize, &'static str)> {
 }
 
 /// What the `typescript` package says of an empty element in a list of this kind.
-fn hole_message(list: &str) -> &'static str {
+pub(super) fn hole_message(list: &str) -> &'static str {
     match list {
         "arguments" => "Argument expression expected.",
         "formal_parameters" => "Parameter declaration expected.",

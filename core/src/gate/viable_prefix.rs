@@ -8,6 +8,8 @@
 
 use tree_sitter::{Node, Parser};
 
+use super::block_braces;
+use super::script_grammar::{NO_HOLES, empty_element};
 use super::tree_problems::{Step, walk};
 
 /// The token a left-to-right parser stops at.
@@ -255,6 +257,12 @@ fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>], arrow_heads: b
     if in_an_import_or_export(source, tokens) {
         texts.extend(MODULE_COMPLETIONS.iter().map(|completion| format!("{prefix}\n{completion}{closers}")));
     }
+    // A function's type parameters, closed: its parameters and body must follow, and nothing else may.
+    if last.kind() == ">"
+        && opened_at(tokens, tokens.len() - 1).is_some_and(|angle| declaring_keyword(tokens, angle) == Some("function"))
+    {
+        texts.push(format!("{prefix}() {{}}{closers}"));
+    }
     if arrow_heads {
         let text = |token: &Node<'_>| token.utf8_text(source.as_bytes()).unwrap_or("");
         if text(last) == ")"
@@ -288,7 +296,7 @@ fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>], arrow_heads: b
             tree
         });
         let Some(tree) = parser.parse(text, old.as_ref()) else { continue };
-        if clean_before(tree.root_node(), end) {
+        if clean_before(tree.root_node(), end) && clean_as_blocks(parser, tree.root_node(), text, end) {
             return true;
         }
         previous = Some((tree, text));
@@ -428,10 +436,30 @@ pub(super) fn starts_an_expression_after(previous: &str) -> bool {
     )
 }
 
-/// Whether no `ERROR` or `MISSING` node under `root` starts before byte `end`.
+/// Whether `text` (read as `root`) still has no problem before byte `end` read with the braces the compilers read
+/// as blocks so read ([`block_braces::as_blocks`]): the grammar's reading of one as an object hides what they stop at.
+fn clean_as_blocks(parser: &mut Parser, root: Node<'_>, text: &str, end: usize) -> bool {
+    match block_braces::as_blocks(root, text) {
+        None => true,
+        Some(blocks) => {
+            parser.parse(&blocks.text, None).is_some_and(|t| clean_before(t.root_node(), blocks.moved(end)))
+        }
+    }
+}
+
+/// Whether no `ERROR` or `MISSING` node under `root` starts before byte `end`, and no empty element either (`{ a, ,
+/// b }`: the grammar lets one through in an object, an argument or parameter list and an import or export list,
+/// where the compilers stop at its comma).
 pub(super) fn clean_before(root: Node<'_>, end: usize) -> bool {
     walk(root, |step| match step {
         Step::Enter(node) if node.start_byte() < end && (node.is_error() || node.is_missing()) => Err(()),
+        Step::Enter(node)
+            if node.start_byte() < end
+                && NO_HOLES.contains(&node.kind())
+                && empty_element(node).is_some_and(|comma| comma.start_byte() < end) =>
+        {
+            Err(())
+        }
         _ => Ok(()),
     })
     .is_ok()
