@@ -55,7 +55,8 @@ fn broken_head(source: &str, tokens: &[Node<'_>], lt: usize, stop: usize) -> Opt
         // The stop is among the parameters.
         let mut depth = Vec::new();
         let nested = (open..stop).all(|i| nest(text(i), &mut depth));
-        let ends = nested && ends_the_parameters(text(stop), text(stop - 1), depth.last() == Some(&'<'));
+        let at_top = depth.len() == 1;
+        let ends = nested && ends_the_parameters(text(stop), text(stop - 1), depth.last() == Some(&'<'), at_top);
         return ends.then_some(gt);
     };
     match tokens.get(close + 1).map(|_| text(close + 1)) {
@@ -82,15 +83,20 @@ fn broken_head(source: &str, tokens: &[Node<'_>], lt: usize, stop: usize) -> Opt
 /// Whether a stop among a generic arrow's parameters, at the token `stop` after `previous`, leaves the parser without
 /// the `)` that ends them: a `}`, an `=>` or a `>` that closes nothing open there, a word that opens a declaration, or
 /// a name right after a type in type arguments (`<E R>`), which end the argument list there and leave the rest
-/// unread. At other errors (`f: a: T`, an object type's `}` lost before the `)`) it reads on to the `)` and keeps
-/// the arrow.
-fn ends_the_parameters(stop: &str, previous: &str, in_type_arguments: bool) -> bool {
-    let is_name = |s: &str| s.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$');
+/// unread; or, `at_top` of the list (in no bracket but its own), a token no parameter can open where one must
+/// (`(a: A, : B)`: not a name, a pattern's bracket, `...`, a decorator or the list's `)`), which makes the parser
+/// give the arrow up. At other errors (`f: a: T`, an object type's `}` lost before the `)`) it reads on to the `)`
+/// and keeps the arrow.
+fn ends_the_parameters(stop: &str, previous: &str, in_type_arguments: bool, at_top: bool) -> bool {
+    let is_name = |s: &str| s.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$' || c == '#');
     let after_a_type = is_name(previous) || matches!(previous, ">" | "]" | ")");
+    let opens_no_parameter =
+        at_top && matches!(previous, "," | "(") && !is_name(stop) && !matches!(stop, "[" | "{" | "..." | "@" | ")");
     matches!(stop, "}" | "=>")
         || (stop == ">" && !in_type_arguments)
         || opens_a_declaration(stop)
         || (in_type_arguments && is_name(stop) && after_a_type)
+        || opens_no_parameter
 }
 
 /// Whether a word opens a declaration, which no type or parameter holds.

@@ -461,6 +461,14 @@ mod tests {
         let hole = "f({\n  ...a,\n  ,\n})\n\nfunction g( {\n";
         assert_eq!(ts(hole).map_err(|e| e.0), Err(3));
         assert_eq!(js(hole).map_err(|e| e.0), Err(3));
+        // A class whose heritage calls a function, its `}) {}` lost: the class takes its body after the brackets
+        // close, so the object is read on to the next declaration.
+        let heritage = "export class E extends Schema.TaggedError<E>()(\"E\", {\n  message: Schema.String\n\n\
+                        export const x = 1\n";
+        assert_eq!(ts(heritage).map_err(|e| e.0), Err(4));
+        // A generic arrow's parameter that cannot open one: the parser gives the arrow up and reads an assertion.
+        let nameless = "const request = <A, E>(\n  method: string,\n  : Identity[\"Service\"],\n  e: E\n) => e\n";
+        assert_eq!(ts(nameless), Err((1, "'>' expected.".into())));
     }
 
     #[test]

@@ -249,8 +249,12 @@ fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>], arrow_heads: b
     let Ok(open) = open_brackets_in(tokens, true) else { return false };
     let end = last.end_byte();
     let prefix = &source[..end];
-    // What closes each bracket left open, innermost first.
-    let closings: Vec<String> = open.iter().rev().map(|bracket| closing(source, tokens, *bracket)).collect();
+    // What closes each bracket left open, innermost first; a class whose head holds some of them
+    // (`class A extends f()("a", {`) takes its body once they are closed.
+    let mut closings: Vec<String> = open.iter().rev().map(|bracket| closing(source, tokens, *bracket)).collect();
+    if let Some(outside) = open_class_head(tokens, &open) {
+        closings[open.len() - outside - 1].push_str(" {}");
+    }
     let closers = closings.concat();
     let mut texts: Vec<String> =
         COMPLETIONS.iter().map(|completion| format!("{prefix}\n{completion}{closers}")).collect();
@@ -302,6 +306,32 @@ fn viable(parser: &mut Parser, source: &str, tokens: &[Node<'_>], arrow_heads: b
         previous = Some((tree, text));
     }
     false
+}
+
+/// When the last `class` among `tokens` has its head still open around some of the brackets `open` (its heritage
+/// calls a function, `class A extends Base()("a", {`), how many of those brackets it is inside of; `None` when its
+/// body has opened, when no bracket opened after it is still open, or when there is no class.
+fn open_class_head(tokens: &[Node<'_>], open: &[Node<'_>]) -> Option<usize> {
+    let class = tokens.iter().rposition(|t| t.kind() == "class")?;
+    let at = tokens[class].start_byte();
+    let outside = open.iter().filter(|b| b.start_byte() < at).count();
+    if outside == open.len() {
+        return None;
+    }
+    // A `{` right inside the class's level is its body; one inside type arguments (`extends A<{ a: B }>`) or other
+    // brackets is not.
+    let mut depth = 0usize;
+    for token in &tokens[class + 1..] {
+        match token.kind() {
+            "{" if depth == 0 => return None,
+            "(" | "[" | "{" | "${" => depth += 1,
+            "<" if is_type_angle(*token) => depth += 1,
+            ")" | "]" | "}" => depth = depth.checked_sub(1)?,
+            ">" if is_type_angle(*token) => depth = depth.checked_sub(1)?,
+            _ => {}
+        }
+    }
+    Some(outside)
 }
 
 /// The row and column (in bytes) where a text ends.
