@@ -10,8 +10,8 @@ use std::ops::Range;
 /// same length, unless a name follows its `)` with nothing between; a type parameter's modifiers (`<in K, out V>`,
 /// TypeScript 4.7; `<const T>`, 5.0) as blanks, a function type's parameter named `any` renamed, and each escape in
 /// a template (`\``, which the grammar does not read in a template literal type) as `__`; a tagged template's type
-/// arguments (`` sql<Row>`...` ``, TypeScript 2.9) as blanks, and a variable or a type member named `as` or `in`
-/// renamed. `None` when there is none of these.
+/// arguments (`` sql<Row>`...` ``, TypeScript 2.9) as blanks, a variable or a type member named `as` or `in` and
+/// the `undefined` of `typeof undefined` renamed. `None` when there is none of these.
 pub(super) fn in_older_words(source: &str) -> Option<String> {
     let mut text = source.to_string();
     let mut changed = false;
@@ -35,7 +35,7 @@ pub(super) fn in_older_words(source: &str) -> Option<String> {
         changed = true;
     }
     // Each rewrite keeps the length: the words the grammar lacks become blanks or names.
-    let rewrites: [(&str, std::ops::Range<usize>, &str); 10] = [
+    let rewrites: [(&str, std::ops::Range<usize>, &str); 11] = [
         // `export type * from` (TypeScript 5.0): without its `type`.
         ("export type *", 7..11, "    "),
         // `keyof readonly T[]`: without `readonly`.
@@ -49,6 +49,8 @@ pub(super) fn in_older_words(source: &str) -> Option<String> {
         ("abstract:", 0..1, "_"),
         // A function type's parameter named `any` (`(any) => void`): another name.
         ("(any) =>", 1..2, "_"),
+        // `typeof undefined` (a type query the grammar does not read on `undefined`): a query on another name.
+        ("typeof undefined", 7..8, "_"),
         // A variable named `as`: another name.
         ("let as ", 5..6, "_"),
         ("const as ", 7..8, "_"),

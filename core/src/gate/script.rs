@@ -476,6 +476,7 @@ mod tests {
         let tagged = "const rows = yield* sql<{ id: string; at: Date }>`SELECT id, at FROM ${table}`.pipe(f)\n";
         assert_eq!(ts(tagged), Ok(()));
         assert_eq!(ts("let as = xs.length === 0 ? [] : xs\nreturn as\n"), Ok(()));
+        assert_eq!(ts("function f(...names: (typeof undefined | string)[]): void {}\n"), Ok(()));
         assert_eq!(ts("export interface Parameter {\n  name: string\n  in: \"query\" | \"header\"\n}\n"), Ok(()));
     }
 
