@@ -2,15 +2,16 @@
 //! the `typescript` package's parser this TypeScript?
 //!
 //! The check reads tree-sitter's parse, as Java's does: a source passes when the tree holds no `ERROR` node and no
-//! `MISSING` node (a token the parser had to invent, such as a `)`). Otherwise the problem is put where a compiler
-//! reading left to right stops (the `viable_prefix` module: tree-sitter's recovery starts its `ERROR` node earlier,
-//! or at the end of the file for a bracket left open), in that compiler's words (`missing ) after argument list`,
-//! `Unexpected end of input`, `Unexpected token '}'`). What tree-sitter's grammar accepts and the compiler refuses is
-//! checked after a parse with no error: for V8, names declared twice (the `redeclaration` module) and the constructs
-//! the `script_grammar` module lists; for TypeScript, those the `typescript_grammar` module lists. TypeScript's source
-//! is read in the grammar's words where it is newer than tree-sitter-typescript 0.23, every position kept. The
-//! agreement is measured by `core/tests/gate_node.rs` (V8) and `core/tests/gate_typescript.rs` (the `typescript`
-//! package).
+//! `MISSING` node (a token the parser had to invent, such as a `)`). A brace both compilers read as a block and the
+//! grammar as an object literal (an arrow's body, a statement) is first written so that only a block can be read
+//! (the `block_braces` module). Otherwise the problem is put where a compiler reading left to right stops (the
+//! `viable_prefix` module: tree-sitter's recovery starts its `ERROR` node earlier, or at the end of the file for a
+//! bracket left open), in that compiler's words (`missing ) after argument list`, `Unexpected end of input`,
+//! `Unexpected token '}'`). What tree-sitter's grammar accepts and the compiler refuses is checked after a parse with
+//! no error: for V8, names declared twice (the `redeclaration` module) and the constructs the `script_grammar` module
+//! lists; for TypeScript, those the `typescript_grammar` module lists. TypeScript's source is read in the grammar's
+//! words where it is newer than tree-sitter-typescript 0.23, every position kept. The agreement is measured by
+//! `core/tests/gate_node.rs` (V8) and `core/tests/gate_typescript.rs` (the `typescript` package).
 
 use super::SyntaxProblem;
 use super::tree_problems::{first_problem, problem_at, problem_at_end, shorten};
