@@ -56,16 +56,18 @@ pub(super) fn in_older_words(source: &str) -> Option<String> {
         ("const as ", 7..8, "_"),
         ("var as ", 5..6, "_"),
     ];
+    let bytes = source.as_bytes();
+    let in_a_name = |at: usize| at > 0 && is_name_byte(bytes[at - 1]);
     for (words, range, instead) in rewrites {
-        for (at, _) in source.match_indices(words) {
+        // Words that start a name only where they start one: `tablet as T` holds `let as ` and declares nothing.
+        for (at, _) in source.match_indices(words).filter(|(at, _)| !in_a_name(*at)) {
             text.replace_range(at + range.start..at + range.end, instead);
             changed = true;
         }
     }
-    let bytes = source.as_bytes();
     for (at, _) in source.match_indices("import(") {
         let before = at.checked_sub(1).map(|i| bytes[i]);
-        if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'.') {
+        if before.is_some_and(|b| is_name_byte(b) || b == b'.') {
             continue;
         }
         let rest = &source[at + 7..];
@@ -85,9 +87,18 @@ pub(super) fn in_older_words(source: &str) -> Option<String> {
     changed.then_some(text)
 }
 
+/// How far back from a template's backquote its tag's type arguments are looked for, in bytes: without a bound, a
+/// file of `a > \`t\`` lines with no `<` would be read back to its start from each template.
+const TAG_REACH: usize = 4_096;
+
+/// Whether an ASCII byte can be part of a name (a letter, a digit, `_` or `$`).
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$')
+}
+
 /// The type arguments of the tag of the template opened at byte `tick` (`` sql<{ id: string }>`...` ``): from its
 /// `<` to its `>`, which ends the code before the backquote and closes a `<` right after a name, brackets balanced
-/// and no `;` between outside an object type.
+/// and no `;` between outside an object type, within [`TAG_REACH`] bytes of the backquote.
 fn tag_type_arguments(source: &str, tick: usize) -> Option<Range<usize>> {
     let before = source[..tick].trim_end();
     if !before.ends_with('>') || before.ends_with("=>") {
@@ -95,7 +106,7 @@ fn tag_type_arguments(source: &str, tick: usize) -> Option<Range<usize>> {
     }
     let bytes = before.as_bytes();
     let (mut depth, mut braces) = (0usize, 0usize);
-    for at in (0..bytes.len()).rev() {
+    for at in (bytes.len().saturating_sub(TAG_REACH)..bytes.len()).rev() {
         match bytes[at] {
             // An object type's members may end in `;`; a `{` never closed between is a block the tag is not in.
             b'}' => braces += 1,
@@ -106,7 +117,7 @@ fn tag_type_arguments(source: &str, tick: usize) -> Option<Range<usize>> {
             b'<' => {
                 depth -= 1;
                 if depth == 0 {
-                    let tag = bytes[..at].last().is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$'));
+                    let tag = bytes[..at].last().is_some_and(|&b| is_name_byte(b));
                     return tag.then_some(at..before.len());
                 }
             }
@@ -137,7 +148,7 @@ fn keyword_member_names(source: &str) -> Vec<Range<usize>> {
 fn type_parameter_modifiers(source: &str) -> Vec<std::ops::Range<usize>> {
     let bytes = source.as_bytes();
     let word_at = |at: usize| {
-        let len = bytes[at..].iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$')).count();
+        let len = bytes[at..].iter().take_while(|&&b| is_name_byte(b)).count();
         &source[at..at + len]
     };
     // Blanks and comments (`</** why */ out T>`).
@@ -295,6 +306,14 @@ const t = `x ${ { a: `\$` }.a } \\`;
             "const r = sql                           `SELECT ${x}`\nlet a_ = f(a < b, c > `t`)\n\
              interface P {\n  i_: \"query\"\n  i_?: string\n}\nfor (k in o) {}\n"
         );
+    }
+
+    #[test]
+    fn a_tags_type_arguments_are_looked_for_within_reach_alone() {
+        let near = format!("sql<{{ a: string{} }}>`x`", " ".repeat(100));
+        assert!(tag_type_arguments(&near, near.len() - 3).is_some());
+        let far = format!("sql<{{ a: string{} }}>`x`", " ".repeat(TAG_REACH));
+        assert_eq!(tag_type_arguments(&far, far.len() - 3), None);
     }
 
     #[test]

@@ -477,6 +477,8 @@ mod tests {
         let tagged = "const rows = yield* sql<{ id: string; at: Date }>`SELECT id, at FROM ${table}`.pipe(f)\n";
         assert_eq!(ts(tagged), Ok(()));
         assert_eq!(ts("let as = xs.length === 0 ? [] : xs\nreturn as\n"), Ok(()));
+        // ... and a name that only ends in `let` or `var` is left as it is.
+        assert_eq!(ts("const v = tablet as Tablet\nconst w = myvar as any\n"), Ok(()));
         assert_eq!(ts("function f(...names: (typeof undefined | string)[]): void {}\n"), Ok(()));
         assert_eq!(ts("export interface Parameter {\n  name: string\n  in: \"query\" | \"header\"\n}\n"), Ok(()));
     }

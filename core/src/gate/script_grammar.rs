@@ -328,9 +328,7 @@ pub(super) fn first_hole_before<'t>(root: Node<'t>, end: usize) -> Option<(Node<
     let mut hole: Option<(Node<'t>, Node<'t>)> = None;
     let _ = walk(root, |step| {
         if let Step::Enter(node) = step
-            && node.start_byte() < end
-            && NO_HOLES.contains(&node.kind())
-            && let Some(comma) = empty_element(node).filter(|comma| comma.start_byte() < end)
+            && let Some(comma) = hole_before(node, end)
             // A list inside another's element can hold a hole before the outer one's.
             && hole.is_none_or(|(_, first)| comma.start_byte() < first.start_byte())
         {
@@ -339,6 +337,15 @@ pub(super) fn first_hole_before<'t>(root: Node<'t>, end: usize) -> Option<(Node<
         Ok::<(), ()>(())
     });
     hole
+}
+
+/// The comma that leaves an element of `list` empty ([`empty_element`]) when `list` is one of [`NO_HOLES`] and the
+/// comma comes before byte `end`.
+pub(super) fn hole_before(list: Node<'_>, end: usize) -> Option<Node<'_>> {
+    if list.start_byte() >= end || !NO_HOLES.contains(&list.kind()) {
+        return None;
+    }
+    empty_element(list).filter(|comma| comma.start_byte() < end)
 }
 
 /// The comma that leaves an element empty in a list: one right after the opening bracket or another comma.

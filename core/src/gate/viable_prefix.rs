@@ -9,7 +9,7 @@
 use tree_sitter::{Node, Parser};
 
 use super::block_braces;
-use super::script_grammar::{NO_HOLES, empty_element};
+use super::script_grammar::hole_before;
 use super::tree_problems::{Step, walk};
 
 /// The token a left-to-right parser stops at.
@@ -483,13 +483,7 @@ fn clean_as_blocks(parser: &mut Parser, root: Node<'_>, text: &str, end: usize) 
 pub(super) fn clean_before(root: Node<'_>, end: usize) -> bool {
     walk(root, |step| match step {
         Step::Enter(node) if node.start_byte() < end && (node.is_error() || node.is_missing()) => Err(()),
-        Step::Enter(node)
-            if node.start_byte() < end
-                && NO_HOLES.contains(&node.kind())
-                && empty_element(node).is_some_and(|comma| comma.start_byte() < end) =>
-        {
-            Err(())
-        }
+        Step::Enter(node) if hole_before(node, end).is_some() => Err(()),
         _ => Ok(()),
     })
     .is_ok()
