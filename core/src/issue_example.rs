@@ -1,19 +1,21 @@
-//! The example an issue states: a call of the repository's code, written as code, and the value the issue says it
+//! The examples an issue states: a call of the repository's code, written as code, and the value the issue says it
 //! should give (`` `lis([4, 1, 5])` returns `1`, but it should return `2` ``, `` `Square(3).area()` gives `6`
-//! instead of `9` ``).
+//! instead of `9` ``), and the doctest examples it quotes ([`doctests`]).
 //!
-//! When no reproducer the model wrote shows the bug, a script made from this example can: it runs the call as the
-//! issue writes it and asserts the value the issue states ([`StatedExample::script`]). Qwen2.5-Coder-1.5B's three
-//! reproducers for QuixBugs' lis called `lis` with an int where the issue passes a list, and the run went on with
-//! nothing to judge its patches by.
+//! When no reproducer the model wrote shows the bug, a script made from these examples can: it runs each call as the
+//! issue writes it and checks the value the issue states ([`script`]). Qwen2.5-Coder-1.5B's three reproducers for
+//! QuixBugs' lis called `lis` with an int where the issue passes a list, and the run went on with nothing to judge its
+//! patches by. Beside a reproducer that does show the bug, the script is a second check every patch must pass.
 //!
-//! Only what is sure is read: the call is one backtick span that starts with a name the repository defines once as
-//! a function or class, and the value is the first backtick span after it, in the same paragraph, that directly
-//! follows one of [`PHRASES`]. Anything else, and there is no stated example.
+//! Only what is sure is read: the stated call is one backtick span that starts with a name the repository defines
+//! once as a function or class, and the value is the first backtick span after it, in the same paragraph, that
+//! directly follows one of [`PHRASES`]. Anything else, and there is no stated example.
 
 use crate::index::{DefKind, Index};
 use crate::issue_names::{self, Place};
 use crate::language::Language;
+
+pub mod doctests;
 
 /// The words that introduce the value a call should give, as an issue writes them (lowercase).
 pub const PHRASES: [&str; 8] = [
@@ -67,42 +69,83 @@ pub fn stated(issue: &str, index: &Index) -> Option<StatedExample> {
     })
 }
 
-impl StatedExample {
-    /// A reproducer in `language` that runs the call and asserts the stated value; `None` for a language it is not
-    /// written for (Python alone so far), a place that cannot be imported, or text that cannot stand in a script.
-    ///
-    /// A generator's values are compared as a list, and JSON's `true`, `false` and `null` stand for Python's, as
-    /// issues often write values as JSON.
-    pub fn script(&self, language: Language) -> Option<String> {
-        if language != Language::Python {
-            return None;
+/// Every example the issue states, in order and without a call twice: the first call with the value it should give
+/// ([`stated`]), then the doctest examples it quotes ([`doctests`]).
+pub fn examples(issue: &str, index: &Index) -> Vec<StatedExample> {
+    let mut out: Vec<StatedExample> = stated(issue, index).into_iter().collect();
+    for example in doctests::read(issue, index) {
+        if !out.iter().any(|e| e.call == example.call) {
+            out.push(example);
         }
-        let module = self.place.python_module()?;
-        let name = self.place.importable_name();
-        let reserved = ["types", "result", "expected", "true", "false", "null"];
-        let one_line = |s: &str| !s.chars().any(char::is_control);
-        if reserved.contains(&name) || !one_line(&self.call) || !one_line(&self.expected) {
-            return None;
-        }
-        let message =
-            python_string(&format!("{} returned %r; the issue says it should give %r", self.call.replace('%', "%%")));
-        Some(format!(
-            "# Written from the issue's own example: the call as the issue shows it, and the value it should give.\n\
-             import types\n\
-             \n\
-             from {module} import {name}\n\
-             \n\
-             # Values written as JSON read as Python's.\n\
-             true, false, null = True, False, None\n\
-             \n\
-             expected = {expected}\n\
-             result = {call}\n\
-             if isinstance(result, types.GeneratorType):\n    result = list(result)\n\
-             assert result == expected, {message} % (result, expected)\n",
-            expected = self.expected,
-            call = self.call,
-        ))
     }
+    out
+}
+
+/// The names a script of examples binds itself; a definition of the repository called so cannot be imported by it.
+const RESERVED: [&str; 6] = ["types", "failures", "check", "true", "false", "null"];
+
+/// A reproducer in `language` that runs each example's call and checks the value it states, then fails with an
+/// `AssertionError` that lists each call that gave something else or raised. `None` for a language it is not written
+/// for (Python alone so far), or when no example can stand in a script (a place that cannot be imported, text over
+/// more than one line).
+///
+/// A generator's values are compared as a list, and JSON's `true`, `false` and `null` stand for Python's, as issues
+/// often write values as JSON. Each call and value is evaluated from a string, so that an example that cannot be
+/// read as Python is left out when the script runs (it says so) rather than breaking the script.
+pub fn script(examples: &[StatedExample], language: Language) -> Option<String> {
+    if language != Language::Python {
+        return None;
+    }
+    let one_line = |s: &str| !s.chars().any(char::is_control);
+    let mut imports: Vec<String> = Vec::new();
+    let mut checks = String::new();
+    for example in examples {
+        let Some(module) = example.place.python_module() else { continue };
+        let name = example.place.importable_name();
+        if RESERVED.contains(&name) || !one_line(&example.call) || !one_line(&example.expected) {
+            continue;
+        }
+        let import = format!("from {module} import {name}\n");
+        if !imports.contains(&import) {
+            imports.push(import);
+        }
+        checks.push_str(&format!("check({}, {})\n", python_string(&example.call), python_string(&example.expected)));
+    }
+    if checks.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "# Written from the issue's own examples: each call as the issue shows it, and the value it should give.\n\
+         import types\n\
+         \n\
+         {imports}\
+         \n\
+         # Values written as JSON read as Python's.\n\
+         true, false, null = True, False, None\n\
+         \n\
+         failures = []\n\
+         \n\
+         \n\
+         def check(call, value):\n    \
+             \"\"\"Runs one example's call and notes in `failures` when it gives something other than the value.\"\"\"\n    \
+             try:\n        code = compile(call, \"<the issue>\", \"eval\")\n        \
+                 expected = eval(value, globals())\n    \
+             except Exception as error:\n        \
+                 print(\"left out: %s should give %s, which cannot be read (%r)\" % (call, value, error))\n        \
+                 return\n    \
+             try:\n        result = eval(code, globals())\n        \
+                 if isinstance(result, types.GeneratorType):\n            result = list(result)\n    \
+             except Exception as error:\n        \
+                 failures.append(\"%s raised %s: %s; the issue says it should give %r\" % (call, type(error).__name__, error, expected))\n        \
+                 return\n    \
+             if result != expected:\n        \
+                 failures.append(\"%s returned %r; the issue says it should give %r\" % (call, result, expected))\n\
+         \n\
+         \n\
+         {checks}\
+         assert not failures, \"\\n\".join(failures)\n",
+        imports = imports.concat(),
+    ))
 }
 
 /// A backtick span: its text and where it stands in the issue (`start` at its opening tick, `end` after its closing
@@ -218,20 +261,68 @@ mod tests {
     #[test]
     fn the_script_runs_the_call_and_asserts_the_value() {
         let issue = "`lis([4, 1, 5, 3])` returns `1`, but it should return `2`.";
-        let script = stated(issue, &repo()).unwrap().script(Language::Python).unwrap();
+        let script = script(&examples(issue, &repo()), Language::Python).unwrap();
         insta::assert_snapshot!(script);
         #[cfg(feature = "java")]
-        assert_eq!(stated(issue, &repo()).unwrap().script(Language::Java), None);
+        assert_eq!(super::script(&examples(issue, &repo()), Language::Java), None);
+    }
+
+    #[test]
+    fn the_stated_call_then_the_quoted_doctests_each_once() {
+        let issue = "`lis([4, 1, 5, 3])` returns `1`, but it should return `2`.\n\nExample:\n    >>> lis([4, 1, 5, 3])\n    \
+                     2\n    >>> lis([3, 1])\n    1\n";
+        let read: Vec<_> = examples(issue, &repo()).into_iter().map(|e| (e.call, e.expected)).collect();
+        assert_eq!(read, [("lis([4, 1, 5, 3])".into(), "2".into()), ("lis([3, 1])".into(), "1".into())]);
     }
 
     #[test]
     fn quotes_and_percent_signs_stay_in_the_message() {
         let idx = index(&[("fmt.py", "def fmt(s):\n    return s\n")]);
-        let script = stated(r#"`fmt("50% \"off\"")` should return `"50%"`"#, &idx).unwrap().script(Language::Python);
+        let script = script(&examples(r#"`fmt("50% \"off\"")` should return `"50%"`"#, &idx), Language::Python);
         let script = script.unwrap();
+        assert!(script.contains(r#"check("fmt(\"50% \\\"off\\\"\")", "\"50%\"")"#), "{script}");
+    }
+
+    /// The script run by CPython, in a folder holding the program: it fails with every wrong example listed, and
+    /// passes once the program is right.
+    #[test]
+    fn cpython_runs_the_script() {
+        let python = std::process::Command::new("python3").arg("--version").output();
+        if !python.is_ok_and(|o| o.status.success()) {
+            eprintln!("skipped: no python3");
+            return;
+        }
+        let buggy =
+            "def lis(arr):\n    if len(arr) > 3:\n        raise RecursionError('deep')\n    return (x for x in [0])\n";
+        let idx = index(&[("lis.py", buggy)]);
+        let issue =
+            "`lis([4, 1, 5, 3])` should return `2`.\n\n>>> lis([3, 1])\n[1]\n>>> lis([2])\n[0]\n>>> lis([1])\n(1, 2\n";
+        let examples = examples(issue, &idx);
+        assert_eq!(examples.len(), 4);
+        let script = script(&examples, Language::Python).unwrap();
+        let run = |program: &str| {
+            let dir = std::env::temp_dir().join(format!("acr-issue-examples-{}-{}", std::process::id(), program.len()));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("lis.py"), program).unwrap();
+            std::fs::write(dir.join("reproducer.py"), &script).unwrap();
+            let out = std::process::Command::new("python3").arg("reproducer.py").current_dir(&dir).output().unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            (out.status.code(), text(&out.stdout), text(&out.stderr))
+        };
+        let (code, stdout, stderr) = run(buggy);
+        assert_ne!(code, Some(0));
         assert!(
-            script.contains(r#""fmt(\"50%% \\\"off\\\"\") returned %r; the issue says it should give %r""#),
-            "{script}"
+            stderr.contains(
+                "AssertionError: lis([4, 1, 5, 3]) raised RecursionError: deep; the issue says it should give 2"
+            ),
+            "{stderr}"
         );
+        assert!(stderr.contains("lis([3, 1]) returned [0]; the issue says it should give [1]"), "{stderr}");
+        assert!(!stderr.contains("lis([2])"), "a generator's values are compared as a list: {stderr}");
+        assert!(stdout.contains("left out: lis([1]) should give (1, 2, which cannot be read"), "{stdout}");
+        let right = "def lis(arr):\n    return 2 if len(arr) == 4 else [1] if len(arr) == 2 else (x for x in [0])\n";
+        let (code, _, stderr) = run(right);
+        assert_eq!(code, Some(0), "{stderr}");
     }
 }

@@ -2,8 +2,10 @@
 //!
 //! Every patch the loops make is in the transcript: the patch writer's attempts as [`Event::Patch`], the tree
 //! search's candidates in each [`Event::Mcts`] snapshot. The best is the tree's highest-valued candidate that did not
-//! crash, else the last applicable attempt.
+//! crash, else the last applicable attempt that passed the issue's own examples (their run follows its
+//! [`Event::Patch`]), else the last applicable attempt.
 
+use super::RunPurpose;
 use super::transcript::{Event, Transcript, Verdict};
 use crate::locate::BugLocation;
 
@@ -33,6 +35,24 @@ pub fn patch(transcript: &Transcript) -> Option<Kept> {
             from: format!("tree-search candidate {} (value {:.2})", node.id, node.value),
         });
     }
+    let mut last = None;
+    let mut vouched = None;
+    for event in &transcript.events {
+        match event {
+            Event::Patch { attempt, status, diff, .. } if status.is_applicable() && !diff.is_empty() => {
+                last = Some((*attempt, diff));
+            }
+            Event::Patch { .. } => last = None,
+            Event::Run { purpose: RunPurpose::ExampleOnPatch, outcome } if outcome.passed() => vouched = last,
+            _ => {}
+        }
+    }
+    if let Some((attempt, diff)) = vouched {
+        return Some(Kept {
+            diff: diff.clone(),
+            from: format!("patch attempt {attempt}, which passed the issue's own examples"),
+        });
+    }
     transcript.events.iter().rev().find_map(|e| match e {
         Event::Patch { attempt, status, diff, .. } if status.is_applicable() && !diff.is_empty() => {
             Some(Kept { diff: diff.clone(), from: format!("patch attempt {attempt}") })
@@ -52,4 +72,34 @@ pub fn locations(transcript: &Transcript) -> Vec<BugLocation> {
             _ => None,
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patch::ExtractStatus;
+    use crate::runner::RunOutcome;
+
+    fn attempt(attempt: usize, diff: &str) -> Event {
+        let status = ExtractStatus::ApplicablePatch;
+        Event::Patch { attempt, status, diff: diff.into(), reason: String::new(), edits: Vec::new() }
+    }
+
+    fn examples(exit_code: i32) -> Event {
+        let outcome = RunOutcome { exit_code: Some(exit_code), ..RunOutcome::default() };
+        Event::Run { purpose: RunPurpose::ExampleOnPatch, outcome }
+    }
+
+    #[test]
+    fn the_last_attempt_the_issues_examples_passed_before_the_last_attempt() {
+        let transcript = |events: Vec<Event>| Transcript { events, ..Transcript::default() };
+        let kept =
+            patch(&transcript(vec![attempt(1, "a"), examples(0), attempt(2, "b"), examples(1), attempt(3, "c")]));
+        assert_eq!(
+            kept.map(|k| (k.diff, k.from)),
+            Some(("a".into(), "patch attempt 1, which passed the issue's own examples".into()))
+        );
+        let kept = patch(&transcript(vec![attempt(1, "a"), examples(1), attempt(2, "b")]));
+        assert_eq!(kept.map(|k| k.diff), Some("b".into()), "no attempt passed them");
+    }
 }

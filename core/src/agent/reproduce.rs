@@ -111,7 +111,7 @@ pub struct Reproduction {
     pub check: Check,
     /// Where it came from.
     pub origin: Origin,
-    /// The issue's own example as a second check ([`crate::issue_example`]), when the issue states one, its script
+    /// The issue's own examples as a second check ([`crate::issue_example`]), when the issue states some, their script
     /// shows the bug on the original program, and the reproducer is not that script already: a patch the reproducer
     /// passes on must pass it too.
     pub example: Option<Check>,
@@ -125,7 +125,7 @@ pub enum Origin {
     /// A script the model wrote: a reviewer who judges it wrong has it rewritten, and the repository's tests that
     /// touch the changed files check for regressions.
     Model,
-    /// A script written from the issue's own example ([`crate::issue_example`]): never rewritten, since it asserts
+    /// A script written from the issue's own examples ([`crate::issue_example`]): never rewritten, since it asserts
     /// what the issue states, and the regression check as for the model's.
     IssueExample,
 }
@@ -214,7 +214,7 @@ pub async fn run<L: Llm, R: Runner>(
         (Some((test, before)), example) => {
             let example = example.map(|e| {
                 agent.note(format!(
-                    "the issue's own example ({}) shows the bug too: a patch must also pass it",
+                    "the issue's own examples ({}) show the bug too: a patch must also pass them",
                     e.shown
                 ));
                 e.check
@@ -231,7 +231,7 @@ pub async fn run<L: Llm, R: Runner>(
         }
         (None, Some(e)) => {
             agent.note(format!(
-                "no reproducer the model wrote showed the bug; a script of the issue's own example ({}) does, and \
+                "no reproducer the model wrote showed the bug; a script of the issue's own examples ({}) does, and \
                  validates patches",
                 e.shown
             ));
@@ -252,7 +252,7 @@ pub async fn run<L: Llm, R: Runner>(
     }
 }
 
-/// The issue's own example as a script, with its run on the original program.
+/// The issue's own examples as a script, with its run on the original program.
 struct IssueExample {
     script: String,
     check: Check,
@@ -268,17 +268,18 @@ async fn issue_example<L: Llm, R: Runner>(
     issue: &str,
     language: Language,
 ) -> Result<Option<IssueExample>, AgentError> {
-    let Some(example) = crate::issue_example::stated(issue, &agent.index) else { return Ok(None) };
-    let Some(script) = example.script(language) else { return Ok(None) };
+    let examples = crate::issue_example::examples(issue, &agent.index);
+    let Some(script) = crate::issue_example::script(&examples, language) else { return Ok(None) };
     let check = Check::written(language, &script);
     let Some(before) = agent.execute(RunPurpose::ExampleOnOriginal, "", &check.file_refs(), &check.command).await?
     else {
         return Ok(None);
     };
-    let shown = format!("`{}` should give `{}`", example.call, example.expected);
+    let shown = examples.iter().map(|e| format!("`{}` should give `{}`", e.call, e.expected)).collect::<Vec<_>>();
+    let shown = shown.join("; ");
     if !before.reproduces_bug() && raises_the_named_error(&before, issue, language).is_none() {
         agent.note(format!(
-            "a script of the issue's own example ({shown}) does not show the bug: {}",
+            "a script of the issue's own examples ({shown}) does not show the bug: {}",
             before.error_line()
         ));
         return Ok(None);

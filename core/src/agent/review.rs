@@ -15,7 +15,9 @@
 //! With [`Judge::Execution`] no reviewer is asked: each patch goes straight to validation, and a failed validation
 //! asks the patch writer for a new sample (the opening request again, in a new conversation) rather than a revision
 //! ([`PatchWriter::sample_again`]); the reproducer is never rewritten to suit a patch. A patch that passes is then
-//! trimmed to the changes the reproducer and the tests need ([`super::trim`]).
+//! trimmed to the changes the reproducer and the tests need ([`super::trim`]). When no sample of a try passes the
+//! model's reproducer and some passed the issue's own examples, the examples judge the last of those
+//! (`judged_by_the_examples`).
 //!
 //! [`AgentConfig::review_rounds`]: super::AgentConfig::review_rounds
 //! [`AgentConfig::execution_samples`]: super::AgentConfig::execution_samples
@@ -29,7 +31,7 @@ use crate::answers::{self, ReviewVerdict};
 use crate::llm::Llm;
 use crate::patch::Extraction;
 use crate::prompt::Prompt;
-use crate::runner::Runner;
+use crate::runner::{RunOutcome, Runner};
 
 /// How many times an unreadable review is asked again before the review is given up.
 pub const REVIEW_RETRIES: usize = 5;
@@ -66,6 +68,8 @@ pub async fn run<L: Llm, R: Runner>(
     let mut before = reproduction.before.clone();
     let mut test_conversation = reproduction.conversation.clone();
     let mut approved = false;
+    // With the reproducer as the judge: the last patch it failed on that passed the issue's own examples.
+    let mut vouched: Option<(Extraction, RunOutcome)> = None;
     let rounds = match agent.config.judge {
         Judge::Reviewer => agent.config.review_rounds,
         Judge::Execution => agent.config.execution_samples,
@@ -151,13 +155,25 @@ pub async fn run<L: Llm, R: Runner>(
                 Validation::Passed => return Ok(Reviewed { extraction: patch, validated: true, approved }),
                 Validation::Failed(message) if !last && reviewed => writer.validation_feedback(&message),
                 Validation::Failed(_) if !last => {
+                    if !after.passed()
+                        && let Some(run) = examples_pass(agent, &patch, reproduction).await?
+                    {
+                        vouched = Some((patch.clone(), run));
+                    }
                     agent.note(
                         "the reproducer still fails on the patch; the opening request is asked again, in a new \
                          conversation, for a new fix",
                     );
                     writer.sample_again();
                 }
-                Validation::Failed(_) => break,
+                Validation::Failed(_) => {
+                    if !after.passed()
+                        && let Some(run) = examples_pass(agent, &patch, reproduction).await?
+                    {
+                        vouched = Some((patch.clone(), run));
+                    }
+                    break;
+                }
             }
         } else if let Some(verdict) = verdict.filter(|v| !v.patch_correct) {
             if last {
@@ -171,11 +187,70 @@ pub async fn run<L: Llm, R: Runner>(
             approved = false;
         }
     }
+    if let Some((vouched, run)) = vouched
+        && let Some(reviewed) = judged_by_the_examples(agent, vouched, &run, reproduction).await?
+    {
+        return Ok(reviewed);
+    }
     agent.note(match agent.config.judge {
         Judge::Reviewer => "the review rounds ran out; keeping the last applicable patch",
         Judge::Execution => "the samples of this try ran out; keeping the last applicable patch",
     });
     Ok(Reviewed { extraction: patch, validated: false, approved })
+}
+
+/// The run of the issue's own examples on a patch the model's reproducer failed on, when the reproduction has them
+/// as a second check and they pass.
+async fn examples_pass<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    patch: &Extraction,
+    reproduction: &Reproduction,
+) -> Result<Option<RunOutcome>, AgentError> {
+    let Some(examples) = reproduction.example.as_ref().filter(|_| agent.config.judge == Judge::Execution) else {
+        return Ok(None);
+    };
+    let run = agent.execute(RunPurpose::ExampleOnPatch, &patch.diff, &examples.file_refs(), &examples.command).await?;
+    Ok(run.filter(RunOutcome::passed).inspect(|_| {
+        agent.note(
+            "the model's reproducer fails on this patch, and the issue's own examples pass on it; if no patch of this \
+             try passes the reproducer, the examples judge",
+        );
+    }))
+}
+
+/// A try whose samples all failed the model's reproducer, and of which some passed the issue's own examples: the
+/// reproducer's assertions are in doubt, and the issue's examples judge the last such patch (validated when no test
+/// of the repository regresses, then trimmed to what the examples need). AutoCodeRover has no such rule: its reviewer
+/// may judge a test wrong and have it rewritten, which a small model's reviews cannot be trusted to do (see
+/// [`Judge::Execution`]). Qwen2.5-Coder-1.5B's reproducer for QuixBugs' sieve asserted `sieve(6) == [2, 3, 5, 7]`,
+/// and every right fix it wrote was refused.
+async fn judged_by_the_examples<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    patch: Extraction,
+    run: &RunOutcome,
+    reproduction: &Reproduction,
+) -> Result<Option<Reviewed>, AgentError> {
+    let Some(examples) = reproduction.example.clone() else { return Ok(None) };
+    let by_the_examples = Reproduction {
+        test: String::new(),
+        check: examples.clone(),
+        before: reproduction.before.clone(),
+        conversation: Vec::new(),
+        origin: Origin::IssueExample,
+        example: None,
+        language: reproduction.language,
+    };
+    match validate(agent, &patch, run, &by_the_examples).await? {
+        Validation::Passed => {
+            agent.note(
+                "no patch of this try passed the model's reproducer; the last that passed the issue's own examples is \
+                 validated by them, the reproducer's assertions being in doubt",
+            );
+            let trimmed = super::trim::trim(agent, patch, run, &examples, &by_the_examples).await?;
+            Ok(Some(Reviewed { extraction: trimmed, validated: true, approved: false }))
+        }
+        Validation::Failed(_) => Ok(None),
+    }
 }
 
 /// Asks the reviewer, and again (in the same conversation) while its answer cannot be read.

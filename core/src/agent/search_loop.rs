@@ -5,7 +5,8 @@
 //! ([`crate::proxy::trust`]), otherwise by the proxy model; calls are bounded ([`mod@crate::proxy::bound`]: each
 //! once, none that names nothing in the repository, at most [`crate::api::MAX_CALLS_PER_ROUND`]), run, and their
 //! results shown with a note of those not run, followed by a request for analysis and the next question; locations
-//! without calls are resolved through the six tiers, and the loop ends when at least one resolves. When none of
+//! without calls are resolved through the six tiers, and the loop ends when at least one resolves (with the reproducer
+//! as the judge, locations given beside calls too: `located_beside_calls`). When none of
 //! the calls can run (each was run before, or names nothing) the locations the answer gives are resolved instead;
 //! a reading made without the proxy model that found no location hands the answer to the proxy model first, since
 //! a location written in prose beside repeated calls is one the deterministic reader does not take. After
@@ -96,6 +97,11 @@ pub async fn run<L: Llm, R: Runner>(
             continue;
         };
 
+        if !validated.calls.is_empty()
+            && let Some(found) = located_beside_calls(agent, round, &validated, &conversation)
+        {
+            return Ok(found);
+        }
         let validated = if !validated.calls.is_empty() {
             let fates = proxy::bound(&validated.calls, &answered, &*agent.index.clone());
             let not_run = NotRun::of(&validated.calls, &fates);
@@ -152,6 +158,34 @@ pub async fn run<L: Llm, R: Runner>(
         "no bug location resolved after {rounds} search rounds; writing a patch from the search conversation"
     ));
     Ok(Found { locations: Vec::new(), context: Vec::new(), conversation: tools::flatten(conversation) })
+}
+
+/// With the reproducer as the judge (the settings for small local models), the locations a round names beside new
+/// search calls end the search when some resolve; AutoCodeRover counts locations only in a round without calls, and
+/// so does a run with the reviewer as the judge. A small model keeps asking for calls while naming the right place:
+/// Qwen2.5-Coder-1.5B named QuixBugs' `find_in_sorted.py` and its function beside calls for an invented class in
+/// every round, and the search ran out of time without a patch. Execution judges the patches, so a place it names that
+/// is wrong costs samples, not the run.
+fn located_beside_calls<L: Llm, R: Runner>(
+    agent: &mut Agent<L, R>,
+    round: usize,
+    validated: &Validated,
+    conversation: &[Message],
+) -> Option<Found> {
+    if agent.config.judge != Judge::Execution || validated.locations.is_empty() {
+        return None;
+    }
+    let (found, context, not_found) = resolve_locations(agent, validated);
+    if found.is_empty() {
+        return None;
+    }
+    agent.note(format!(
+        "round {round} named bug locations beside {} search calls; with the reproducer as the judge the locations that \
+         resolve end the search",
+        validated.calls.len()
+    ));
+    agent.emit(Event::Locations { round, found: found.clone(), not_found });
+    Some(Found { locations: found, context, conversation: tools::flatten(conversation.to_vec()) })
 }
 
 /// The functions, methods and classes the issue writes as code, found in the index and resolved as a model's bug

@@ -289,6 +289,34 @@ fn with_execution_as_the_judge_a_fruitless_search_falls_back_on_the_code_the_iss
     assert!(notes_of(&outcome).iter().any(|n| n.contains("the code the issue names is taken as the bug locations")));
 }
 
+/// With the reproducer as the judge, a round that names a location that resolves beside new calls ends the search
+/// on it; with the reviewer as the judge (AutoCodeRover's rule) the calls run and the search goes on.
+#[test]
+fn with_execution_as_the_judge_locations_beside_calls_end_the_search() {
+    let both = r#"{"API_calls": ["search_method_in_class(\"total\", \"Cart\")"], "bug_locations": [{"file": "shop/cart.py", "class": "Cart", "method": "total", "intended_behavior": "Multiply each price by its units."}]}"#;
+    let script = || {
+        Script::default()
+            .answer(Stage::Search, "search_class(\"Cart\")")
+            .answer(Stage::Analyse, "total() ignores units.")
+            .answer(Stage::Decide, both)
+            .answer(Stage::Analyse, "total() adds prices.")
+            .answer(Stage::Decide, LOCATION_JSON)
+            .answer(Stage::Patch, GOOD_PATCH)
+    };
+    let decides = |events: &[Event]| model_prompts(events, Stage::Decide).len();
+    let config = AgentConfig { judge: Judge::Execution, ..AgentConfig::default() };
+    let (run, seen) = agent::<NoRunner>(script(), None, config);
+    let outcome = pollster::block_on(run.run(ISSUE)).unwrap();
+    assert_eq!(outcome.locations.iter().map(|l| l.method.as_deref()).collect::<Vec<_>>(), [Some("total")]);
+    assert_eq!(decides(&seen.borrow()), 1, "the search ended in its second round");
+    assert!(notes_of(&outcome).iter().any(|n| n.contains("named bug locations beside 1 search calls")));
+
+    let (run, seen) = agent::<NoRunner>(script(), None, AgentConfig::default());
+    let outcome = pollster::block_on(run.run(ISSUE)).unwrap();
+    assert_eq!(outcome.locations.iter().map(|l| l.method.as_deref()).collect::<Vec<_>>(), [Some("total")]);
+    assert_eq!(decides(&seen.borrow()), 2, "the reviewer's run asked once more");
+}
+
 #[test]
 fn later_prose_answers_go_to_the_proxy_model_even_when_they_mention_calls() {
     let script = Script::default()
@@ -1424,7 +1452,7 @@ fn a_reproducer_that_raises_the_error_the_issue_names_shows_the_bug() {
     assert!(!outcome.validated);
 }
 
-/// When none of the model's reproducers shows the bug, a script of the issue's own example (the call it shows and
+/// When none of the model's reproducers shows the bug, a script of the issue's own examples (the call it shows and
 /// the value it says the call should give) does: it validates the patch, and is what the reviewer reads.
 #[test]
 fn the_issues_own_example_reproduces_when_no_script_of_the_models_does() {
@@ -1434,11 +1462,14 @@ fn the_issues_own_example_reproduces_when_no_script_of_the_models_does() {
     assert!(outcome.validated, "{}", outcome.reason);
     assert_eq!(reproducer_requests(&requests).len(), 3, "the model's three attempts came first");
     let notes = notes_of(&outcome);
-    let kept = "a script of the issue's own example (`Cart().total()` should give `150`) does";
+    let kept = "a script of the issue's own examples (`Cart().total()` should give `150`) does";
     assert!(notes.iter().any(|n| n.contains(kept)), "{notes:?}");
     let review = requests.iter().find(|r| r.stage == Stage::Review).expect("a review");
     let shown: String = review.messages.iter().map(|m| m.content.as_str()).collect();
-    assert!(shown.contains("from shop.cart import Cart\n") && shown.contains("expected = 150\n"), "{shown}");
+    assert!(
+        shown.contains("from shop.cart import Cart\n") && shown.contains("check(\"Cart().total()\", \"150\")"),
+        "{shown}"
+    );
 }
 
 /// A runner on which the model's reproducer passes on any patch that brings in the units, and the issue's own
@@ -1478,10 +1509,48 @@ fn a_patch_must_also_pass_the_issues_own_example() {
     assert!(outcome.validated, "{}", outcome.reason);
     assert!(outcome.diff.contains("item.price * units"), "{}", outcome.diff);
     let notes = notes_of(&outcome);
-    assert!(notes.iter().any(|n| n.contains("shows the bug too: a patch must also pass it")), "{notes:?}");
+    assert!(notes.iter().any(|n| n.contains("show the bug too: a patch must also pass them")), "{notes:?}");
     let patches: Vec<&ChatRequest> = requests.iter().filter(|r| r.stage == Stage::Patch).collect();
     let told: String = patches[1].messages.iter().map(|m| m.content.as_str()).collect();
-    assert!(told.contains("but the issue's own example still fails on it"), "{told}");
+    assert!(told.contains("but the issue's own examples still fail on it"), "{told}");
+}
+
+/// A runner on which the model's reproducer fails on every program (its assertion is wrong), and the issue's own
+/// example passes on the patch that multiplies by the units.
+struct WrongReproducer;
+
+impl Runner for WrongReproducer {
+    async fn run(&self, request: &crate::runner::RunRequest) -> Result<RunOutcome, crate::runner::RunError> {
+        let script = request.files.get("reproducer.py").map(String::as_str).unwrap_or_default();
+        Ok(if script.contains("the issue's own example") && request.patch.contains("* units") {
+            RunOutcome { exit_code: Some(0), ..RunOutcome::default() }
+        } else {
+            RunOutcome { exit_code: Some(1), stderr: "AssertionError: 150 != 151".into(), ..RunOutcome::default() }
+        })
+    }
+}
+
+/// With the reproducer as the judge, a try none of whose samples passes the model's reproducer ends on the last that
+/// passed the issue's own examples, validated by them; a sample that passed neither is not kept.
+#[test]
+fn a_reproducer_no_sample_passes_gives_way_to_the_issues_own_examples() {
+    let issue = "`Cart().total()` returns `50`, but it should return `150`.";
+    let wrong = GOOD_PATCH.replace("item.price * units", "item.price + units");
+    let script = search_script()
+        .answer(Stage::Reproducible, "{\"reproducible\": true}")
+        .answer(Stage::Reproducer, ASSERTS)
+        .answer(Stage::Patch, GOOD_PATCH)
+        .answer(Stage::Patch, wrong);
+    let config =
+        AgentConfig { judge: Judge::Execution, execution_samples: 2, overall_retries: 1, ..AgentConfig::default() };
+    let (outcome, _) = Recorder::run_on(issue, script, Some(WrongReproducer), config);
+    assert!(outcome.validated, "{}", outcome.reason);
+    assert!(outcome.diff.contains("item.price * units"), "{}", outcome.diff);
+    let notes = notes_of(&outcome);
+    assert!(
+        notes.iter().any(|n| n.contains("the last that passed the issue's own examples is validated")),
+        "{notes:?}"
+    );
 }
 
 /// A run that finds the bug, writes the good patch, says the issue is reproducible and answers the reproducer

@@ -95,10 +95,10 @@ pub enum RunPurpose {
     /// A candidate's validation.
     #[serde(rename = "validation")]
     Validation,
-    /// The issue's own example, as a script, on the original program ([`crate::issue_example`]).
+    /// The issue's own examples, as a script, on the original program ([`crate::issue_example`]).
     #[serde(rename = "issue example on original")]
     ExampleOnOriginal,
-    /// The issue's own example on a patch the reproducer passes on.
+    /// The issue's own examples on a patch the reproducer passes on.
     #[serde(rename = "issue example on patch")]
     ExampleOnPatch,
     /// The repository's tests that touch the changed files, on the original program.

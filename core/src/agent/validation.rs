@@ -16,7 +16,7 @@ pub(super) enum Validation {
     Failed(String),
 }
 
-/// Validation of a patch: the reproducer passes on it (`after`), so does the issue's own example when the
+/// Validation of a patch: the reproducer passes on it (`after`), so do the issue's own examples when the
 /// reproduction has it as a second check, and no test of the repository that touches the changed files regresses.
 pub(super) async fn validate<L: Llm, R: Runner>(
     agent: &mut Agent<L, R>,
@@ -39,7 +39,7 @@ pub(super) async fn validate<L: Llm, R: Runner>(
         if !run.passed() {
             let exit = crate::prompt::text::exit_status(&run);
             return Ok(Validation::Failed(format!(
-                "The reproducer passes on the patched program, but the issue's own example still fails on it \
+                "The reproducer passes on the patched program, but the issue's own examples still fail on it \
                  ({exit}):\n{}",
                 crate::prompt::text::tail(&run.stderr, 2000)
             )));
