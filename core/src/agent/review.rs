@@ -234,6 +234,8 @@ async fn judged_by_the_examples<L: Llm, R: Runner>(
     let by_the_examples = Reproduction {
         test: String::new(),
         check: examples.clone(),
+        // The model's reproducer's run on the original program: the examples' own is not kept, and validation and
+        // trimming read the runs on the patch alone.
         before: reproduction.before.clone(),
         conversation: Vec::new(),
         origin: Origin::IssueExample,

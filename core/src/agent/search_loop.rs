@@ -179,10 +179,13 @@ fn located_beside_calls<L: Llm, R: Runner>(
     if found.is_empty() {
         return None;
     }
+    let calls = match validated.calls.len() {
+        1 => "a search call".to_string(),
+        n => format!("{n} search calls"),
+    };
     agent.note(format!(
-        "round {round} named bug locations beside {} search calls; with the reproducer as the judge the locations that \
-         resolve end the search",
-        validated.calls.len()
+        "round {round} named bug locations beside {calls}; with the reproducer as the judge the locations that \
+         resolve end the search"
     ));
     agent.emit(Event::Locations { round, found: found.clone(), not_found });
     Some(Found { locations: found, context, conversation: tools::flatten(conversation.to_vec()) })

@@ -309,7 +309,7 @@ fn with_execution_as_the_judge_locations_beside_calls_end_the_search() {
     let outcome = pollster::block_on(run.run(ISSUE)).unwrap();
     assert_eq!(outcome.locations.iter().map(|l| l.method.as_deref()).collect::<Vec<_>>(), [Some("total")]);
     assert_eq!(decides(&seen.borrow()), 1, "the search ended in its second round");
-    assert!(notes_of(&outcome).iter().any(|n| n.contains("named bug locations beside 1 search calls")));
+    assert!(notes_of(&outcome).iter().any(|n| n.contains("named bug locations beside a search call;")));
 
     let (run, seen) = agent::<NoRunner>(script(), None, AgentConfig::default());
     let outcome = pollster::block_on(run.run(ISSUE)).unwrap();

@@ -49,14 +49,21 @@ pub const BUILTINS: [&str; 28] = [
     "str",
 ];
 
+/// At most this many doctest examples are read from one issue: each is looked up in the index and run on every
+/// patch, and an issue that quotes more is a test suite, not an example.
+pub const MAX_EXAMPLES: usize = 16;
+
 /// Words a call may hold that bind nothing.
 const KEYWORDS: [&str; 10] = ["True", "False", "None", "and", "or", "not", "in", "is", "if", "else"];
 
-/// The doctest examples of `issue` that can be checked, in order.
+/// The doctest examples of `issue` that can be checked, in order, [`MAX_EXAMPLES`] at most.
 pub fn read(issue: &str, index: &Index) -> Vec<StatedExample> {
     let lines: Vec<&str> = issue.lines().map(str::trim).collect();
     let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
+        if out.len() == MAX_EXAMPLES {
+            break;
+        }
         let Some(call) = line.strip_prefix(">>> ").map(str::trim) else { continue };
         let Some(&value) = lines.get(i + 1) else { continue };
         let ends =
@@ -204,5 +211,11 @@ mod tests {
         assert_eq!(one(">>> kheapsort(\"open, 0)\n[1]\n"), 0, "a string left open");
         assert_eq!(one(">>> kheapsort([1], 0).copy()\n[1]\n"), 1, "an attribute is no name");
         assert_eq!(one(">>> subsequences(1, 5, k=len(b'ab'))\n[]\n"), 1, "a bytes literal and a keyword argument");
+    }
+
+    #[test]
+    fn a_quoted_test_suite_is_read_to_the_cap() {
+        let issue = ">>> kheapsort([1], 0)\n[1]\n".repeat(MAX_EXAMPLES * 4);
+        assert_eq!(calls(&issue).len(), MAX_EXAMPLES);
     }
 }
