@@ -35,15 +35,17 @@ pub fn patch(transcript: &Transcript) -> Option<Kept> {
             from: format!("tree-search candidate {} (value {:.2})", node.id, node.value),
         });
     }
-    let mut last = None;
-    let mut vouched = None;
+    // The last applicable attempt; the one the runs that follow were made on (none after an attempt that did not
+    // apply); the last of those the examples passed on.
+    let (mut applicable, mut current, mut vouched) = (None, None, None);
     for event in &transcript.events {
         match event {
             Event::Patch { attempt, status, diff, .. } if status.is_applicable() && !diff.is_empty() => {
-                last = Some((*attempt, diff));
+                applicable = Some((*attempt, diff));
+                current = applicable;
             }
-            Event::Patch { .. } => last = None,
-            Event::Run { purpose: RunPurpose::ExampleOnPatch, outcome } if outcome.passed() => vouched = last,
+            Event::Patch { .. } => current = None,
+            Event::Run { purpose: RunPurpose::ExampleOnPatch, outcome } if outcome.passed() => vouched = current,
             _ => {}
         }
     }
@@ -53,12 +55,7 @@ pub fn patch(transcript: &Transcript) -> Option<Kept> {
             from: format!("patch attempt {attempt}, which passed the issue's own examples"),
         });
     }
-    transcript.events.iter().rev().find_map(|e| match e {
-        Event::Patch { attempt, status, diff, .. } if status.is_applicable() && !diff.is_empty() => {
-            Some(Kept { diff: diff.clone(), from: format!("patch attempt {attempt}") })
-        }
-        _ => None,
-    })
+    applicable.map(|(attempt, diff)| Kept { diff: diff.clone(), from: format!("patch attempt {attempt}") })
 }
 
 /// The bug locations resolved last, if any were.

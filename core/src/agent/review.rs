@@ -154,25 +154,20 @@ pub async fn run<L: Llm, R: Runner>(
                 }
                 Validation::Passed => return Ok(Reviewed { extraction: patch, validated: true, approved }),
                 Validation::Failed(message) if !last && reviewed => writer.validation_feedback(&message),
-                Validation::Failed(_) if !last => {
-                    if !after.passed()
-                        && let Some(run) = examples_pass(agent, &patch, reproduction).await?
-                    {
-                        vouched = Some((patch.clone(), run));
-                    }
-                    agent.note(
-                        "the reproducer still fails on the patch; the opening request is asked again, in a new \
-                         conversation, for a new fix",
-                    );
-                    writer.sample_again();
-                }
                 Validation::Failed(_) => {
                     if !after.passed()
                         && let Some(run) = examples_pass(agent, &patch, reproduction).await?
                     {
                         vouched = Some((patch.clone(), run));
                     }
-                    break;
+                    if last {
+                        break;
+                    }
+                    agent.note(
+                        "the reproducer still fails on the patch; the opening request is asked again, in a new \
+                         conversation, for a new fix",
+                    );
+                    writer.sample_again();
                 }
             }
         } else if let Some(verdict) = verdict.filter(|v| !v.patch_correct) {

@@ -1472,17 +1472,25 @@ fn the_issues_own_example_reproduces_when_no_script_of_the_models_does() {
     );
 }
 
-/// A runner on which the model's reproducer passes on any patch that brings in the units, and the issue's own
-/// example (its script) only on the one that multiplies by them.
-struct LaxReproducer;
+/// A runner on which the issue's own example (its script) passes only on the patch that multiplies by the units,
+/// and the model's reproducer on the patches `model_passes` accepts.
+struct ExampleAndReproducer {
+    model_passes: fn(&str) -> bool,
+}
 
-impl Runner for LaxReproducer {
+/// The model's reproducer passes on any patch that brings in the units.
+const LAX_REPRODUCER: ExampleAndReproducer = ExampleAndReproducer { model_passes: |patch| patch.contains("units") };
+
+/// The model's reproducer fails on every program: its assertion is wrong.
+const WRONG_REPRODUCER: ExampleAndReproducer = ExampleAndReproducer { model_passes: |_| false };
+
+impl Runner for ExampleAndReproducer {
     async fn run(&self, request: &crate::runner::RunRequest) -> Result<RunOutcome, crate::runner::RunError> {
         let script = request.files.get("reproducer.py").map(String::as_str).unwrap_or_default();
         let passes = if script.contains("the issue's own example") {
             request.patch.contains("* units")
         } else {
-            request.patch.contains("units")
+            (self.model_passes)(&request.patch)
         };
         Ok(if passes {
             RunOutcome { exit_code: Some(0), ..RunOutcome::default() }
@@ -1505,7 +1513,7 @@ fn a_patch_must_also_pass_the_issues_own_example() {
         .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#)
         .answer(Stage::Patch, GOOD_PATCH)
         .answer(Stage::Review, r#"{"patch-correct": "yes", "test-correct": "yes"}"#);
-    let (outcome, requests) = Recorder::run_on(issue, script, Some(LaxReproducer), AgentConfig::default());
+    let (outcome, requests) = Recorder::run_on(issue, script, Some(LAX_REPRODUCER), AgentConfig::default());
     assert!(outcome.validated, "{}", outcome.reason);
     assert!(outcome.diff.contains("item.price * units"), "{}", outcome.diff);
     let notes = notes_of(&outcome);
@@ -1513,21 +1521,6 @@ fn a_patch_must_also_pass_the_issues_own_example() {
     let patches: Vec<&ChatRequest> = requests.iter().filter(|r| r.stage == Stage::Patch).collect();
     let told: String = patches[1].messages.iter().map(|m| m.content.as_str()).collect();
     assert!(told.contains("but the issue's own examples still fail on it"), "{told}");
-}
-
-/// A runner on which the model's reproducer fails on every program (its assertion is wrong), and the issue's own
-/// example passes on the patch that multiplies by the units.
-struct WrongReproducer;
-
-impl Runner for WrongReproducer {
-    async fn run(&self, request: &crate::runner::RunRequest) -> Result<RunOutcome, crate::runner::RunError> {
-        let script = request.files.get("reproducer.py").map(String::as_str).unwrap_or_default();
-        Ok(if script.contains("the issue's own example") && request.patch.contains("* units") {
-            RunOutcome { exit_code: Some(0), ..RunOutcome::default() }
-        } else {
-            RunOutcome { exit_code: Some(1), stderr: "AssertionError: 150 != 151".into(), ..RunOutcome::default() }
-        })
-    }
 }
 
 /// With the reproducer as the judge, a try none of whose samples passes the model's reproducer ends on the last that
@@ -1543,7 +1536,7 @@ fn a_reproducer_no_sample_passes_gives_way_to_the_issues_own_examples() {
         .answer(Stage::Patch, wrong);
     let config =
         AgentConfig { judge: Judge::Execution, execution_samples: 2, overall_retries: 1, ..AgentConfig::default() };
-    let (outcome, _) = Recorder::run_on(issue, script, Some(WrongReproducer), config);
+    let (outcome, _) = Recorder::run_on(issue, script, Some(WRONG_REPRODUCER), config);
     assert!(outcome.validated, "{}", outcome.reason);
     assert!(outcome.diff.contains("item.price * units"), "{}", outcome.diff);
     let notes = notes_of(&outcome);
